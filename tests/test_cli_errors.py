@@ -648,30 +648,37 @@ def test_doctor_fails_when_this_kenning_cannot_embed(project: Path, minilm: Embe
 
 def test_doctor_does_not_check_a_file_the_configured_store_is_not(project: Path) -> None:
     """With KENNING_STORE naming a server, the embedded file beside the project is not the
-    store in use: doctor said it was healthy while the server refused the password."""
+    store in use: doctor said it was healthy while the server refused the password. It
+    checks the server's store: one that cannot be reached fails the store check, exit 3
+    (knowledge base NOT consulted), the password never shown."""
     env = {"KENNING_STORE": "postgresql://team:hunter2secret@127.0.0.1:1/kenning"}
     result = run_cli(project, "doctor", "--json", env=env)
-    assert result.returncode == 1
+    assert result.returncode == 3
     (line,) = result.stderr.splitlines()
-    assert "names a server store" in line and "hunter2secret" not in line
-    assert result.stdout == ""
+    assert "knowledge base NOT consulted" in line and "hunter2secret" not in line
+    report = json.loads(result.stdout)
+    assert report["store"].startswith("postgresql://") and "memory.db" not in result.stdout
+    assert "hunter2secret" not in result.stdout
+    store = next(c for c in report["checks"] if c["name"] == "store")
+    assert store["status"] == "failed", store
 
 
-def test_doctor_on_a_qdrant_local_store_names_what_checks_it(project: Path, tmp_path: Path) -> None:
+def test_doctor_on_a_qdrant_local_store_checks_that_store(project: Path, tmp_path: Path) -> None:
     """A Qdrant local-mode store (a folder, no server): doctor called it 'a server store'
-    whose 'server's own tools check it', and there is no server: it names the store for
-    what it is and the commands that read it through (stats, and export, which names every
-    point it cannot read and its fix)."""
-    env = {"KENNING_STORE": f"qdrant-local:{tmp_path / 'q'}"}
-    result = run_cli(project, "doctor", env=env)
-    assert result.returncode == 1
-    (line,) = result.stderr.splitlines()
-    assert "server" not in line and "Qdrant local-mode" in line, line
-    assert "kenning stats" in line and "kenning export --group-id all" in line, line
-    result = run_cli(project, "doctor", "--store", f"qdrant-local:{tmp_path / 'q'}")
-    assert result.returncode == 1
-    (line,) = result.stderr.splitlines()
-    assert "server" not in line and "kenning export --group-id all" in line, line
+    whose 'server's own tools check it', then refused it. It checks the folder's store
+    (none yet here: healthy, exit 0), and never the embedded file beside the project."""
+    inside, outside = project / ".kenning" / "q", tmp_path / "q"
+    env = {"KENNING_STORE": f"qdrant-local:{inside}"}
+    # named with --store outside the project: checked where it is (writes are refused)
+    for args, location in (((), "ok"), (("--store", f"qdrant-local:{outside}"), "warning")):
+        result = run_cli(project, "doctor", "--json", *args, env=env)
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout)
+        assert report["store"].startswith("qdrant-local:"), report
+        checks = {c["name"]: c for c in report["checks"]}
+        assert checks["location"]["status"] == location, checks["location"]
+        assert checks["store"]["status"] == "ok" and "yet" in checks["store"]["message"]
+    assert not inside.exists() and not outside.exists()
 
 
 def _every_command() -> list[tuple[str, ...]]:

@@ -1726,12 +1726,6 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     ):
         data = store.stats("all" if every else None)
         missing = store.missing_reason
-        # doctor checks SQLite stores only; on a server, export names them and the fix
-        names_damaged = (
-            "`kenning export --project all -o FILE` names them and the fix"
-            if store.project.store_url is not None
-            else "`kenning doctor` names them and the fix"
-        )
     for warning in data["settings"]["warnings"]:
         _say_warning(warning)
     if as_json:
@@ -1771,7 +1765,7 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
         )
         click.echo(
             f"damaged:    {data['damaged']} {where}, not counted above: search skips them; "
-            f"{names_damaged}"
+            "`kenning doctor` names them and the fix"
         )
     if data["index_missing"] is not None:  # names the store and the fix
         click.echo(f"index:      missing: {_plain(str(data['index_missing']))}")
@@ -2606,23 +2600,28 @@ def build_cache() -> None:
 @main.command(
     epilog="""
 \b
-Checks: location (the store lies inside the project), store (SQLite can read the file),
-schema (version and tables), integrity (PRAGMA integrity_check), provenance (stamped, and
-the current model's), index (a full-text row per memory, FTS5 integrity-check), rows
-(every row decodes; every vector has the store's dimension, is finite and unit length),
-settings (config.toml beside the store reads, and holds no key kenning ignores), project
-(this project has memories here, when the store holds other projects': a renamed repository
-or a changed origin gives it a new id).
-The store is opened read-only and never changed.
+Checks: location (the store lies inside the project), store (SQLite can read the file;
+kenning reaches a server's store), schema (version and tables), integrity (PRAGMA
+integrity_check), provenance (stamped, and the current model's), index (a full-text row per
+memory, FTS5 integrity-check; on PostgreSQL the HNSW index is there and valid), rows (every
+row decodes; every vector has the store's dimension, is finite and unit length), settings
+(config.toml beside the store reads, and holds no key kenning ignores), project (this
+project has memories here, when the store holds other projects': a renamed repository or a
+changed origin gives it a new id). A check with no meaning for the store (integrity on a
+server) is skipped, saying why.
+The store is opened read-only and never changed (a server's: no schema upgrade, no index
+built).
 
 \b
 Examples:
   kenning doctor
   kenning doctor --json
   kenning doctor --store /path/to/memory.db
+  KENNING_STORE=postgresql://kenning@db.internal/memory kenning doctor
 
 Exit codes: 0 no check failed (there may be warnings, as for a read-only store; or there
-is no store yet), 1 a check failed.
+is no store yet), 1 a check failed, 3 the server could not be reached (knowledge base NOT
+consulted).
 """
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
@@ -2631,27 +2630,17 @@ is no store yet), 1 a check failed.
     "store_path",
     type=str,
     default=None,
-    help="The embedded store file or folder to check (default <git top>/.kenning/memory.db); "
-    "env KENNING_STORE. A PostgreSQL or Qdrant server checks its own data.",
+    help="The store to check: a file or folder (default <git top>/.kenning/memory.db), a "
+    "postgresql:// URL or a qdrant-local:<folder>; env KENNING_STORE.",
 )
 @handle_errors
 def doctor(as_json: bool, store_path: str | None) -> None:
     """Check the store's health and say how to fix what is wrong."""
-    from .config import QDRANT_LOCAL_PREFIX, is_store_url
+    from .config import is_store_url
     from .doctor import run_doctor
 
-    if store_path and store_path.strip().lower().startswith(QDRANT_LOCAL_PREFIX):
-        raise UserInputError(  # a folder: no server, and no server's tools
-            "doctor checks the embedded SQLite store; `kenning stats --store` reads a Qdrant "
-            "local-mode store, and `kenning export --group-id all --store` names every point "
-            "it cannot read and how to fix it"
-        )
-    if store_path and is_store_url(store_path):
-        raise UserInputError(
-            "doctor checks the embedded SQLite store; `kenning stats --store URL` says whether "
-            "kenning reaches a server store, and the server's own tools check it"
-        )
-    report = run_doctor(Path(store_path) if store_path else None)
+    named = store_path if store_path and is_store_url(store_path) else None
+    report = run_doctor(named or (Path(store_path) if store_path else None))
     if as_json:
         _echo_json(report.to_dict())
     else:
@@ -2665,6 +2654,12 @@ def doctor(as_json: bool, store_path: str | None) -> None:
         from .doctor import FAILED
 
         failed = [c for c in report.checks if c.status == FAILED]
+        if report.unreached:
+            # a server that is down or refused the credentials: the knowledge base was not
+            # consulted, said and exited with as every command does (README's exit codes)
+            unreached = failed[-1]
+            _say_error(f"{unreached.message}; {unreached.fix}")
+            sys.exit(EXIT_UNAVAILABLE)
         one = len(failed) == 1
         _say_error(
             f"{len(failed)} {'check' if one else 'checks'} failed: "

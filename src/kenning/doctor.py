@@ -49,17 +49,20 @@ import os
 import re
 import shlex
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import config
 from .errors import KenningError
 from .model import Provenance, utc_now
+
+if TYPE_CHECKING:
+    from .project import Project
 
 __all__ = ["Check", "DoctorReport", "expected_provenance", "run_doctor"]
 
@@ -85,6 +88,9 @@ class Check:
 class DoctorReport:
     store: str | None
     checks: tuple[Check, ...]
+    #: The store is a server's that could not be reached (down, or it refused the
+    #: credentials): the knowledge base was not consulted (``kenning doctor`` exits 3).
+    unreached: bool = False
 
     @property
     def healthy(self) -> bool:
@@ -186,7 +192,19 @@ def expected_provenance() -> Provenance | None:
         return None
 
 
-def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Check]:
+@dataclass(frozen=True)
+class _Located:
+    """Where the store to check is, and the ``location`` check."""
+
+    path: Path | None  # the embedded store's file (None: none, or a store named by URL)
+    check: Check
+    url: str | None = None  # a server's store, or a Qdrant local-mode folder's
+    project: Project | None = None  # the project of the store named by URL, when one is here
+
+
+def _locate(store_path: Path | None, cwd: Path | None, store_url: str | None = None) -> _Located:
+    """The embedded store's path, or the URL of a server store (or a Qdrant local-mode
+    folder, checked by :mod:`kenning.doctor_server`), and the ``location`` check."""
     from .errors import StoreLocationError, UserInputError
     from .project import (
         STORE_FILENAME,
@@ -197,75 +215,132 @@ def _locate(store_path: Path | None, cwd: Path | None) -> tuple[Path | None, Che
         resolve_project,
     )
 
-    if store_path is None:
+    if store_path is None and store_url is None:
         # a malformed value (a URL without its //, libpq's key=value form), in the
         # environment or the project's .env, is what to correct: not "run inside the
         # checkout"
         checkout = find_checkout(Path(cwd or Path.cwd()))
         configured_store(checkout.settings_root if checkout is not None else None)
     try:
-        project = resolve_project(cwd, None, store_path)
+        project = resolve_project(cwd, None, store_path, store_url)
     except UserInputError as exc:
         path = None
+        if store_url is not None:
+            from .redaction import redact_url
+
+            # a server store named to be checked: checked; only writing needs a project
+            return _Located(
+                None,
+                Check(
+                    "location",
+                    WARNING,
+                    f"{redact_url(store_url)} is checked as named; writing to it needs a "
+                    f"project, and none is here ({str(exc).split(';')[0]})",
+                    "run kenning inside a project checkout (or set KENNING_PROJECT) to write to it",
+                ),
+                store_url,
+            )
         if store_path is not None:
             # as every command takes it: a store moved aside as memory.db.damaged is a
             # file, not a folder holding a memory.db
             path = store_path if names_a_file(store_path) else store_path / STORE_FILENAME
             # a store named to be checked (a backup, a store moved aside): checked where it
             # is; only writing to it needs its project
-            return path, Check(
-                "location",
-                WARNING,
-                f"{path} is checked where it is; writing to it needs its project, and "
-                f"none is here ({str(exc).split(';')[0]})",
-                "run kenning inside the store's project checkout to write to it",
+            return _Located(
+                path,
+                Check(
+                    "location",
+                    WARNING,
+                    f"{path} is checked where it is; writing to it needs its project, and "
+                    f"none is here ({str(exc).split(';')[0]})",
+                    "run kenning inside the store's project checkout to write to it",
+                ),
             )
-        return path, Check(
-            "location",
-            FAILED,
-            str(exc),
-            "run kenning inside the project's git checkout, or set KENNING_PROJECT and "
-            "KENNING_STORE",
+        return _Located(
+            path,
+            Check(
+                "location",
+                FAILED,
+                str(exc),
+                "run kenning inside the project's git checkout, or set KENNING_PROJECT and "
+                "KENNING_STORE",
+            ),
         )
     if project.store_url is not None:
-        from .backends.registry import backend_kind
-        from .redaction import redact_url
-
-        kind = backend_kind(project.store_url)  # a URL kenning does not speak is said first
-
-        # the embedded file beside the project is not the store in use: checking it would
-        # call a store healthy that kenning does not even read
-        if kind == "qdrant-local":  # a folder: no server, and no server's tools
-            raise UserInputError(
-                f"KENNING_STORE names a Qdrant local-mode store ({project.store_url}); doctor "
-                "checks the embedded SQLite store — `kenning stats` reads this one, and "
-                "`kenning export --group-id all` names every point it cannot read and how to "
-                "fix it"
-            )
-        raise UserInputError(
-            f"KENNING_STORE names a server store ({redact_url(project.store_url)}); doctor "
-            "checks the embedded SQLite store — `kenning stats` says whether kenning reaches "
-            "the server, and the server's own tools check it"
-        )
+        # the embedded file beside the project is not the store in use: the server's (or
+        # the Qdrant folder's) store is checked instead
+        location = _server_location(project, named=store_url is not None)
+        return _Located(None, location, project.store_url, project)
     try:
         resolved = check_store_location(project)
     except StoreLocationError as exc:
         if store_path is not None:  # named to be checked: not this project's store
-            return project.store_path, Check(
+            return _Located(
+                project.store_path,
+                Check(
+                    "location",
+                    WARNING,
+                    f"{project.store_path.resolve()} lies outside the project root "
+                    f"{project.root}: it is checked (and read) from here, and writes to it are "
+                    "refused from here (the store-location guard)",
+                    "run kenning inside the store's project checkout to write to it",
+                ),
+            )
+        return _Located(
+            project.store_path,
+            Check(
+                "location",
+                FAILED,
+                str(exc),
+                f"remove the symlink, or point KENNING_STORE at a file inside {project.root}",
+            ),
+        )
+    return _Located(
+        project.store_path,
+        Check(
+            "location",
+            OK,
+            f"{resolved} lies inside the project root {project.root} (project {project.group_id})",
+        ),
+    )
+
+
+def _server_location(project: Project, *, named: bool) -> Check:
+    """The ``location`` check of a store named by URL: a server's has no path in the
+    project; a Qdrant local-mode folder is held to the project root as a store file is."""
+    from .backends.registry import backend_kind
+    from .errors import StoreLocationError
+    from .project import check_store_location
+    from .redaction import redact_url
+
+    url = project.store_url
+    assert url is not None
+    if backend_kind(url) != "qdrant-local":  # (a URL kenning does not speak is said here)
+        return Check(
+            "location",
+            OK,
+            f"the store is on the server {redact_url(url)}, shared by its projects (project "
+            f"{project.group_id})",
+        )
+    try:
+        resolved = check_store_location(project)
+    except StoreLocationError as exc:
+        if named:
+            return Check(
                 "location",
                 WARNING,
-                f"{project.store_path.resolve()} lies outside the project root "
-                f"{project.root}: it is checked (and read) from here, and writes to it are "
-                "refused from here (the store-location guard)",
+                f"{url} lies outside the project root {project.root}: it is checked (and "
+                "read) from here, and writes to it are refused from here (the "
+                "store-location guard)",
                 "run kenning inside the store's project checkout to write to it",
             )
-        return project.store_path, Check(
+        return Check(
             "location",
             FAILED,
             str(exc),
-            f"remove the symlink, or point KENNING_STORE at a file inside {project.root}",
+            f"remove the symlink, or point KENNING_STORE at a folder inside {project.root}",
         )
-    return project.store_path, Check(
+    return Check(
         "location",
         OK,
         f"{resolved} lies inside the project root {project.root} (project {project.group_id})",
@@ -439,13 +514,27 @@ def _integrity(conn: sqlite3.Connection, path: Path) -> Check:
 
 
 def _provenance(conn: sqlite3.Connection, path: Path, rows: int) -> tuple[Check, int | None]:
-    import json
+    from .reembed import reembed_running
 
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-    if meta.get("reembed_state") is not None:
-        from .reembed import reembed_running
+    return provenance_check(meta, rows, lambda: reembed_running(path))
 
-        if reembed_running(path):
+
+def provenance_check(
+    meta: Mapping[str, str | None], rows: int, running: Callable[[], bool | None]
+) -> tuple[Check, int | None]:
+    """The ``provenance`` check of a store whose ``meta`` holds ``rows`` memories (every
+    kind of store: the stamp and the reembed state are the same keys), and the stamped
+    dimension. ``running``: whether a `kenning reembed` holds the store's mark (None: this
+    client cannot tell, a PostgreSQL standby), asked only of a half re-embedded store."""
+    import json
+
+    from .backends.base import PROVENANCE_KEY
+    from .reembed import REEMBED_STATE_KEY
+
+    if meta.get(REEMBED_STATE_KEY) is not None:
+        now_running = running()
+        if now_running:
             return Check(
                 "provenance",
                 WARNING,
@@ -453,13 +542,23 @@ def _provenance(conn: sqlite3.Connection, path: Path, rows: int) -> tuple[Check,
                 "and reads are refused meanwhile",
                 "wait for it to finish, then run `kenning doctor` again",
             ), None
+        if now_running is None:
+            return Check(
+                "provenance",
+                WARNING,
+                "the store is half re-embedded, and this server is a standby, which cannot "
+                "tell whether a `kenning reembed` still runs on the primary (reads are "
+                "refused meanwhile)",
+                "wait for it to finish; if it was stopped, run `kenning reembed` against the "
+                "primary's URL to finish it",
+            ), None
         return Check(
             "provenance",
             FAILED,
             "a `kenning reembed` was interrupted: the store is half re-embedded",
             "run `kenning reembed` to finish it",
         ), None
-    raw = meta.get("provenance")
+    raw = meta.get(PROVENANCE_KEY)
     if raw is None:
         if rows:
             return Check(
@@ -618,7 +717,7 @@ def _rows(
             return Check("rows", OK, decoded)
         return Check("rows", WARNING, f"{decoded}; {_ahead(future, now)}", _ahead_fix(path))
     problems = fields + vectors
-    shown = _listed(problems)
+    shown = listed(problems)
     fixes = []
     if vectors:
         fixes.append(
@@ -641,7 +740,8 @@ def _rows(
     )
 
 
-def _listed(problems: list[str]) -> str:
+def listed(problems: list[str]) -> str:
+    """The first :data:`ROWS_SHOWN` of ``problems``, and how many more."""
     more = len(problems) - ROWS_SHOWN
     return "; ".join(problems[:ROWS_SHOWN]) + (f"; and {more} more" if more > 0 else "")
 
@@ -649,7 +749,7 @@ def _listed(problems: list[str]) -> str:
 def _ahead(future: list[str], now: datetime) -> str:
     return (
         f"{len(future)} stamped more than a day ahead of this clock "
-        f"({now.isoformat(timespec='seconds')}): {_listed(future)}"
+        f"({now.isoformat(timespec='seconds')}): {listed(future)}"
     )
 
 
@@ -800,17 +900,42 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
 
 
 def run_doctor(
-    store_path: Path | None = None, cwd: Path | None = None, *, now: datetime | None = None
+    store_path: str | Path | None = None,
+    cwd: Path | None = None,
+    *,
+    now: datetime | None = None,
 ) -> DoctorReport:
-    """Check the store of the project containing ``cwd`` (or ``store_path``), and the
-    settings file beside it (``now``: the time rows are judged against, this clock's)."""
-    report = _check_store(store_path, cwd, now)
+    """Check the store of the project containing ``cwd`` (or ``store_path``: a store file
+    or folder, or a server's URL), and the settings file beside it (``now``: the time rows
+    are judged against, this clock's)."""
+    url = None
+    if isinstance(store_path, str) and config.is_store_url(store_path):
+        url, store_path = store_path.strip(), None
+    path = Path(store_path) if store_path is not None else None
+    located = _locate(path, cwd, url)
+    if located.url is not None:
+        from .doctor_server import check_server_store
+
+        report = check_server_store(located.url, located.check, located.project, now or utc_now())
+        project = located.project
+        settings = (
+            _settings(project.store_path.parent, project.dotenv_root or project.root)
+            if project is not None
+            else Check("settings", SKIPPED, "no project here, so no settings file to read")
+        )
+        checks: tuple[Check, ...] = (*report.checks, settings)
+        if url is not None and report.store is not None:
+            # the store as the report names it: a password in the URL is left out (libpq
+            # reads it from PGPASSWORD or ~/.pgpass)
+            checks = tuple(_naming_store(c, report.store) for c in checks)
+        return replace(report, checks=tuple(_without_secrets(c) for c in checks))
+    report = _check_store(located, path, cwd, now)
     if report.store is not None:
-        root = _project_root(store_path, cwd)
+        root = _project_root(path, cwd)
         settings = _settings(Path(report.store).parent, root)
         report = DoctorReport(report.store, (*report.checks, settings))
     checks = report.checks
-    if store_path is not None and report.store is not None:
+    if path is not None and report.store is not None:
         named = report.store
         checks = tuple(_naming_store(c, named) for c in checks)
     return DoctorReport(report.store, tuple(_without_secrets(c) for c in checks))
@@ -854,9 +979,11 @@ def _project_root(store_path: Path | None, cwd: Path | None) -> Path | None:
     return project.dotenv_root or project.root
 
 
-def _check_store(store_path: Path | None, cwd: Path | None, now: datetime | None) -> DoctorReport:
+def _check_store(
+    located: _Located, store_path: Path | None, cwd: Path | None, now: datetime | None
+) -> DoctorReport:
     checks: list[Check] = []
-    path, location = _locate(store_path, cwd)
+    path, location = located.path, located.check
     checks.append(location)
     names = ("store", "schema", "integrity", "provenance", "index", "rows", "project")
 
@@ -1104,7 +1231,7 @@ def _derived_damaged(conn: sqlite3.Connection, path: Path, dimension: int | None
         if damaged:
             n = len(damaged)
             unnamed = n - len(named)
-            which = _listed(named) if named else ""
+            which = listed(named) if named else ""
             if unnamed:
                 which += f"{' and ' if named else ''}{unnamed} whose rowid is damaged"
             found.append(
@@ -1171,7 +1298,7 @@ def _width_vectors(rows: Check, wide: list[tuple[str, str, bytes]]) -> Check | N
         f"{rows.message}; {n} {'memory' if n == 1 else 'memories'}{more} written in full-width "
         f"or half-width characters {'holds a vector' if n == 1 else 'hold vectors'} an older "
         f"kenning made of the text as written, which recall misses: "
-        f"{_listed([repr(i) for i in stale])}",
+        f"{listed([repr(i) for i in stale])}",
         "run `kenning reembed`: it recomputes those vectors from the text (and leaves the others)",
     )
 
@@ -1182,7 +1309,6 @@ def _project_check(conn: sqlite3.Connection, store_path: Path | None, cwd: Path 
     then finds nothing, and every other check passes."""
     from .backends.sqlite import projects_alike, projects_if_absent
     from .project import resolve_project
-    from .render import alike_projects_line, other_projects_line
 
     try:
         project = resolve_project(cwd, None, store_path)
@@ -1193,6 +1319,15 @@ def _project_check(conn: sqlite3.Connection, store_path: Path | None, cwd: Path 
         alike = {} if others else projects_alike(conn, project.group_id, 3)
     except sqlite3.DatabaseError as exc:  # a damaged page: said by the integrity check
         return Check("project", SKIPPED, f"cannot read the rows: {exc}")
+    return project_check(project, others, alike)
+
+
+def project_check(project: Project, others: Mapping[str, int], alike: Mapping[str, int]) -> Check:
+    """The ``project`` check of a store that holds memories: a warning naming ``others``
+    (the ids it holds them under, when none is this project's) or ``alike`` (ids of this
+    repository's beside this project's own), each with its fix."""
+    from .render import alike_projects_line, other_projects_line
+
     if alike:
         first = shlex.quote(next(iter(alike)))
         return Check(

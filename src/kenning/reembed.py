@@ -95,7 +95,6 @@ def _running(store: MemoryStore) -> Iterator[None]:
     if isinstance(store.backend, MarksAReembed):
         with store.backend.reembed_mark() as marked:
             if not marked:
-                # (not `kenning doctor`, which checks embedded stores only)
                 raise KenningError(
                     f"a `kenning reembed` of the store in {store.backend.location} is already "
                     "running; wait for it to finish (a `kenning search` of the store says "

@@ -395,7 +395,7 @@ class StoreReads(StoreFreshness):
         candidates, skipped = hybrid_candidates(words, vector, dense, found)
         for memory_id, problem in skipped:
             log.warning(
-                # reembed is doctor's fix for it, and works on server stores doctor refuses
+                # reembed is doctor's fix for it, on every kind of store
                 "kenning: skipped memory %r: its vector %s; run `kenning reembed` to recompute it",
                 memory_id,
                 problem,

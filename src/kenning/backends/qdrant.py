@@ -734,6 +734,12 @@ class QdrantBackend:
                 raise self._gone()
         return self._dimension
 
+    def dimension(self) -> int | None:
+        """The memories collection's vector size; None while there is none (nothing written
+        yet): what ``kenning doctor`` compares with the store's provenance stamp."""
+        with self._call():
+            return self._dim()
+
     def _gone(self) -> StoreCorrupted:
         return StoreCorrupted(
             f"the Qdrant collection {self.collection} at {self.location} is gone (deleted "
@@ -819,8 +825,8 @@ class QdrantBackend:
                 )
                 if key != str(point.id):  # deleting it in Qdrant takes the point's own id
                     reason += f" (Qdrant point {point.id})"
-                # doctor checks SQLite stores only, and `kenning forget` finds a point by the
-                # id kenning derives, which another application's point does not have
+                # `kenning forget` finds a point by the id kenning derives, which another
+                # application's point does not have
                 fix = (
                     "they are not kenning's notes (another application's points, or edited by "
                     f"hand): delete them from the Qdrant collection {self.collection} at "

@@ -1,0 +1,421 @@
+"""``kenning doctor`` of a store named by URL: PostgreSQL + pgvector, and Qdrant (a local-mode
+folder, or a server).
+
+The store is opened as every read opens it (``create=False``): nothing is created, no
+schema is upgraded, no index is built, and nothing is written; the checks only read. The
+report has the embedded store's checks, each meaning what it means there:
+
+* ``store`` — kenning reaches the store and can read it. No store yet (no database
+  tables, no Qdrant collections) is healthy, as for an embedded store; a server that is
+  down or refuses the credentials fails it (and ``kenning doctor`` exits 3: the knowledge
+  base was not consulted), with the backend's own message, its password removed.
+* ``schema`` — PostgreSQL: the store's schema version is one this kenning reads (newer:
+  failed, "upgrade kenning"; older: a warning, as the first write upgrades it, which needs
+  the table's owner), and every table and column of that version is there. Qdrant keeps no
+  schema version (its collection's vector size and distance are checked as it opens).
+* ``integrity`` — skipped: the server keeps its own pages (PostgreSQL's ``pg_amcheck``
+  checks them), and Qdrant its own files.
+* ``provenance`` — as for an embedded store (:func:`kenning.doctor.provenance_check`): the
+  stamp, the current embedder's, and no half-done ``kenning reembed`` (PostgreSQL marks a
+  running one with a session advisory lock, which doctor asks for and lets go at once).
+* ``index`` — the vectors have the stamped dimension (PostgreSQL's column type, Qdrant's
+  collection), and PostgreSQL's HNSW index is there and valid: one a cancelled or failed
+  ``CREATE INDEX CONCURRENTLY`` left INVALID counts as missing (searches do not use it; a
+  warning: searches are exact, and slower, until ``kenning reembed`` builds it).
+* ``rows`` — every row is read the way every read reads it (the backend's ``iterate``, a
+  batch at a time: a million rows are never in memory at once): its fields decode, its
+  vector is finite, of the stored dimension and unit length (:mod:`kenning.vectors`), and
+  no time lies more than a day ahead of this clock.
+* ``project`` — this project has memories in the store, when it holds others'
+  (:func:`kenning.doctor.project_check`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .doctor import (
+    FAILED,
+    OK,
+    ROWS_BATCH,
+    SKIPPED,
+    WARNING,
+    Check,
+    DoctorReport,
+    listed,
+    project_check,
+    provenance_check,
+)
+from .errors import KenningError, SchemaTooNew, StoreCorrupted, StoreNotFound, StoreUnavailable
+
+if TYPE_CHECKING:
+    from .backends.postgres import PostgresBackend, StoreHealth
+    from .backends.qdrant import QdrantBackend
+    from .project import Project
+
+__all__ = ["check_server_store"]
+
+#: The checks of a store, after ``location``, in the embedded store's order.
+NAMES = ("store", "schema", "integrity", "provenance", "index", "rows", "project")
+#: The loggers whose reads say each row they skip: doctor names them in its report instead.
+_READ_LOGGERS = ("kenning.backends.postgres", "kenning.backends.qdrant")
+
+
+def check_server_store(
+    url: str, location: Check, project: Project | None, now: datetime
+) -> DoctorReport:
+    """The report of the store at ``url`` (``location``: its ``location`` check;
+    ``project``: the project it is checked for, None when none is here)."""
+    from .backends.registry import open_backend
+    from .redaction import redact_url
+
+    checks = [location]
+    shown = redact_url(url)
+
+    def rest(why: str, where: str | None = None, *, unreached: bool = False) -> DoctorReport:
+        checks.extend(Check(name, SKIPPED, why) for name in NAMES[len(checks) - 1 :])
+        return DoctorReport(where or shown, tuple(checks), unreached)
+
+    try:
+        backend: Any = open_backend(
+            url,
+            create=False,
+            dimension=None,
+            project_root=project.root if project is not None else None,
+            warn_missing_index=False,  # said by the index check, with its fix
+        )
+    except StoreNotFound as exc:
+        checks.append(Check("store", OK, str(exc)))
+        return rest("no store yet")
+    except StoreUnavailable as exc:
+        checks.append(Check("store", FAILED, *_said_and_fix(str(exc))))
+        return rest("the store could not be reached", unreached=True)
+    except StoreCorrupted as exc:  # reached, and its tables are not what kenning reads
+        checks.append(Check("store", OK, f"kenning reaches {shown}"))
+        checks.append(_schema_refused(exc))
+        return rest("the schema is not one this kenning reads")
+    except (KenningError, OSError) as exc:  # no pgvector, a URL libpq refuses, a file
+        checks.append(Check("store", FAILED, *_said_and_fix(str(exc))))
+        return rest("the store could not be opened")
+    try:
+        from .backends.postgres import PostgresBackend
+
+        found = (
+            _postgres(backend, project, now)
+            if isinstance(backend, PostgresBackend)
+            else _qdrant(backend, project, now)
+        )
+        with _skipped_rows_unsaid():
+            for check in found:
+                checks.append(check)
+                if check.status == FAILED and check.name in ("store", "schema"):
+                    return rest(f"the {check.name} check failed", backend.location)
+    except StoreUnavailable as exc:  # the server went away midway
+        checks.append(Check(NAMES[len(checks) - 1], FAILED, *_said_and_fix(str(exc))))
+        return rest("the store could not be reached", backend.location, unreached=True)
+    except SchemaTooNew as exc:  # a newer kenning migrated it meanwhile
+        checks.append(_schema_refused(exc))
+        return rest("the schema is not one this kenning reads", backend.location)
+    except KenningError as exc:  # a right this role lacks, a lock held too long
+        checks.append(Check(NAMES[len(checks) - 1], FAILED, *_said_and_fix(str(exc))))
+        return rest("an earlier check could not read the store", backend.location)
+    finally:
+        backend.close()
+    return DoctorReport(backend.location, tuple(checks))
+
+
+def _said_and_fix(message: str) -> tuple[str, str]:
+    """A backend's one-line error as a check's message and fix: what is wrong, then (after
+    the first ``; `` outside parentheses, which quote the server's own words) how to fix
+    it."""
+    depth = 0
+    for i, char in enumerate(message):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and message.startswith("; ", i):
+            return message[:i], message[i + 2 :]
+    return message, "correct what the message names, then run `kenning doctor` again"
+
+
+def _schema_refused(exc: StoreCorrupted) -> Check:
+    if isinstance(exc, SchemaTooNew):
+        return Check(
+            "schema",
+            FAILED,
+            f"schema version {exc.version} is newer than this kenning understands "
+            f"({exc.understood}): a newer kenning (a teammate's) upgraded the store",
+            "upgrade kenning (`pip install -U kenning`, or your team's way); nothing is "
+            "wrong with the store",
+        )
+    return Check("schema", FAILED, *_said_and_fix(str(exc)))
+
+
+@contextmanager
+def _skipped_rows_unsaid() -> Iterator[None]:
+    """The backends' warning of each row a read skips left unsaid: the ``rows`` check names
+    every one of them, with its fix."""
+
+    def unsaid(record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("kenning: skipped")
+
+    loggers = [logging.getLogger(name) for name in _READ_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(unsaid)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(unsaid)
+
+
+# -- PostgreSQL -----------------------------------------------------------------------------
+
+
+def _postgres(backend: PostgresBackend, project: Project | None, now: datetime) -> Iterator[Check]:
+    from .backends.base import PROVENANCE_KEY
+    from .reembed import REEMBED_STATE_KEY
+
+    yield Check("store", OK, f"kenning reaches {backend.location} and reads the store")
+    health = backend.health()
+    yield _pg_schema(health)
+    yield Check(
+        "integrity",
+        SKIPPED,
+        "PostgreSQL keeps its own pages; its own tools check them (pg_amcheck)",
+    )
+    meta = {key: backend.get_meta(key) for key in (PROVENANCE_KEY, REEMBED_STATE_KEY)}
+    provenance, stamped = provenance_check(meta, health.rows, backend.reembed_running)
+    yield provenance
+    yield _pg_index(backend, health, stamped)
+    yield from _rows_and_project(backend, health.dimension, project, now)
+
+
+def _pg_schema(health: StoreHealth) -> Check:
+    from .backends.postgres import SCHEMA_VERSION
+
+    if health.missing:
+        return Check(
+            "schema",
+            FAILED,
+            f"schema version {health.schema}, but the store lacks what that version has: "
+            f"{', '.join(health.missing)} (dropped by hand?)",
+            "restore the database from a backup; or, if only those are gone, `kenning export "
+            "--group-id all -o backup.jsonl` reads out what it can for a new store",
+        )
+    if health.dimension is None:
+        return Check(
+            "schema",
+            OK,
+            f"schema version {health.schema}; no memories yet (the first write creates their "
+            f"table, at schema version {SCHEMA_VERSION})",
+        )
+    if health.schema < SCHEMA_VERSION:
+        return Check(
+            "schema",
+            WARNING,
+            f"schema version {health.schema}, older than this kenning's ({SCHEMA_VERSION}): "
+            "reads work as it is; the first write upgrades it, which needs the table's "
+            "owner (another role's write is refused until then)",
+            "run one write (a `kenning remember`) as the role that owns kenning_memories",
+        )
+    return Check("schema", OK, f"schema version {health.schema}, every table and column present")
+
+
+def _pg_index(backend: PostgresBackend, health: StoreHealth, stamped: int | None) -> Check:
+    from .backends.postgres import NEW_DIMENSION_REMEDY
+
+    if health.dimension is None:
+        return Check("index", OK, "no memories yet (the first write creates their index)")
+    if stamped is not None and stamped != health.dimension:
+        return Check(
+            "index",
+            FAILED,
+            f"the store's vectors are {health.dimension}-dimensional (its column's type), but "
+            f"it is stamped with a {stamped}-dimensional model: writes and searches with "
+            "that model fail",
+            NEW_DIMENSION_REMEDY,
+        )
+    note = backend.missing_index() if health.hnsw is not True else None
+    if note is not None:
+        invalid = (
+            "its vector index kenning_memories_hnsw is INVALID (what a cancelled or failed "
+            "`CREATE INDEX CONCURRENTLY` leaves), which searches do not use: "
+            if health.hnsw is False
+            else ""
+        )
+        return Check(
+            "index",
+            WARNING,
+            invalid + note,
+            "unless a `kenning migrate` or `kenning import` into the store is still running, "
+            "run `kenning reembed` as the table's owner: it builds the index concurrently "
+            "(reads and writes go on meanwhile)",
+        )
+    n = health.rows
+    return Check(
+        "index",
+        OK,
+        f"{n} {'memory' if n == 1 else 'memories'}, each with a {health.dimension}-dimensional "
+        "vector (the column's type); the HNSW index kenning_memories_hnsw is valid",
+    )
+
+
+# -- Qdrant ---------------------------------------------------------------------------------
+
+
+def _qdrant(backend: QdrantBackend, project: Project | None, now: datetime) -> Iterator[Check]:
+    from .backends.base import PROVENANCE_KEY, Filters
+    from .reembed import REEMBED_STATE_KEY
+
+    dimension = backend.dimension()
+    held = (
+        f"its collection {backend.collection} holds {dimension}-dimensional vectors"
+        if dimension is not None
+        else "no memories yet (the first write creates its collection)"
+    )
+    yield Check("store", OK, f"{backend.location} opens; {held}")
+    yield Check(
+        "schema",
+        SKIPPED,
+        "Qdrant keeps no schema version (the collection's vector size and distance were "
+        "checked as it opened)",
+    )
+    yield Check("integrity", SKIPPED, "Qdrant keeps its own files and checks them itself")
+    rows = backend.count(Filters()) if dimension is not None else 0
+    meta = {key: backend.get_meta(key) for key in (PROVENANCE_KEY, REEMBED_STATE_KEY)}
+    # a running reembed holds a local folder (one process at a time), and marks no server
+    provenance, stamped = provenance_check(meta, rows, lambda: False)
+    yield provenance
+    if dimension is None:
+        yield Check("index", OK, "no memories yet")
+    elif stamped is not None and stamped != dimension:
+        yield Check(
+            "index",
+            FAILED,
+            f"the collection's vectors are {dimension}-dimensional, but the store is stamped "
+            f"with a {stamped}-dimensional model: writes and searches with that model fail",
+            "re-embedding to another dimension needs a new store: `kenning export`, then "
+            "import into a fresh one",
+        )
+    else:
+        yield Check(
+            "index",
+            OK,
+            f"every point's vector is {dimension}-dimensional, as the collection holds them "
+            "(Qdrant keeps its own search index)",
+        )
+    yield from _rows_and_project(backend, dimension, project, now)
+
+
+# -- both -----------------------------------------------------------------------------------
+
+
+def _rows_and_project(
+    backend: Any, dimension: int | None, project: Project | None, now: datetime
+) -> Iterator[Check]:
+    """The ``rows`` check, from one read of every row, and the ``project`` check from the
+    projects the rows it read are of."""
+    from .backends.base import Filters
+    from .project import alike_to_name, others_to_name
+    from .store_write import FUTURE_TOLERANCE
+    from .vectors import bad_rows, vector_problem
+
+    vectors: list[str] = []
+    future: list[str] = []
+    counts: Counter[str] = Counter()
+    horizon = now + FUTURE_TOLERANCE
+    batch: list[tuple[str, np.ndarray]] = []
+
+    def check_batch() -> None:
+        if not batch:
+            return
+        matrix = np.stack([v for _, v in batch])
+        for (memory_id, vector), bad in zip(batch, bad_rows(matrix), strict=True):
+            if bad:
+                found = vector_problem(vector, dimension)
+                vectors.append(f"{memory_id!r}: vector {found or 'is not a unit vector'}")
+        batch.clear()
+
+    for record in backend.iterate(Filters(), batch_size=ROWS_BATCH):
+        memory = record.memory
+        counts[memory.group_id] += 1
+        if memory.stored_at > horizon:
+            future.append(f"{memory.id!r}: {memory.stored_at.isoformat(timespec='seconds')}")
+        vector = np.asarray(record.vector, dtype=np.float32).reshape(-1)
+        if dimension is not None and vector.shape[0] != dimension:
+            vectors.append(f"{memory.id!r}: vector {vector_problem(vector, dimension)}")
+            continue
+        batch.append((memory.id, vector))
+        if len(batch) >= ROWS_BATCH:
+            check_batch()
+    check_batch()
+    damaged = backend.damaged_rows()
+    fields = [f"{d.id!r}: {d.column} {d.reason}" for d in damaged if not d.vector_only]
+    total = sum(counts.values()) + len(fields)
+    yield _rows_check(total, dimension, fields, vectors, future, damaged, now)
+    if not counts:
+        yield Check("project", SKIPPED, "no memories yet")
+    elif project is None:
+        yield Check("project", SKIPPED, "no project here")
+    else:
+        ranked = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        others = others_to_name(project.group_id, ranked, 3)
+        alike = {} if others else alike_to_name(project.group_id, ranked, 3)
+        yield project_check(project, others, alike)
+
+
+def _rows_check(
+    total: int,
+    dimension: int | None,
+    fields: list[str],
+    vectors: list[str],
+    future: list[str],
+    damaged: list[Any],
+    now: datetime,
+) -> Check:
+    ahead = (
+        f"{len(future)} stamped more than a day ahead of this clock "
+        f"({now.isoformat(timespec='seconds')}): {listed(future)}"
+        if future
+        else ""
+    )
+    ahead_fix = (
+        "kenning stores no time more than a day ahead; until that date search ranks such a "
+        "memory as new: if the clock that wrote it was wrong, remove each with `kenning "
+        "forget <id> --group-id all` (after `kenning export --group-id all` keeps its text)"
+    )
+    if not fields and not vectors:
+        if total == 0:
+            return Check("rows", OK, "no rows yet")
+        decoded = (
+            f"1 row decodes; its vector is a finite {dimension}-dimensional unit vector"
+            if total == 1
+            else f"all {total} rows decode; every vector is a finite {dimension}-dimensional "
+            "unit vector"
+        )
+        if not future:
+            return Check("rows", OK, decoded)
+        return Check("rows", WARNING, f"{decoded}; {ahead}", ahead_fix)
+    problems = fields + vectors
+    fixes = []
+    if vectors:
+        fixes.append(
+            "run `kenning reembed`: it recomputes the damaged vectors from the memories' "
+            "text, which is intact"
+        )
+    fixes += list(dict.fromkeys(d.fix for d in damaged if d.fix and not d.vector_only))
+    if future:
+        fixes.append(ahead_fix)
+    return Check(
+        "rows",
+        FAILED,
+        f"{len(problems)} of {total} rows cannot be read as they are: {listed(problems)}"
+        + (f"; {ahead}" if ahead else ""),
+        "; ".join(fixes),
+    )

