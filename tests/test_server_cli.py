@@ -999,7 +999,7 @@ def test_a_migration_resumed_into_a_store_without_its_vector_index_builds_it_unw
         r = kenning(project, "migrate", "--to", url)
         assert r.returncode == 0 and "copied 1," in r.stdout, (r.stdout, r.stderr)
         assert r.stderr.count("no vector index") == 1, r.stderr
-        assert "run by the table's owner" in r.stderr, r.stderr
+        assert "run by the table's owner (role " in r.stderr, r.stderr
         with psycopg.connect(pg_url) as conn:
             assert conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone() == (None,)
 
@@ -1242,10 +1242,51 @@ def test_reembed_by_a_role_that_may_not_build_the_vector_index_names_who_may(
         r = kenning(project, "reembed", "--store", url)
         assert r.returncode == 1, (r.returncode, r.stderr)
         (line,) = r.stderr.splitlines()
-        assert "no vector index" in line and "only the role that owns" in line, line
+        assert "no vector index" in line and "which owns its table" in line, line
         assert "`kenning reembed` as that role" in line, line
         with psycopg.connect(pg_url) as conn:
             assert conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone() == (None,)
+            owner = conn.execute("SELECT current_user").fetchone()[0]
+        assert f"only the role {owner} (or a member of it)" in line, line
+
+
+def test_the_missing_index_s_fix_names_the_owning_role_made_safe_to_show(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """reembed's refusal said only "the role that owns its table": a teammate could not
+    tell whom to ask. It names the owning role, as SQL writes it (quoted: a role name is
+    its creator's choice) and with any terminal control written as its escape; so does the
+    missing index's note (migrate's warning, stats)."""
+    import psycopg
+    from psycopg import sql
+
+    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    odd = 'Team "Lead"\x1b[2J'
+    shown = '"Team ""Lead""\\x1b[2J"'
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(odd)))
+        conn.execute(
+            sql.SQL("ALTER TABLE kenning_memories OWNER TO {}").format(sql.Identifier(odd))
+        )
+    try:
+        with _a_teammate_on_a_table_without_its_index(pg_url) as url:
+            r = kenning(project, "reembed", "--store", url)
+            assert r.returncode == 1, (r.returncode, r.stderr)
+            (line,) = r.stderr.splitlines()
+            assert f"only the role {shown} (or a member of it)" in line, line
+            assert "\x1b" not in r.stderr, r.stderr
+            r = kenning(project, "stats", "--json", "--store", url)
+            said = json.loads(r.stdout)["index_missing"]
+            assert f"run by the table's owner (role {shown}) or a member" in said, said
+            r = kenning(project, "recall", "how do deploys go", "--store", url)
+            assert r.returncode == 0 and f"(role {shown})" in r.stderr, r.stderr
+            assert "\x1b" not in r.stderr, r.stderr
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("ALTER TABLE kenning_memories OWNER TO CURRENT_USER")
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(odd)))
 
 
 def test_an_ampersand_in_a_password_parameter_shows_no_piece_of_it(project: Path) -> None:

@@ -157,10 +157,13 @@ def _build_missing_index(store: MemoryStore) -> bool:
     if not isinstance(backend, BulkLoader) or backend.missing_index() is None:
         return False
     if not backend.may_bulk_load():
+        owner = backend.table_owner()
+        role = "the role" if owner is None else f"the role {owner} (or a member of it)"
         raise KenningError(
-            f"the store at {backend.location} has no vector index, and only the role that "
-            "owns its table (kenning_memories) may build it: run `kenning reembed` as that "
-            "role (the vectors are re-embedded already: it builds only the index)"
+            f"the store at {backend.location} has no vector index, and only {role}, which "
+            "owns its table (kenning_memories), may build it: run `kenning reembed` as that "
+            "role, or ask its holder to (the vectors are re-embedded already: it builds "
+            "only the index)"
         )
     return backend.restore_index()
 

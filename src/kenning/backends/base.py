@@ -239,6 +239,11 @@ class BulkLoader(Protocol):
         PostgreSQL, only the table's owner may): else the write takes the ordinary path."""
         ...
 
+    def table_owner(self) -> str | None:
+        """Who may (the role that owns the store's table on PostgreSQL), as a message names
+        it (quoted, made safe to show); None while there is no table."""
+        ...
+
 
 #: How many times this process is a fork's child, counted at each fork: what a connection,
 #: a pool or a worker thread made before a fork compares to know it belongs to the parent

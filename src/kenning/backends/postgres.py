@@ -111,6 +111,7 @@ from ..redaction import (
     redaction_marker,
     url_password,
 )
+from ..render import escaped_line
 from ..vectors import checked_cosine
 from .base import (
     BLANK_FIX,
@@ -562,16 +563,26 @@ class StoreHealth:
     rows: int
 
 
-def _missing_index_note(location: str) -> str:
-    """What a store without its HNSW index is told, and the fix."""
+def _missing_index_note(location: str, owner: str | None) -> str:
+    """What a store without its HNSW index is told, and the fix: who may run it named
+    (``owner``, the table's owning role, :func:`shown_role`), so that a teammate knows whom
+    to ask."""
+    who = "the table's owner" if owner is None else f"the table's owner (role {owner})"
     return (
         f"the store at {location} has no vector index (kenning_memories_hnsw): a `kenning "
         "migrate` or `kenning import` into it (or a `kenning reembed` building it) is "
         "running, or was stopped before its end; searches are exact, by a sequential scan, "
         "and slow down as the store grows; unless that run is still going, `kenning reembed` "
-        "with this store (its KENNING_STORE or --store), run by the table's owner, builds it "
-        "(reads and writes go on meanwhile)"
+        f"with this store (its KENNING_STORE or --store), run by {who} or a member of "
+        "that role, builds it (reads and writes go on meanwhile)"
     )
+
+
+def shown_role(name: str) -> str:
+    """A role's name as a message shows it: as SQL reads it back (double-quoted when it
+    must be), every character that could drive or spoof a terminal written as its escape
+    (a role name is whatever its creator chose, and a warning is logged as it is)."""
+    return escaped_line(_quoted_identifier(name))
 
 
 # -- credentials ----------------------------------------------------------------------------
@@ -1074,7 +1085,7 @@ class PostgresBackend:
             self._migrate(conn, dimension)
         else:  # a read never creates or migrates schema: an older store is read as it is
             self._set_schema(self._schema_version(conn))
-        self._dimension, index_missing = self._table_dimension_and_index(conn)
+        self._dimension, index_missing, owner = self._table_dimension_and_index(conn)
         self._check_table_present()
         if index_missing and self._warn_missing_index and self.location not in _INDEX_MISSING_SAID:
             # a bulk load (migrate, import) dropped it and has not built it yet: running, or
@@ -1084,7 +1095,7 @@ class PostgresBackend:
             _INDEX_MISSING_SAID.add(self.location)
             log.warning(
                 "kenning: %s",
-                _missing_index_note(self.location),
+                _missing_index_note(self.location, owner and shown_role(owner)),
                 extra={INDEX_MISSING_LOG_MARK: True},  # stats and reembed say it themselves
             )
 
@@ -1357,9 +1368,12 @@ class PostgresBackend:
         ).fetchone()
         return None if row is None or row[0] is None or row[0] < 0 else int(row[0])
 
-    def _table_dimension_and_index(self, conn: psycopg.Connection[Any]) -> tuple[int | None, bool]:
-        """:meth:`_table_dimension`, and whether the table is without its HNSW index, in the
-        same round trip (the open's: ~0.1 ms more on a local server). The one rule for a
+    def _table_dimension_and_index(
+        self, conn: psycopg.Connection[Any]
+    ) -> tuple[int | None, bool, str | None]:
+        """:meth:`_table_dimension`, whether the table is without its HNSW index, and the
+        role that owns it (who may build the index: what the missing index's note names), in
+        the same round trip (the open's: ~0.1 ms more on a local server). The one rule for a
         missing index: the open's warning, ``kenning stats`` and ``kenning reembed`` go by
         it. Every table is created with the index, so only a bulk load leaves one without
         it, empty or not (killed right after its DROP INDEX: no row yet); a guess at
@@ -1367,15 +1381,15 @@ class PostgresBackend:
         when one saw no rows yet the table may hold thousands since) was what the warning
         and stats disagreed on."""
         row = conn.execute(
-            f"SELECT a.atttypmod, NOT {_HAS_HNSW} FROM pg_attribute a "
+            f"SELECT a.atttypmod, NOT {_HAS_HNSW}, pg_get_userbyid(c.relowner) FROM pg_attribute a "
             "JOIN pg_class c ON c.oid = a.attrelid WHERE a.attrelid = to_regclass(CASE WHEN "
             "%(s)s::text IS NULL THEN 'kenning_memories' "
             "ELSE quote_ident(%(s)s::text) || '.kenning_memories' END) AND a.attname = 'embedding'",
             {"s": self._named_schema},
         ).fetchone()
         if row is None or row[0] is None or row[0] < 0:
-            return None, False
-        return int(row[0]), bool(row[1])
+            return None, False, None
+        return int(row[0]), bool(row[1]), None if row[2] is None else str(row[2])
 
     def _holds(self, conn: psycopg.Connection[Any]) -> Callable[[str], bool]:
         """Whether the database's encoding can hold a word: a LATIN1 database cannot hold
@@ -1675,7 +1689,7 @@ class PostgresBackend:
         build, as a concurrent build must) block no other session, so they are not bounded:
         on its own connection, closed after, with its session settings."""
         with self._connection() as conn:
-            dimension, missing = self._table_dimension_and_index(conn)
+            dimension, missing, _ = self._table_dimension_and_index(conn)
         if dimension is None or not missing:
             return False
         with self._translate(), _BoundedConnection.connect(self._conninfo, autocommit=True) as own:
@@ -1712,8 +1726,15 @@ class PostgresBackend:
 
     def missing_index(self) -> str | None:
         with self._connection() as conn:  # the open's own rule (what its warning says)
-            dimension, missing = self._table_dimension_and_index(conn)
-        return _missing_index_note(self.location) if dimension is not None and missing else None
+            dimension, missing, owner = self._table_dimension_and_index(conn)
+        if dimension is None or not missing:
+            return None
+        return _missing_index_note(self.location, owner and shown_role(owner))
+
+    def table_owner(self) -> str | None:
+        with self._connection() as conn:
+            owner = self._table_dimension_and_index(conn)[2]
+        return owner and shown_role(owner)
 
     def health(self) -> StoreHealth:
         """What ``kenning doctor`` checks of the store's catalog, read in a transaction that
