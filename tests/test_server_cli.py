@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import queue
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -1775,3 +1776,91 @@ def test_outside_a_checkout_a_notes_files_are_not_this_folders(
     r = kenning(project, "recall", "--json", query, env=server)
     hits = {h["id"]: h for h in json.loads(r.stdout)["results"]}
     assert hits[noted]["stale"] is True and hits[noted]["source_ok"] is True
+
+
+def _lines_of(stream: Any) -> queue.Queue[str]:
+    """The lines of a child's output stream as they come (read by a thread of its own)."""
+    import threading
+
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def _line_with(lines: queue.Queue[str], words: str, timeout: float) -> str:
+    """The first line holding ``words`` the child writes within ``timeout`` seconds."""
+    import time
+
+    end = time.monotonic() + timeout
+    seen = []
+    while time.monotonic() < end:
+        try:
+            line = lines.get(timeout=max(0.01, end - time.monotonic()))
+        except queue.Empty:
+            break
+        if words in line:
+            return line
+        seen.append(line)
+    raise AssertionError(f"no line with {words!r} in {timeout} s: {seen}")
+
+
+def test_a_vector_index_build_kept_waiting_says_for_whom_and_ctrl_c_is_safe(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """`kenning reembed` building the missing index waited silently, without end, for a
+    transaction older than the build (pg_dump's snapshot, a console left in a transaction):
+    it looked hung. After a few seconds it says on stderr which session it waits for (pid,
+    application_name, state, how long its transaction has been open; never its query, which
+    may hold a secret) and that Ctrl-C is safe; stopped so, it says the next `kenning
+    reembed` builds the index, which it does."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psycopg
+
+    from kenning.backends.postgres import BUILD_WAIT_SAY_S
+
+    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # what a killed migrate left
+        conn.execute("DROP INDEX kenning_memories_hnsw")
+    child = None
+    with psycopg.connect(pg_url, application_name="nightly_dump") as holder:
+        holder.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        holder.execute("SELECT count(*) FROM kenning_memories WHERE content <> 'hunter2-s3cret'")
+        try:
+            child = subprocess.Popen(
+                [sys.executable, "-m", "kenning", "reembed", "--store", pg_url],
+                cwd=project,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            began = time.monotonic()
+            lines = _lines_of(child.stderr)
+            line = _line_with(lines, "waits for", timeout=30)
+            assert time.monotonic() - began >= BUILD_WAIT_SAY_S
+            pid = holder.info.backend_pid
+            assert f"pid {pid} (application_name 'nightly_dump', idle in transaction, " in line
+            assert "its transaction open " in line and "Ctrl-C is safe" in line, line
+            assert "hunter2" not in line and "SELECT" not in line, line
+            child.send_signal(signal.SIGINT)
+            said = _line_with(lines, "was stopped", timeout=30)
+            assert "the next `kenning reembed` drops what it left and builds" in said, said
+            assert child.wait(timeout=30) == 130
+        finally:
+            if child is not None and child.poll() is None:
+                child.kill()
+                child.wait()
+    assert _hnsw_valid(pg_url) == [False]  # the build's leftover, which searches do not use
+    r = kenning(project, "reembed", "--store", pg_url)
+    assert r.returncode == 0 and "built the store's missing vector index" in r.stdout, r.stderr
+    assert _hnsw_valid(pg_url) == [True]

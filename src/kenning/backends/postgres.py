@@ -423,6 +423,12 @@ TABLE_LOCK_WAIT_S = 30.0
 #: every recall of the team for as long as it waited. In short tries, a read waits at most
 #: one of them; the load still gives up after TABLE_LOCK_WAIT_S.
 TABLE_LOCK_TRY_S = 0.1
+#: How long a concurrent build of the HNSW index (:meth:`PostgresBackend.restore_index`)
+#: waits for other sessions before it says which (and again for each new one, checked as
+#: often): its waits are not bounded (they block no other session), so without a word a
+#: ``kenning reembed`` kept waiting by a console's open transaction or a long pg_dump looked
+#: hung.
+BUILD_WAIT_SAY_S = 5.0
 #: How long a call waits for a pooled connection before it connects on its own: the pool
 #: is sized for this process's few threads, so a longer wait means its connections were
 #: lost (the server restarted or died) and its reconnection is backing off. Connecting
@@ -576,6 +582,39 @@ def _missing_index_note(location: str, owner: str | None) -> str:
         f"with this store (its KENNING_STORE or --store), run by {who} or a member of "
         "that role, builds it (reads and writes go on meanwhile)"
     )
+
+
+#: The sessions the session ``%s`` waits for (a lock it wants, a transaction it waits to end),
+#: oldest transaction first: pid, application_name, state, seconds its transaction has been
+#: open (state and times are NULL for another role's session without pg_read_all_stats).
+_BLOCKERS = (
+    "SELECT a.pid, a.application_name, a.state, "
+    "extract(epoch FROM clock_timestamp() - a.xact_start)::float8 FROM pg_stat_activity a "
+    "WHERE a.pid = ANY(pg_blocking_pids(%s)) ORDER BY a.xact_start NULLS LAST, a.pid"
+)
+
+
+def _blocker(pid: int, application: str | None, state: str | None, age: float | None) -> str:
+    """A session an index build waits for, as its warning names it (no query text)."""
+    named = (
+        f"application_name {escaped_line(redact_secrets(application)[0])!r}"
+        if application
+        else "no application_name"
+    )
+    if state is None:
+        return f"pid {pid} ({named}; its state is hidden from this role)"
+    opened = "" if age is None else f", its transaction open {_span(age)}"
+    return f"pid {pid} ({named}, {escaped_line(state)}{opened})"
+
+
+def _span(seconds: float) -> str:
+    """A duration as a person reads it: ``42 s``, ``3 min 5 s``, ``2 h 10 min``."""
+    whole = max(0, int(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60} min"
 
 
 def shown_role(name: str) -> str:
@@ -1695,15 +1734,15 @@ class PostgresBackend:
         with self._translate(), _BoundedConnection.connect(self._conninfo, autocommit=True) as own:
             _configure_session(own)
             own.execute("SELECT set_config('lock_timeout', '0', false)")
-            with _unbounded(own):
+            with _unbounded(own), self._waits_said(own.info.backend_pid):
                 own.execute("SELECT pg_advisory_lock(%s)", (self._index_key,))
                 state = self._hnsw_state(own)  # another session may have built it meanwhile
                 if state is True:
                     return False
-                if state is False:  # a failed or cancelled concurrent build's leftover
-                    own.execute("DROP INDEX CONCURRENTLY IF EXISTS kenning_memories_hnsw")
-                self._raise_maintenance_memory(own, local=False)
                 try:
+                    if state is False:  # a failed or cancelled concurrent build's leftover
+                        own.execute("DROP INDEX CONCURRENTLY IF EXISTS kenning_memories_hnsw")
+                    self._raise_maintenance_memory(own, local=False)
                     own.execute(
                         "CREATE INDEX CONCURRENTLY IF NOT EXISTS kenning_memories_hnsw ON "
                         "kenning_memories USING hnsw (embedding vector_cosine_ops)"
@@ -1711,7 +1750,58 @@ class PostgresBackend:
                 except pg_errors.UniqueViolation as exc:  # a bulk load's end built it first
                     if exc.diag.constraint_name != "pg_class_relname_nsp_index":
                         raise
+                except KeyboardInterrupt:
+                    # psycopg cancelled the statement: the table is as it was but for an
+                    # index marked not valid (searches do not use it), which nothing cheap
+                    # can drop now (a DROP waits for the same transactions as the build)
+                    log.warning(
+                        "kenning: the build of the vector index of the store at %s was "
+                        "stopped; searches go on without it, as before, and the next "
+                        "`kenning reembed` drops what it left and builds the index again",
+                        self.location,
+                    )
+                    raise
             return True
+
+    @contextmanager
+    def _waits_said(self, pid: int) -> Iterator[None]:
+        """While the session ``pid`` (an index build's) runs the block: once it has waited
+        :data:`BUILD_WAIT_SAY_S` for other sessions, a warning naming each (pid,
+        application_name, state, how long its transaction has been open: never its query,
+        which may hold a secret), and that Ctrl-C is safe; then again for each new one.
+        Asked from another connection (``pg_blocking_pids`` names the holders of a lock
+        and of the transaction ids a concurrent build waits for)."""
+        stop = threading.Event()
+
+        def watch() -> None:
+            said: set[int] = set()
+            while not stop.wait(BUILD_WAIT_SAY_S):
+                try:
+                    with self._connection() as conn:
+                        rows = conn.execute(_BLOCKERS, (pid,)).fetchall()
+                except Exception:  # a word about a wait must never end the build
+                    return
+                new = [row for row in rows if row[0] not in said]
+                if new:
+                    said.update(int(row[0]) for row in new)
+                    log.warning(
+                        "kenning: building the vector index of the store at %s waits for "
+                        "%s to end (a concurrent build waits for every transaction that "
+                        "could see the table without it, and for another build of it); "
+                        "commit or end %s, or wait: Ctrl-C is safe (it leaves the store as "
+                        "it was, and the next `kenning reembed` builds the index)",
+                        self.location,
+                        "; ".join(_blocker(*row) for row in new),
+                        "that session" if len(new) == 1 else "those sessions",
+                    )
+
+        watcher = threading.Thread(target=watch, name="kenning-index-build-waits", daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            watcher.join(timeout=STATEMENT_WAIT_S)
 
     def _hnsw_state(self, conn: psycopg.Connection[Any]) -> bool | None:
         """Whether the table's HNSW index is valid (None: there is none)."""
