@@ -1864,3 +1864,137 @@ def test_a_vector_index_build_kept_waiting_says_for_whom_and_ctrl_c_is_safe(
     r = kenning(project, "reembed", "--store", pg_url)
     assert r.returncode == 0 and "built the store's missing vector index" in r.stdout, r.stderr
     assert _hnsw_valid(pg_url) == [True]
+
+
+def _kenning_child(project: Path, *args: str) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "kenning", *args],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _session_waiting_for_the_index_lock(url: str, besides: int) -> int:
+    """The pid of a session other than ``besides`` that asks for an advisory lock (a second
+    build of the index waiting for the first's), waited for a minute at most."""
+    import time
+
+    import psycopg
+
+    end = time.monotonic() + 60
+    with psycopg.connect(url, autocommit=True) as conn:
+        while time.monotonic() < end:
+            found = conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE query ILIKE '%%advisory_lock(%%' "
+                "AND pid <> %s AND pid <> pg_backend_pid()",
+                (besides,),
+            ).fetchone()
+            if found:
+                return int(found[0])
+            time.sleep(0.05)
+    raise AssertionError("no second session asked for the index build's lock")
+
+
+def _the_build_s_pid(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE query ILIKE 'CREATE INDEX CONCURRENTLY%%'"
+        ).fetchone()
+    assert row, "no concurrent build runs"
+    return int(row[0])
+
+
+@pytest.mark.parametrize("second", ["reembed", "migrate"])
+def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    second: str,
+) -> None:
+    """Two `kenning reembed` at once (or one and a resumed `kenning migrate`, which builds
+    the index at its end) on a store without its vector index: one builds it, the other
+    waits for it (saying for whom after a few seconds) and finds it built, without an
+    error and without a second build. The second waited in one pg_advisory_lock, whose
+    snapshot the first's build waits for before it ends: the server's deadlock check then
+    failed one of the two ("deadlock detected")."""
+    import time
+
+    import psycopg
+
+    from kenning.backends.postgres import BUILD_WAIT_SAY_S
+
+    r = kenning(project, "remember", "Tags are semver")  # the local store, for migrate
+    assert r.returncode == 0, r.stderr
+    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # what a killed migrate left
+        conn.execute("DROP INDEX kenning_memories_hnsw")
+    children = []
+    with psycopg.connect(pg_url) as writer:  # a write under way: the first build waits
+        writer.execute("LOCK TABLE kenning_memories IN ROW EXCLUSIVE MODE")
+        try:
+            children.append(_kenning_child(project, "reembed", "--store", pg_url))
+            _index_build_waits(pg_url, "virtualxid")
+            first = _the_build_s_pid(pg_url)
+            if second == "reembed":
+                children.append(_kenning_child(project, "reembed", "--store", pg_url))
+            else:
+                children.append(_kenning_child(project, "migrate", "--to", pg_url))
+            _session_waiting_for_the_index_lock(pg_url, first)
+            time.sleep(BUILD_WAIT_SAY_S + 1)  # long enough for the second to say so
+            writer.commit()
+            done = [child.communicate(timeout=120) for child in children]
+        finally:
+            for child in children:
+                if child.poll() is None:
+                    child.kill()
+                    child.wait()
+    (out1, err1), (out2, err2) = done
+    assert [c.returncode for c in children] == [0, 0], (err1, err2)
+    assert "built the store's missing vector index" in out1, (out1, err1)
+    assert "built the store's missing vector index" not in out2, out2
+    said = [line for line in err2.splitlines() if "waits for" in line]
+    assert said and f"pid {first} (application_name 'kenning', active" in said[0], err2
+    assert "deadlock" not in err1 + err2
+    assert _hnsw_valid(pg_url) == [True]
+    r = kenning(project, "stats", "--json", "--store", pg_url)
+    assert json.loads(r.stdout)["index_missing"] is None, r.stdout
+
+
+def test_a_build_of_the_vector_index_that_raced_past_the_lock_is_the_one_kept(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A bulk load's own end-of-load build (a plain CREATE INDEX, which does not take the
+    concurrent builds' lock) committing while `kenning reembed` builds the same index: the
+    reembed ends without an error and the store has one valid index."""
+    import psycopg
+
+    r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
+    assert r.returncode == 0, r.stderr
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP INDEX kenning_memories_hnsw")
+    child = None
+    with psycopg.connect(pg_url) as load:
+        load.execute(  # as PostgresBackend._create_hnsw does at a bulk load's end
+            "CREATE INDEX IF NOT EXISTS kenning_memories_hnsw ON kenning_memories "
+            "USING hnsw (embedding vector_cosine_ops)"
+        )
+        try:
+            child = _kenning_child(project, "reembed", "--store", pg_url)
+            _index_build_waits(pg_url, "relation")
+            load.commit()
+            _, err = child.communicate(timeout=120)
+        finally:
+            if child is not None and child.poll() is None:
+                child.kill()
+                child.wait()
+    assert child.returncode == 0, err
+    assert "error" not in err, err
+    assert _hnsw_valid(pg_url) == [True]

@@ -429,6 +429,9 @@ TABLE_LOCK_TRY_S = 0.1
 #: ``kenning reembed`` kept waiting by a console's open transaction or a long pg_dump looked
 #: hung.
 BUILD_WAIT_SAY_S = 5.0
+#: How often a build of the HNSW index asks again for the lock another session's build of
+#: it holds (:meth:`PostgresBackend._take_index_lock`).
+INDEX_LOCK_TRY_S = 0.25
 #: How long a call waits for a pooled connection before it connects on its own: the pool
 #: is sized for this process's few threads, so a longer wait means its connections were
 #: lost (the server restarted or died) and its reconnection is backing off. Connecting
@@ -591,6 +594,17 @@ _BLOCKERS = (
     "SELECT a.pid, a.application_name, a.state, "
     "extract(epoch FROM clock_timestamp() - a.xact_start)::float8 FROM pg_stat_activity a "
     "WHERE a.pid = ANY(pg_blocking_pids(%s)) ORDER BY a.xact_start NULLS LAST, a.pid"
+)
+
+#: The session that holds the advisory lock of key ``(%s << 32) | %s`` in this database
+#: (other than the session ``%s``), as :data:`_BLOCKERS` names it.
+_INDEX_LOCK_HOLDER = (
+    "SELECT a.pid, a.application_name, a.state, "
+    "extract(epoch FROM clock_timestamp() - a.xact_start)::float8 FROM pg_locks l "
+    "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+    "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+    "AND l.classid = %s::bigint::oid AND l.objid = %s::bigint::oid AND l.objsubid = 1 "
+    "AND l.pid <> %s"
 )
 
 
@@ -1734,8 +1748,8 @@ class PostgresBackend:
         with self._translate(), _BoundedConnection.connect(self._conninfo, autocommit=True) as own:
             _configure_session(own)
             own.execute("SELECT set_config('lock_timeout', '0', false)")
-            with _unbounded(own), self._waits_said(own.info.backend_pid):
-                own.execute("SELECT pg_advisory_lock(%s)", (self._index_key,))
+            with _unbounded(own), self._waits_said(own.info.backend_pid) as waiting:
+                self._take_index_lock(own, waiting)
                 state = self._hnsw_state(own)  # another session may have built it meanwhile
                 if state is True:
                     return False
@@ -1763,22 +1777,46 @@ class PostgresBackend:
                     raise
             return True
 
+    def _take_index_lock(self, conn: psycopg.Connection[Any], waiting: threading.Event) -> None:
+        """The store's index-build lock (a session advisory lock), waited for in tries
+        :data:`INDEX_LOCK_TRY_S` apart, ``waiting`` set meanwhile. Not one waiting
+        ``pg_advisory_lock``: its statement holds a snapshot as long as it waits, and the
+        concurrent build that holds the lock waits, before it ends, for every snapshot older
+        than its own: each waited for the other, until the server's deadlock check failed
+        one of them (two `kenning reembed` at once, or one and a resumed migration)."""
+        waiting.set()
+        try:
+            while not _first(conn.execute("SELECT pg_try_advisory_lock(%s)", (self._index_key,)))[
+                0
+            ]:
+                time.sleep(INDEX_LOCK_TRY_S)
+        finally:
+            waiting.clear()
+
     @contextmanager
-    def _waits_said(self, pid: int) -> Iterator[None]:
+    def _waits_said(self, pid: int) -> Iterator[threading.Event]:
         """While the session ``pid`` (an index build's) runs the block: once it has waited
         :data:`BUILD_WAIT_SAY_S` for other sessions, a warning naming each (pid,
         application_name, state, how long its transaction has been open: never its query,
         which may hold a secret), and that Ctrl-C is safe; then again for each new one.
         Asked from another connection (``pg_blocking_pids`` names the holders of a lock
-        and of the transaction ids a concurrent build waits for)."""
+        and of the transaction ids a concurrent build waits for; while the event yielded is
+        set, the session waits for the index-build lock: its holder is named)."""
         stop = threading.Event()
+        waiting = threading.Event()
+        key = self._index_key & 0xFFFFFFFFFFFFFFFF  # as pg_locks shows it: two oids
 
         def watch() -> None:
             said: set[int] = set()
             while not stop.wait(BUILD_WAIT_SAY_S):
                 try:
                     with self._connection() as conn:
-                        rows = conn.execute(_BLOCKERS, (pid,)).fetchall()
+                        if waiting.is_set():
+                            rows = conn.execute(
+                                _INDEX_LOCK_HOLDER, (key >> 32, key & 0xFFFFFFFF, pid)
+                            ).fetchall()
+                        else:
+                            rows = conn.execute(_BLOCKERS, (pid,)).fetchall()
                 except Exception:  # a word about a wait must never end the build
                     return
                 new = [row for row in rows if row[0] not in said]
@@ -1798,7 +1836,7 @@ class PostgresBackend:
         watcher = threading.Thread(target=watch, name="kenning-index-build-waits", daemon=True)
         watcher.start()
         try:
-            yield
+            yield waiting
         finally:
             stop.set()
             watcher.join(timeout=STATEMENT_WAIT_S)
