@@ -1998,3 +1998,58 @@ def test_a_build_of_the_vector_index_that_raced_past_the_lock_is_the_one_kept(
     assert child.returncode == 0, err
     assert "error" not in err, err
     assert _hnsw_valid(pg_url) == [True]
+
+
+def test_a_scram_key_of_the_wrong_length_is_refused_without_its_length(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """libpq refuses a scram_client_key / scram_server_key that is not a SCRAM-SHA-256 key
+    with "invalid SCRAM client key length: 6": the length of a secret, in the message. It is
+    refused before anything is sent, saying what libpq takes (32 bytes in base64) and how to
+    fix it, neither the key nor its length shown; a key of the right length is used."""
+    import base64
+    import hashlib
+    import hmac
+    import os
+    import re
+    from urllib.parse import quote, unquote, urlsplit
+
+    import psycopg
+
+    for name in ("scram_client_key", "scram_server_key"):
+        for value in ("YWJjZGVm", "a" * 44, "YWJj!!", quote(base64.b64encode(b"k" * 31))):
+            url = f"postgresql://app@127.0.0.1:1/memory?sslmode=disable&{name}={value}"
+            r = kenning(project, "stats", "--store", url)
+            assert r.returncode == 1, (value, r.returncode, r.stderr)
+            (line,) = r.stderr.splitlines()
+            assert f"the {name} parameter" in line and "32 bytes in base64" in line, line
+            assert "nothing was sent" in line and "sslmode=disable" in line, line
+            assert value not in line and "length" not in line, line
+            assert not re.search(r"\b(6|31|33)\b", line), line
+    # the role's real keys, derived from its password and stored verifier, log in with no
+    # password in the URL
+    parts = urlsplit(pg_url)
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute(
+            "SELECT rolpassword FROM pg_authid WHERE rolname = current_user"
+        ).fetchone()
+    assert row is not None
+    verifier = str(row[0])
+    _, rounds_salt, keys = verifier.split("$")
+    rounds, salt = rounds_salt.split(":")
+    salted = hashlib.pbkdf2_hmac(
+        "sha256", unquote(parts.password or "").encode(), base64.b64decode(salt), int(rounds)
+    )
+    client = hmac.new(salted, b"Client Key", hashlib.sha256).digest()
+    server = base64.b64decode(keys.split(":")[1])
+    without = parts._replace(netloc=f"{parts.username}@{parts.hostname}:{parts.port}").geturl()
+    r = kenning(
+        project,
+        "stats",
+        "--store",
+        f"{without}?scram_client_key={quote(base64.b64encode(client).decode(), safe='')}"
+        f"&scram_server_key={quote(base64.b64encode(server).decode(), safe='')}",
+        env={"PGPASSWORD": None, "PGPASSFILE": os.devnull},
+    )
+    assert r.returncode == 0, r.stderr

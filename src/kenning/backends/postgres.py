@@ -57,6 +57,7 @@ every URL in the message; credentials are never logged.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
@@ -676,6 +677,21 @@ def _unencoded_in_parameter(name: str, value: str, location: str) -> str:
     return said + "; nothing was sent to a server"
 
 
+#: The length of a SCRAM-SHA-256 key: the only one libpq takes in ``scram_client_key`` and
+#: ``scram_server_key``.
+_SCRAM_KEY_BYTES = 32
+
+
+def _is_scram_key(value: str) -> bool:
+    """Whether ``value`` (a ``scram_*_key`` parameter, percent-decoded) is what libpq takes:
+    base64 (whitespace aside) of :data:`_SCRAM_KEY_BYTES` bytes."""
+    try:
+        key = base64.b64decode("".join(value.split()), validate=True)
+    except ValueError:  # (binascii.Error is one)
+        return False
+    return len(key) == _SCRAM_KEY_BYTES
+
+
 #: What libpq refuses in a percent-encoded value, quoting the value whole in its error: a
 #: NUL byte (``%00``) and a ``%`` that starts no escape of two hex digits.
 _REFUSED_IN_ENCODED = re.compile(r"%00|%(?![0-9A-Fa-f]{2})")
@@ -925,6 +941,18 @@ class PostgresBackend:
                 f"NUL byte, %00, cannot be part of one), or leave it out of the URL{hint}"
                 "; nothing was sent to a server"
             )
+        for name, value in query_secrets(url):
+            if name.startswith("scram_") and not _is_scram_key(unquote(value)):
+                # libpq refuses it saying "invalid SCRAM client key length: 6": the length
+                # of a secret, in every message and log that quotes the error
+                raise KenningError(
+                    f"the {name} parameter in the PostgreSQL URL {self.location} is not a "
+                    "SCRAM-SHA-256 key, which libpq takes as the key's 32 bytes in base64 "
+                    "(44 characters, = as %3D, + as %2B, / as %2F): copy the whole key from "
+                    "where it was derived (a pooler's or the server's stored verifier), or "
+                    "leave the parameter out of the URL and use the password; nothing was "
+                    "sent to a server"
+                )
         try:
             given = psycopg.conninfo.conninfo_to_dict(url)
             defaults = {
