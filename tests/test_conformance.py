@@ -3648,6 +3648,43 @@ def test_store_export_import_between_backends(
     assert again["imported"] == 0 and again["duplicates"] == len(NOTES)
 
 
+def test_every_backend_exports_the_same_memories_in_the_same_order(
+    mstore: MemoryStore, project: Path, tmp_path: Path, minilm: Embedder
+) -> None:
+    """The same memories exported from SQLite, PostgreSQL and qdrant-local came out in three
+    orders: the order their rows were written (an edit moving one to the end) or Qdrant's
+    point ids. Every export is oldest first, by stored_at and then by id (ties included),
+    whatever order the store was written in: the same file, line for line."""
+    from kenning.model import parse_timestamp
+
+    source = make_store(SQLiteBackend(tmp_path / "source.db"), project, minilm)
+    ages = [5, 1, 9, 1, 30, 2, 9, 14, 3]  # days: out of order, with ties
+    texts = [text for text, _, _ in NOTES] + ["Tags are semver, cut from main."]
+    ids = [
+        source.remember(text, "decision", stored_at=NOW - timedelta(days=age)).id
+        for text, age in zip(texts, ages, strict=True)
+    ]
+    source.update(ids[2], content="We decided to deploy on Thursdays after the QA sign-off.")
+    written = io.StringIO()
+    export_memories(source, written)
+    header, *notes = written.getvalue().splitlines()
+    import_memories(mstore, [header, *reversed(notes)])  # written in another order
+    exports = []
+    for store in (source, mstore):
+        for vectors in (False, True):
+            out = io.StringIO()
+            assert export_memories(store, out, vectors=vectors).exported == len(ages)
+            exports.append(out.getvalue().splitlines()[1:])
+    without, with_vectors, theirs, theirs_with_vectors = exports
+    assert theirs == without  # byte for byte (a vector may differ in its last bit)
+    assert [json.loads(m)["id"] for m in theirs_with_vectors] == [
+        json.loads(m)["id"] for m in with_vectors
+    ]
+    keys = [(parse_timestamp(m["stored_at"]), m["id"]) for m in map(json.loads, theirs)]
+    assert keys == sorted(keys) and len(set(keys)) == len(ages)
+    source.close()
+
+
 def test_a_short_password_is_hidden_without_garbling_the_message() -> None:
     """The URL's password is replaced where it stands as a word of its own: a one-letter
     password once turned "port 1 failed" into "[REDACTED…]ort 1 failed"."""

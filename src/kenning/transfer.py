@@ -1,11 +1,12 @@
 """``kenning export`` / ``kenning import``: a project's memories as JSONL, and back.
 
 An export is a header line (``{"kenning_export": 1, "provenance": …, "exported_at": …}``)
-then one memory per line with every field, its id and (unless left out) its vector as
-base64 float32; :mod:`kenning.export_format` says what each field must be. An import keeps
-ids, timestamps and projects. It trusts nothing in the file: the whole file is checked
-against the format, and every memory against the write path
-(:meth:`~kenning.store.MemoryStore.prepare`), before anything is written; what must be
+then one memory per line, oldest first (by ``stored_at``, then id: the same order on every
+backend, :func:`~kenning.backends.base.oldest_first`), with every field, its id and
+(unless left out) its vector as base64 float32; :mod:`kenning.export_format` says what
+each field must be. An import keeps ids, timestamps and projects. It trusts nothing in
+the file: the whole file is checked against the format, and every memory against the write
+path (:meth:`~kenning.store.MemoryStore.prepare`), before anything is written; what must be
 embedded is embedded next, and then everything is written in one transaction, so that an
 import interrupted midway leaves the store as it was. A vector is
 reused only when the export's provenance is the store's and the vector has the store's
@@ -107,7 +108,7 @@ def export_memories(
     dimension = provenance.dimension if provenance else None
     n = redacted = 0
     without: dict[str, str] = {}
-    for record in store.backend.iterate(Filters(group_id=scope)):
+    for record in store.backend.iterate(Filters(group_id=scope), oldest_first=True):
         # a credential another writer (an older kenning, another tool) left in a memory:
         # an export is shared, and every reader of the store redacts it (qa-s65b B3)
         memory = redacted_copy(record.memory)

@@ -11,17 +11,21 @@ import json
 import logging
 import os
 import weakref
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from datetime import UTC, datetime
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
 from ..errors import DuplicateContent, KenningError, StoreCorrupted
-from ..model import Memory, Provenance
+from ..model import InvalidTimestamp, Memory, Provenance, parse_timestamp
+
+K = TypeVar("K")
+#: Where :func:`oldest_first` puts a row whose time does not read (among those, by id).
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
 
 #: The meta key every backend keeps its embedding provenance under.
 PROVENANCE_KEY = "provenance"
@@ -329,6 +333,24 @@ COMMON_TERM_MIN_DOCS = 32
 POSTINGS_BUDGET = 2000
 
 
+def oldest_first(rows: Iterable[tuple[K, object, object]]) -> list[K]:
+    """The handles of ``rows`` (``(handle, stored_at, id)``: a row id, a point id) in the
+    order every backend walks with ``oldest_first`` (:meth:`Backend.iterate`): by stored_at
+    (a datetime, or ISO 8601 text as stored), then by id; a row whose time does not read
+    comes last (the read of it skips it, or says what is wrong). A backend's own order
+    differs (SQLite's and PostgreSQL's: the order the rows were written, an edit moving a
+    row to the end; Qdrant's: its point ids, derived from the memory ids), so the same
+    memories exported from two of them came out in two orders."""
+
+    def place(row: tuple[K, object, object]) -> tuple[bool, datetime, str]:
+        try:
+            return False, parse_timestamp(row[1]), str(row[2])  # type: ignore[arg-type]
+        except (InvalidTimestamp, TypeError):
+            return True, _EARLIEST, str(row[2])
+
+    return [row[0] for row in sorted(rows, key=place)]
+
+
 def each_memory_once(records: Iterator[MemoryRecord]) -> Iterator[MemoryRecord]:
     """``records`` from a walk in row order, each memory once. An edit replaces a memory's
     row, which takes a place past the walk's position (a new rowid or sequence number): a
@@ -542,9 +564,13 @@ class Backend(Protocol):
         """Counts per ``(collection, type)``."""
         ...
 
-    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+    def iterate(
+        self, filters: Filters, batch_size: int = 500, *, oldest_first: bool = False
+    ) -> Iterator[MemoryRecord]:
         """Every memory matching ``filters`` with its vector, in batches, each memory once
-        even when it is edited during the walk (:func:`each_memory_once`)."""
+        even when it is edited during the walk (:func:`each_memory_once`): in the backend's
+        own order (the fastest: a resumed walk relies on it), or with ``oldest_first`` in the
+        one every backend gives (:func:`oldest_first`: what an export writes)."""
         ...
 
     def newest(self, filters: Filters, n: int, before: datetime | None = None) -> list[Memory]:

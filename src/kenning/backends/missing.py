@@ -71,7 +71,9 @@ class MissingBackend:
     def count_by(self, group_id: str | None) -> dict[tuple[str, str], int]:
         return {}
 
-    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+    def iterate(
+        self, filters: Filters, batch_size: int = 500, *, oldest_first: bool = False
+    ) -> Iterator[MemoryRecord]:
         return iter(())
 
     def newest(self, filters: Filters, n: int, before: datetime | None = None) -> list[Memory]:

@@ -135,6 +135,7 @@ from .base import (
     encode_provenance,
     forks_so_far,
     give_up_if_unwanted,
+    oldest_first,
     renew_after_fork,
     terms_to_match,
 )
@@ -2235,9 +2236,38 @@ class PostgresBackend:
             ).fetchall()
         return {(r[0], r[1]): int(r[2]) for r in rows if r[2]}
 
-    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+    def iterate(
+        self, filters: Filters, batch_size: int = 500, *, oldest_first: bool = False
+    ) -> Iterator[MemoryRecord]:
         # a generator, as the error translation around the public methods expects
-        yield from each_memory_once(self._walk(filters, batch_size))
+        walk = self._walk_oldest_first if oldest_first else self._walk
+        yield from each_memory_once(walk(filters, batch_size))
+
+    def _walk_oldest_first(self, filters: Filters, batch_size: int) -> Iterator[MemoryRecord]:
+        # Every row's time and id (one pass), sorted here as every backend sorts them, then
+        # the rows by id a batch at a time: an edit meanwhile gives its row a new seq, never
+        # a new id.
+        where, params = _where(filters)
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return
+            found = conn.execute(
+                f"SELECT id, stored_at, id FROM kenning_memories WHERE {where}", params
+            ).fetchall()
+        order = oldest_first(found)
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            with self._connection() as conn, conn.cursor(binary=True) as cur:
+                rows = cur.execute(
+                    f"SELECT id, {self._columns}, embedding FROM kenning_memories "
+                    "WHERE id = ANY(%s)",
+                    [chunk],
+                ).fetchall()
+            place = {row[0]: row for row in rows}
+            for row in (place[i] for i in chunk if i in place):
+                memory = self._decode(row[1 : 1 + _NCOLUMNS])
+                if memory is not None:
+                    yield MemoryRecord(memory=memory, vector=row[1 + _NCOLUMNS])
 
     def _walk(self, filters: Filters, batch_size: int) -> Iterator[MemoryRecord]:
         where, params = _where(filters)

@@ -118,6 +118,7 @@ from .base import (
     decode_provenance,
     duplicate_content,
     encode_provenance,
+    oldest_first,
     terms_to_match,
 )
 
@@ -1409,12 +1410,42 @@ class QdrantBackend:
             if offset is None:
                 return
 
-    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
-        for points in self._pages(self._filter(filters), batch_size, vectors=True):
+    def iterate(
+        self, filters: Filters, batch_size: int = 500, *, oldest_first: bool = False
+    ) -> Iterator[MemoryRecord]:
+        pages = (
+            self._pages_oldest_first(filters, batch_size)
+            if oldest_first
+            else self._pages(self._filter(filters), batch_size, vectors=True)
+        )
+        for points in pages:
             for p in points:
                 memory = self._decode(p)
                 if memory is not None:
                     yield MemoryRecord(memory=memory, vector=np.asarray(p.vector, dtype=np.float32))
+
+    def _pages_oldest_first(self, filters: Filters, batch_size: int) -> Iterator[list[Any]]:
+        """The points of :meth:`iterate` in :func:`~kenning.backends.base.oldest_first`'s
+        order, ``batch_size`` at a time: a scroll pages by point id and orders by one
+        payload field alone (and not across pages in local mode), so every point's time and
+        id are read first (no vector, two fields), sorted here, then the points fetched by
+        id a batch at a time."""
+        found = [
+            (p.id, (p.payload or {}).get("stored_at"), (p.payload or {}).get("kenning_id"))
+            for points in self._pages(
+                self._filter(filters), 1000, with_payload=["kenning_id", "stored_at"]
+            )
+            for p in points
+        ]
+        order = oldest_first(found)
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            with self._call() as client:
+                points = client.retrieve(
+                    self.collection, ids=chunk, with_payload=True, with_vectors=True
+                )
+            place = {str(p.id): p for p in points}
+            yield [place[str(i)] for i in chunk if str(i) in place]
 
     def newest(self, filters: Filters, n: int, before: datetime | None = None) -> list[Memory]:
         from qdrant_client import models

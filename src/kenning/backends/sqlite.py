@@ -71,6 +71,7 @@ from .base import (
     encode_provenance,
     forks_so_far,
     give_up_if_unwanted,
+    oldest_first,
     renew_after_fork,
     terms_to_match,
 )
@@ -1679,9 +1680,12 @@ class SQLiteBackend:
             )
         return dict(fields), dict(vectors)
 
-    def iterate(self, filters: Filters, batch_size: int = 500) -> Iterator[MemoryRecord]:
+    def iterate(
+        self, filters: Filters, batch_size: int = 500, *, oldest_first: bool = False
+    ) -> Iterator[MemoryRecord]:
         # a generator, as the error translation around the public methods expects
-        yield from each_memory_once(self._walk(filters, batch_size))
+        walk = self._walk_oldest_first if oldest_first else self._walk
+        yield from each_memory_once(walk(filters, batch_size))
 
     def _walk(self, filters: Filters, batch_size: int) -> Iterator[MemoryRecord]:
         # Walk the rowids (one pass over the table in all), never a filter index, which
@@ -1693,24 +1697,45 @@ class SQLiteBackend:
         )
         last = 0
         while True:
-            with self._lock:
-                try:
-                    rows = self._conn.execute(sql, [last, *params, batch_size]).fetchall()
-                except sqlite3.OperationalError as exc:  # (a generator is not made again)
-                    if not (_not_utf8(exc) and self._check_text()):
-                        raise
-                    rows = self._conn.execute(sql, [last, *params, batch_size]).fetchall()
+            rows = self._read_rows(sql, [last, *params, batch_size])
             if not rows:
                 return
-            for row in rows:
-                # A damaged field skips the row; a damaged vector does not (the memory is
-                # whole: export writes it without the vector, reembed recomputes it).
-                memory = self._decode(row[1 : 1 + _NCOLUMNS])
-                if memory is not None:
-                    yield MemoryRecord(
-                        memory=memory, vector=decode_vector(row[1 + _NCOLUMNS]).copy()
-                    )
+            yield from self._records(rows)
             last = rows[-1][0]
+
+    def _walk_oldest_first(self, filters: Filters, batch_size: int) -> Iterator[MemoryRecord]:
+        # Every row's time and id (one pass), sorted here, then the rows by id a batch at
+        # a time: an edit meanwhile gives its row a new rowid, never a new id.
+        where, params = self._where(filters, indexed=False)
+        found = self._read_rows(f"SELECT id, stored_at, id FROM memories WHERE {where}", params)
+        order = oldest_first(found)
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            rows = self._read_rows(
+                f"SELECT id, {self._read_columns}, embedding FROM memories "
+                f"WHERE id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            place = {row[0]: row for row in rows}
+            yield from self._records([place[i] for i in chunk if i in place])
+
+    def _read_rows(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.OperationalError as exc:  # (a generator is not made again)
+                if not (_not_utf8(exc) and self._check_text()):
+                    raise
+                return self._conn.execute(sql, params).fetchall()
+
+    def _records(self, rows: Sequence[Any]) -> Iterator[MemoryRecord]:
+        """The memories of rows ``(key, *read columns, embedding)`` with their vectors."""
+        for row in rows:
+            # A damaged field skips the row; a damaged vector does not (the memory is
+            # whole: export writes it without the vector, reembed recomputes it).
+            memory = self._decode(row[1 : 1 + _NCOLUMNS])
+            if memory is not None:
+                yield MemoryRecord(memory=memory, vector=decode_vector(row[1 + _NCOLUMNS]).copy())
 
     def newest(self, filters: Filters, n: int, before: datetime | None = None) -> list[Memory]:
         if n <= 0:
