@@ -540,6 +540,37 @@ def test_mark_reviewed_vouches_only_for_the_text_shown(project: Path) -> None:
         source.close()
 
 
+def test_mark_reviewed_says_files_were_recorded_only_when_the_note_names_files(
+    project: Path,
+) -> None:
+    """qa-s67a F2: "Mark reviewed" on a note that names no file (most conventions and
+    decisions) said "the files it names are recorded as they are now". It says "Marked as
+    reviewed." now, and the files part only for a note whose files were recorded."""
+    import html
+
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        no_file = store.remember("All timestamps are stored in UTC.", "rule").id or ""
+        names_one = store.remember("README.md must list every setting.", "rule").id or ""
+    client, source = _page_client(project)
+    try:
+        for memory_id, files_said in ((no_file, False), (names_one, True)):
+            fields = _form_fields(client.get(f"/memory?id={memory_id}").text, "/review")
+            shown = html.unescape(client.post("/review", data=fields).text)
+            assert "Marked as reviewed" in shown, shown
+            assert ("recorded as they are now" in shown) is files_said, shown
+            if not files_said:
+                assert "Marked as reviewed.</p>" in shown, shown
+        with open_store(cwd=project, embedder="hashing") as store:
+            plain, named = store.get(no_file), store.get(names_one)
+        assert plain is not None and "file_blobs" not in plain.metadata
+        assert named is not None and "README.md" in named.metadata["file_blobs"]
+    finally:
+        client.close()
+        source.close()
+
+
 def test_marking_a_forgotten_memory_reviewed_says_it_is_gone(project: Path) -> None:
     """A "Mark reviewed" on a memory forgotten since its page was shown answered 400 "That
     did not work: no memory with id …"; edit and forget answer 404 "No such memory"."""

@@ -640,6 +640,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         wanted = memory_id(request, form)
         base = str(form.get("base", ""))
         elsewhere: list[str] = []  # its project, when its files are not here to record
+        recorded: list[int] = []  # how many files the review recorded (none: it names none)
 
         def work(store: MemoryStore) -> tuple[Memory | None, Freshness | None] | None:
             found = store.get(wanted)
@@ -649,9 +650,10 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 elsewhere.append(found.group_id)
             try:
                 # the text the person checked, as the page showed it: not a newer one
-                store.mark_reviewed(wanted, group_id="all", expected_version=base)
+                reviewed = store.mark_reviewed(wanted, group_id="all", expected_version=base)
             except EditConflict:
                 return with_freshness(store, wanted)
+            recorded.append(len(reviewed.metadata.get("file_blobs") or ()))
             return None, None
 
         outcome = await call(work)
@@ -679,10 +681,14 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 "; mark it there "
                 "to record them as they are now.",
             )
-        else:
+        elif recorded and recorded[0]:
             session.flash(
                 "ok", "Marked as reviewed (the files it names are recorded as they are now)."
             )
+        else:
+            # a note that names no file (most conventions and decisions): nothing recorded,
+            # and the flash said files were (qa-s67a F2)
+            session.flash("ok", "Marked as reviewed.")
         return RedirectResponse(f"/memory?id={quote(wanted, safe='')}", status_code=303)
 
     async def review_address(request: Request) -> Response:
