@@ -29,6 +29,7 @@ from kenning.errors import UserInputError
 from kenning.reembed import reembed
 from kenning.transfer import export_memories, import_memories
 
+from .backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
 from .cli_runner import run_cli
 from .conftest import PROJECT_REMOTE, make_repo
 
@@ -875,6 +876,52 @@ def test_a_backup_holding_a_note_of_no_visible_text_restores_the_others(
     ), counts
     assert target.get("empty-1") is None and target.count() == len(notes)
     assert any("line" in r.getMessage() and "empty-1" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_backup_holding_a_note_of_nothing_but_a_credential_restores_the_others(
+    exported: list[dict[str, Any]],
+    target: MemoryStore,
+    caplog: pytest.LogCaptureFixture,
+    request: pytest.FixtureRequest,
+    project: Path,
+    minilm: Embedder,
+    backend: str,
+) -> None:
+    """qa-s67a F3: the write path refuses a note that is nothing but a credential once
+    redacted; an older kenning stored such notes (``[REDACTED:github_token]``), and another
+    tool's file may hold one unredacted. As for a note of no visible text, such a line is
+    left out, named (never its secret) and counted as rejected, and the file's other
+    memories are restored: refusing the whole backup would lose them for a note that holds
+    no knowledge. The same into PostgreSQL, whose import checks and writes in one pass."""
+    token = "ghp_" + "Vb7Lp2Xq9Zk4" * 3
+    header, *notes = exported
+    lines = [
+        header,
+        *notes,
+        dict(notes[0], id="only-marker-1", content="[REDACTED:github_token]"),
+        dict(notes[1], id="only-secret-1", content=f"GITHUB_TOKEN={token}"),
+    ]
+    into = target
+    if backend == "postgres":
+        into = open_store(request.getfixturevalue("pg_url"), cwd=project, embedder=minilm)
+    try:
+        with caplog.at_level(logging.WARNING):
+            counts = import_memories(into, _lines(lines))
+        assert (counts["read"], counts["imported"], counts["rejected"]) == (
+            len(notes) + 2,
+            len(notes),
+            2,
+        ), counts
+        assert into.get("only-marker-1") is None and into.get("only-secret-1") is None
+        assert into.count() == len(notes)
+    finally:
+        if into is not target:
+            into.close()
+    said = [r.getMessage() for r in caplog.records if "nothing but a credential" in r.getMessage()]
+    assert len(said) == 2 and all("left out, counted as rejected" in m for m in said), said
+    assert "only-marker-1" in said[0] and "only-secret-1" in said[1], said
+    assert token not in caplog.text
 
 
 def test_notes_an_older_kenning_stored_under_the_id_all_are_restored(

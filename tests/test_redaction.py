@@ -4492,3 +4492,59 @@ def test_assignments_tried_at_their_stems_are_the_ones_a_scan_finds() -> None:
     assert sum(bool(scanned(t)) for t in texts[3000:]) > 1300
     for text in texts:
         assert tried(text) == scanned(text), text
+
+
+_GH = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5r" + "S7tU9vW1xY3zA5"  # (assembled: no literal token)
+_AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"
+_AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
+_PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I\n"
+    "aFDrBz9vFqU4yKjr5uV3vE5bpZgQnU9G0ZyQ6W3QwQIDAQABAoIBAQC7\n-----END RSA PRIVATE KEY-----"
+)
+
+
+@pytest.mark.parametrize(
+    ("given", "nothing_else"),
+    [
+        (_GH, True),
+        ("password=Hunter2Hunter2!", True),
+        (f"{_AWS_ID} {_AWS_SECRET}", True),
+        (f"aws_access_key_id = {_AWS_ID}\naws_secret_access_key = {_AWS_SECRET}", True),
+        (_PEM, True),
+        (f"export GITHUB_TOKEN={_GH}", True),
+        ('{"password": "Hunter2Hunter2!"}', True),
+        (f"- token: {_GH}\n- password: 'Hunter2Hunter2!'", True),
+        (f"GITHUB_TOKEN={_GH} AWS_SECRET_ACCESS_KEY={_AWS_SECRET}", True),
+        # one word more, and the note says something
+        (f"the deploy token is {_GH} (rotate monthly)", False),
+        (f"github token: {_GH}", False),
+        ("password=Hunter2Hunter2! # prod", False),
+        ("postgresql://app:s3cr3tPassw0rdX@db:5432/x", False),
+        (f"{_GH}\nrotate it monthly", False),
+        ("mysql -pHunter2Hunter2!", False),
+        ("No credential here at all", False),
+        ("a note about [REDACTED:github_token] markers", False),
+    ],
+)
+def test_a_text_that_is_nothing_but_credentials(given: str, nothing_else: bool) -> None:
+    """qa-s67a F3: what :func:`only_credentials` calls a note with nothing but credentials
+    once they are redacted (markers, the names they were assigned to, punctuation), and the
+    boundary: a word more (what it is for, a comment, a host) is a note."""
+    from kenning.redaction import only_credentials
+
+    redacted = redact_secrets(given)[0]
+    assert only_credentials(redacted) is nothing_else, redacted
+
+
+def test_telling_a_text_of_credentials_is_linear() -> None:
+    """Long runs of punctuation between markers (backtracking ground) are told at once."""
+    from kenning.redaction import only_credentials
+
+    for text in (
+        "!" * 200_000 + "a[REDACTED:x]",
+        "x=" + "[REDACTED:x] " * 15_000 + "!" * 200_000 + "a",
+        "\n".join(["-" * 64] * 3000) + "[REDACTED:x] word",
+    ):
+        started = time.perf_counter()
+        assert not only_credentials(text)
+        assert time.perf_counter() - started < 0.5

@@ -421,6 +421,81 @@ def test_a_rejected_note_does_not_echo_its_secret(store: MemoryStore) -> None:
     assert GH not in (result.reason or "") and "[REDACTED:github_token]" in (result.reason or "")
 
 
+#: Notes that are nothing but a credential once it is redacted (qa-s67a F3), and the kind
+#: each refusal names.
+CREDENTIAL_ONLY = (
+    (GH, "1 github_token"),
+    ("password=" + URL_PW, "1 password_assignment"),
+    (f"{AWS_ID} aws_secret_access_key={AWS_SECRET}", "1 aws_access_key, 1 aws_secret"),
+    (f"export STRIPE_KEY={STRIPE}\nJWT_SECRET={JWT_SECRET}", "stripe_key"),
+)
+
+
+def _said_without_secrets(reason: str | None, kinds: str) -> None:
+    assert reason is not None and "nothing but" in reason and kinds in reason, reason
+    assert "without the secret itself" in reason, reason  # how to fix it
+    assert not any(secret in reason for secret in SECRETS), reason
+
+
+def test_a_note_that_is_nothing_but_a_credential_is_refused_by_the_write_path(
+    store: MemoryStore, project: Path
+) -> None:
+    """qa-s67a F3: a note that, redacted, is only a marker (``[REDACTED:github_token]``,
+    ``password=[REDACTED:…]``) was stored: it scored 1.00 for "github token", and the next
+    such note, with another token, was refused as an "identical content" duplicate of it.
+    It is refused now, naming the kinds (never the secret) and what to write instead, by
+    remember, remember_many and an edit; a word more and the note is stored, redacted."""
+    kept = store.remember(f"the deploy token is {GH} (rotate monthly; bananamarker)", "context")
+    assert kept.status == "stored" and kept.redactions == {"github_token": 1}, kept
+    for content, kinds in CREDENTIAL_ONLY:
+        result = store.remember(content, "context")
+        assert result.status == "rejected", (content[:8], result)
+        _said_without_secrets(result.reason, kinds)
+    other_token = "ghp_" + "Qw3Er5Ty7Ui9" * 3  # another secret: refused, not a "duplicate"
+    refused = store.remember(other_token, "context")
+    assert refused.status == "rejected" and "identical" not in (refused.reason or "")
+    batch = store.remember_many([NewMemory(GH), NewMemory("Deploys need two approvals.")])
+    assert [r.status for r in batch] == ["rejected", "stored"], batch
+    edited = store.update(kept.id or "", content="GITHUB_TOKEN=" + GH)
+    assert edited.status == "rejected", edited
+    _said_without_secrets(edited.reason, "1 github_token")
+    assert store.count() == 2  # the kept note (unchanged) and the batch's second
+    memory = store.get(kept.id or "")
+    assert memory is not None and "bananamarker" in memory.content
+    assert_no_secret(project, "bananamarker")
+
+
+def test_cli_and_mcp_refuse_a_note_that_is_nothing_but_a_credential(project: Path) -> None:
+    """The same refusal through ``kenning remember`` (exit 1 and the reason, as for an empty
+    note; ``--json``: status rejected) and the MCP ``hooks_remember`` tool; no store is
+    created, and no secret is printed."""
+    import anyio
+
+    r = run_cli(project, "remember", "password=" + URL_PW)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "rejected: content is nothing but a credential (1 password_assignment)" in r.stderr
+    r = run_cli(project, "remember", "--json", GH)
+    assert r.returncode == 1, r.stderr
+    data = json.loads(r.stdout)
+    assert data["status"] == "rejected" and data["id"] is None, data
+    _said_without_secrets(data["reason"], "1 github_token")
+    for printed in (r.stdout, r.stderr):
+        assert not any(secret in printed for secret in SECRETS)
+
+    async def remember(content: str) -> dict[str, object]:
+        tools = KenningTools(project)
+        try:
+            async with Client(build_server(tools)) as client:
+                return await ok(client, "hooks_remember", content=content)
+        finally:
+            tools.close()
+
+    data = anyio.run(remember, f"Authorization: Bearer {GH}")
+    assert data["status"] == "rejected", data
+    _said_without_secrets(str(data["reason"]), "1 github_token")
+    assert not (project / ".kenning").exists()  # a refused note creates no store
+
+
 # Shapes the token and assignment rules missed: pasted `aws configure` prompts, the base64
 # user:password of a Docker config's or .npmrc's `auth`, JSON escaped inside a JSON string
 # (a log line, a request body), and a random value after "password:" in a sentence.

@@ -87,6 +87,12 @@ class ContentError(UserInputError):
     """Memory content that is empty, too long or not valid text."""
 
 
+class CredentialOnlyContent(ContentError):
+    """Content that, its credentials redacted, is nothing but their ``[REDACTED:<kind>]``
+    markers, the names they were assigned to and punctuation: it holds no knowledge (an
+    import leaves such a note out, as it does an empty one)."""
+
+
 class InvalidTypeError(UserInputError):
     """An unknown memory type or collection, or a type outside its collection."""
 

@@ -2815,6 +2815,48 @@ def marker_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _MARKER.finditer(text)]
 
 
+#: What may stand before a marker in a note that holds nothing but credentials: punctuation,
+#: then at most one name the secret is assigned to (``password=``, ``export GITHUB_TOKEN=``,
+#: ``"api_key": "``, ``Authorization: Bearer``), then punctuation. Two words or a word not
+#: followed by ``=``/``:`` say something (``the deploy token is``, ``github token:``,
+#: ``mysql -p``, ``postgresql://app:``), and the note is kept.
+_KEY_NAME_BEFORE_MARKER = lazy(
+    r"[\W_]*+(?:(?:export|set|setx|setenv)[ \t]+)?"
+    r"(?:[^\W\d][\w.\-]{0,63}[\"']?[ \t]*[:=][ \t]*)?"
+    r"(?:(?:bearer|basic|token)[ \t]+)?[\W_]*+",
+    re.IGNORECASE,
+)
+_PUNCTUATION_ONLY = lazy(r"[\W_]*")
+
+
+def only_credentials(text: str) -> bool:
+    """Whether ``text`` (redacted) is nothing but ``[REDACTED:<kind>]`` markers, the names
+    their secrets were assigned to and punctuation: ``[REDACTED:github_token]``,
+    ``password=[REDACTED:password_assignment]``, ``[REDACTED:aws_access_key]
+    [REDACTED:aws_secret]``, a private key, an env file's ``NAME=[REDACTED:…]`` lines. Such
+    a note says nothing once its secret is gone. One more word (``the deploy token is
+    [REDACTED:github_token] (rotate monthly)``, ``# prod`` after it, a URL's host) and it is
+    not: each line's text between markers must be punctuation and at most one name followed
+    by ``=`` or ``:``, and its text after the last marker punctuation alone."""
+    if "[REDACTED:" not in text:  # (the common case: no marker, no scan)
+        return False
+    spans = marker_spans(text)
+    if not spans:
+        return False
+    start = 0
+    for begin, end in spans:
+        between = text[start:begin]
+        # a line break before the marker: the lines before it held no marker, and must be
+        # punctuation alone; the marker's own line may start with its name
+        *before, own = between.split("\n")
+        if any(not _PUNCTUATION_ONLY.fullmatch(line) for line in before):
+            return False
+        if not _KEY_NAME_BEFORE_MARKER.fullmatch(own):
+            return False
+        start = end
+    return bool(_PUNCTUATION_ONLY.fullmatch(text[start:]))
+
+
 def _outside_markers(text: str, hits: list[_Hit]) -> list[_Hit]:
     """Drop hits that overlap an earlier redaction's marker: redacting twice changes nothing."""
     markers = marker_spans(text)

@@ -20,7 +20,13 @@ import numpy as np
 from .backends.base import Backend, KnowsItIsReadOnly, MarksAReembed, forks_so_far, renew_after_fork
 from .config import Settings, SettingsFiles
 from .embedders.base import Embedder
-from .errors import KenningError, ProvenanceMismatch, StoreClosed, UserInputError
+from .errors import (
+    CredentialOnlyContent,
+    KenningError,
+    ProvenanceMismatch,
+    StoreClosed,
+    UserInputError,
+)
 from .model import Provenance
 from .project import (
     GROUP_ID_ARGUMENT,
@@ -63,6 +69,28 @@ def _check_text(text: object, what: str, error: type[UserInputError] = UserInput
     except UnicodeEncodeError as exc:
         raise error(_not_unicode(what, text[exc.start])) from None
     return text
+
+
+def check_not_only_credentials(text: str) -> None:
+    """Refuse (the write path, :meth:`~kenning.store_write.StoreWrites.prepare`) a redacted
+    ``text`` that is nothing but credentials
+    (:func:`kenning.redaction.only_credentials`): stored, it said nothing, ranked first for
+    any query naming its kind ("github token"), and made the next such note, with another
+    secret, an "identical content" duplicate of it (qa-s67a F3). The refusal names the kinds
+    only, never a secret."""
+    from .redaction import only_credentials, redaction_markers
+    from .render import redaction_counts
+
+    if only_credentials(text):
+        kinds = redaction_markers(text)
+        what = "a credential" if sum(kinds.values()) == 1 else "credentials"
+        raise CredentialOnlyContent(
+            f"content is nothing but {what} ({redaction_counts(kinds)}), which kenning "
+            "never stores: redacted, the note would say nothing. Remember "
+            "what someone needs to know about it instead (what it is for, where it is kept "
+            "— a secret manager, an environment variable's name —, how to rotate it), "
+            "without the secret itself"
+        )
 
 
 def _not_unicode(what: str, surrogate: str) -> str:

@@ -37,7 +37,7 @@ from .model import (
     utc_now,
 )
 from .project import GROUP_ID_ARGUMENT, check_group_id, group_id_redactions
-from .store_base import _check_text, check_list_of
+from .store_base import _check_text, check_list_of, check_not_only_credentials
 from .store_read import StoreReads, _error_fingerprint_of, _fingerprint_now
 from .vectors import vector_problem
 
@@ -289,6 +289,7 @@ class StoreWrites(StoreReads):
             given = len(text.encode("utf-8"))
             text, redactions = redact_secrets(text)
             _check_redacted_size(given, text, redactions)
+        check_not_only_credentials(text)
         content_redacted = bool(redactions)
         memory_type, collection = resolve_type(item.type, text)
         given_metadata = check_metadata_argument(item.metadata)

@@ -244,9 +244,15 @@ def _validate_import(
         checking.close()
     if checking.problems:
         raise UserInputError(_refusal(checking.problems))
-    return ValidatedImport(
-        read.export, read.items, prepared, vectors, read.reuse, read.reembedded, read.left_out
-    )
+    export, items, left_out = read.export, read.items, read.left_out
+    if checking.left_out:
+        gone = set(checking.left_out)
+        kept = [i for i in range(len(items)) if i not in gone]
+        export = replace(export, lines=tuple(export.lines[i] for i in kept))
+        items = [items[i] for i in kept]
+        vectors = [vectors[i] for i in kept]
+        left_out += len(gone)
+    return ValidatedImport(export, items, prepared, vectors, read.reuse, read.reembedded, left_out)
 
 
 def _refusal(problems: Sequence[str]) -> str:
@@ -434,9 +440,13 @@ def _import_pipelined(
     vectors = list(read.vectors)
     clashes: list[str] = []
     checking = _Checking(store, read)
+    counted = 0
     try:
         with writing.transaction():
             for chunk in checking.chunks():
+                # the lines left out so far, counted before a write that may fail (a store
+                # that refuses the rest counts those as not written, and these not)
+                counted = _count_left_out(writing, checking, counted)
                 chosen = chunk.take(vectors)
                 indexes = [index for index, _ in chunk.notes]
                 for index, prep in zip(indexes, chosen, strict=True):
@@ -452,11 +462,20 @@ def _import_pipelined(
             if checking.problems:
                 raise UserInputError(_refusal(checking.problems))
             _raise_clashes(clashes)
+            _count_left_out(writing, checking, counted)
     except StoreWriteFailed as exc:  # refused before a row was written: none was
         writing.not_written(exc)
     finally:
         checking.close()
     return writing.counts
+
+
+def _count_left_out(writing: _Writing, checking: _Checking, counted: int) -> int:
+    """Count the lines ``checking`` left out since ``counted`` of them were as rejected;
+    how many are counted now."""
+    now = len(checking.left_out)
+    writing.counts["rejected"] += now - counted
+    return now
 
 
 @dataclass(frozen=True)
@@ -494,13 +513,15 @@ class _Checking:
     def __init__(self, store: MemoryStore, read: _FileRead) -> None:
         self._store, self._read = store, read
         self.problems: list[str] = []
+        #: The lines (index in the file) left out for being nothing but a credential.
+        self.left_out: list[int] = []
         self._queue: queue.Queue[_CheckedChunk | BaseException | None] = queue.Queue()
         self._embedding = ThreadPoolExecutor(1, thread_name_prefix="kenning-import-embed")
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="kenning-import-checks", daemon=True)
 
     def _run(self) -> None:
-        from .errors import UserInputError
+        from .errors import CredentialOnlyContent, UserInputError
 
         try:
             part: list[tuple[int, PreparedMemory]] = []
@@ -514,6 +535,18 @@ class _Checking:
                     prep = self._store.prepare(
                         item, record.group_id, restoring=True, stored_text=stored_text
                     )
+                except CredentialOnlyContent as exc:
+                    # as a line holding no visible text (_without_empty_notes): an older
+                    # kenning stored such notes, which hold no knowledge to lose, and a
+                    # backup holding one would be refused whole
+                    log.warning(
+                        "kenning: line %d (memory %s): %s; left out, counted as rejected",
+                        record.number,
+                        record.id,
+                        exc,
+                    )
+                    self.left_out.append(index)
+                    continue
                 except UserInputError as exc:
                     self.problems.append(f"line {record.number}: {exc}")
                     continue
