@@ -745,6 +745,42 @@ def test_a_project_without_a_store_and_a_taken_port(
     )
 
 
+def test_a_read_only_store_is_said_and_its_changes_are_turned_off(
+    tmp_path: Path, tab: Any, minilm: Embedder
+) -> None:
+    """qa-s67a F4: `kenning ui` on a store it cannot write (a read-only mount, which stops
+    root too) offered Edit, Mark reviewed and Forget with no word, and a save failed after
+    the text was typed. The header says read-only with the core's reason and fix, the
+    buttons are turned off, and the edit form (opened by its address) cannot be sent."""
+    from tests.test_store_folder import _tmpfs
+
+    with _tmpfs(tmp_path / "mnt", "16m") as mount:
+        project = make_repo(mount / "p")
+        with open_store(cwd=project, embedder=minilm) as store:
+            memory_id = store.remember(NAMING, "naming").id or ""
+        subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+        server = start_ui(project, tmp_path / "stderr.txt")
+        try:
+            tab.goto(server.url)
+            assert ids_on(tab) == [memory_id]  # reads work
+            notice = tab.inner_text("p.flash.read-only")
+            assert "read-only here" in notice and f"make {project / '.kenning'}" in notice
+            assert tab.inner_text("header .read-only-badge") == "read-only"
+            row = tab.locator(f"li.memory[data-id='{memory_id}']")
+            assert row.locator("a:has-text('Edit'), a:has-text('Forget')").count() == 0
+            assert row.locator(".button.disabled").count() == 2
+            assert row.locator("button:has-text('Mark reviewed')").is_disabled()
+            tab.goto(f"{server.base}/memory?id={memory_id}")
+            assert tab.locator("button:has-text('Mark reviewed')").is_disabled()
+            assert "read-only here" in tab.inner_text("p.flash.read-only")
+            tab.goto(f"{server.base}/edit?id={memory_id}")
+            assert "read-only here" in tab.inner_text("p.flash.read-only")
+            assert tab.locator("button:has-text('Save')").is_disabled()
+            assert tab.locator("textarea#content").input_value() == NAMING
+        finally:
+            server.stop()
+
+
 @pytest.mark.parametrize("ctrl_c", [signal.SIG_DFL, signal.SIG_IGN], ids=["terminal", "script"])
 def test_ctrl_c_stops_the_page_as_it_says(tmp_path: Path, ctrl_c: signal.Handlers) -> None:
     """`kenning ui` says "Ctrl+C to stop"; doing so printed "error: interrupted" and exited

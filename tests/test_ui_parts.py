@@ -355,6 +355,95 @@ def test_a_change_while_another_process_holds_the_write_lock_says_so(
     assert after.metadata == before.metadata
 
 
+def test_a_refused_edit_shows_the_form_again_with_the_typed_text(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """qa-s67a F4: an edit the store refused (read-only, locked by another process) gave the
+    error page, whose one link went to the list: the typed text was lost unless the browser
+    kept it. The form comes back with the text typed and the reason, as for a duplicate."""
+    import html
+    import sqlite3
+
+    from kenning import open_store
+    from kenning.backends import sqlite as sqlite_backend
+
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.3)  # SQLite's wait, shortened
+    with open_store(cwd=project, embedder="hashing") as store:
+        before = store.get(store.remember("Deploys go through the release branch", "rule").id)
+    assert before is not None
+    typed = "Deploys go through the release branch, after two approvals (typed with care)"
+    holder = sqlite3.connect(project / ".kenning" / "memory.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        response = _send_edit(project, before, typed)
+        holder.execute("ROLLBACK")
+    finally:
+        holder.close()
+    assert response.status_code == 400, response.text
+    shown = html.unescape(response.text)
+    assert "Not saved:" in shown and "another process" in shown, shown
+    assert f">{typed}</textarea>" in shown, shown  # the text typed, in the form again
+    assert 'action="/edit"' in shown and "← back to the memory" in shown
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.get(before.id) == before
+
+
+def test_the_page_says_a_read_only_store_is_read_only_and_keeps_a_refused_edit(
+    tmp_path: Path,
+) -> None:
+    """qa-s67a F4: on a store it cannot write (a read-only mount: root's writes are refused
+    too) the page offered Edit, Mark reviewed and Forget with no word; the save failed after
+    the text was typed. Every page says so now, with the core's reason (what ``kenning
+    doctor`` says), and the changes are turned off; an edit sent anyway (a form opened
+    before) comes back with its text."""
+    import html
+    import subprocess
+
+    from kenning import open_store
+    from kenning.model import edit_version
+
+    from .test_store_folder import _tmpfs
+
+    with _tmpfs(tmp_path / "mnt", "16m") as mount:
+        project = make_repo(mount / "p", remote=PROJECT_REMOTE)
+        with open_store(cwd=project, embedder="hashing") as store:
+            before = store.get(store.remember("Deploys go through the release branch", "rule").id)
+        assert before is not None
+        client, source = _page_client(project)
+        try:  # writable: nothing said, the changes offered
+            listed = client.get("/").text
+            assert "read-only" not in listed and f'href="/edit?id={before.id}"' in listed
+        finally:
+            client.close()
+            source.close()
+        subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+        client, source = _page_client(project)
+        try:
+            for address in ("/", f"/memory?id={before.id}", f"/edit?id={before.id}"):
+                shown = html.unescape(client.get(address).text)
+                assert "This store is read-only here" in shown, (address, shown)
+                assert f"make {project / '.kenning'}" in shown, shown  # the core's fix
+                assert 'class="read-only-badge"' in shown
+                assert f'href="/edit?id={before.id}"' not in shown, address
+                assert f'href="/forget?id={before.id}"' not in shown, address
+            assert '<button type="submit" disabled' in shown  # Save, turned off
+            memory_page = client.get(f"/memory?id={before.id}").text
+            assert '<button type="submit" disabled' in memory_page  # Mark reviewed
+            typed = "Deploys go through main now (a long careful rewrite)"
+            fields = _form_fields(client.get(f"/edit?id={before.id}").text, "/edit")
+            fields.update(content=typed, type=before.type, base=edit_version(before))
+            response = client.post("/edit", data=fields)
+            assert response.status_code == 400, response.text
+            shown = html.unescape(response.text)
+            assert "Not saved: cannot write the store" in shown and "read-only" in shown
+            assert f">{typed}</textarea>" in shown, shown
+        finally:
+            client.close()
+            source.close()
+        with open_store(cwd=project, embedder="hashing", create=False) as store:
+            assert store.get(before.id) == before
+
+
 def test_a_damaged_recall_log_line_is_skipped_not_a_broken_page(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

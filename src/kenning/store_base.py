@@ -370,6 +370,20 @@ class StoreBase:
             self.backend.check_writable()
         self._check_provenance(stamp=False)
 
+    def read_only_reason(self) -> str | None:
+        """Why a write to this store would be refused here because it is read-only (its
+        file, folder or mount), as the write would say it; None when it is writable, when
+        there is no store yet, or when the backend can only tell at the write (a server).
+        For a surface that offers changes (``kenning ui``): it says so before someone types
+        one, as ``kenning doctor`` does ("can be read but not written")."""
+        if not self.exists or not isinstance(self.backend, KnowsItIsReadOnly):
+            return None
+        try:
+            self.backend.check_writable()
+        except KenningError as exc:
+            return str(exc)
+        return None
+
     def __enter__(self) -> Self:
         return self
 

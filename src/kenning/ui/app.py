@@ -303,8 +303,15 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             return "kenning remember"
         return f"kenning remember --store {shlex.quote(store.location)}"
 
+    #: Why the store cannot be written here (read-only file, folder or mount), as the core
+    #: says it (:meth:`MemoryStore.read_only_reason`), read with each request's store; None:
+    #: writable. Every page says it in its header, and the change buttons are turned off:
+    #: a person learnt it only after typing an edit and saving it (qa-s67a F4).
+    read_only: list[str | None] = [None]
+
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         session: Session = request.scope["state"]["session"]
+        context.setdefault("read_only", read_only[0])
         # every note is shown redacted on read, as every other reader of the store shows it:
         # another writer (another tool, an older kenning) may have left a credential in one
         # (qa-s64b T2: the page showed it, the one surface made to be looked at)
@@ -322,6 +329,9 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
     async def call(work: Callable[[MemoryStore], T]) -> T:
         def run() -> T:
             with source.store() as store:
+                # before the work: a write it refuses for this is then said on its page too
+                reason = store.read_only_reason()
+                read_only[0] = None if reason is None else safe_message(reason)
                 return work(store)
 
         return await run_in_threadpool(run)
@@ -495,10 +505,13 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         new_type = str(form.get("type", ""))
         base = str(form.get("base", ""))
 
+        shown: list[Memory] = []  # the memory the form was for, once read
+
         def work(store: MemoryStore) -> tuple[Memory | None, RememberResult | None]:
             found = store.get(wanted)
             if found is None or base != edit_version(found):
                 return found, None
+            shown.append(found)
             if content == found.content and new_type == found.type:
                 return found, None
             try:
@@ -517,7 +530,24 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 return store.get(wanted), None
             return found, changed
 
-        before, result = await call(work)
+        try:
+            before, result = await call(work)
+        except KenningError as exc:
+            if not shown:
+                raise  # (the memory could not even be read: the error page says why)
+            # refused by the store (read-only, locked by another process, a server gone):
+            # the form again with the text typed into it, which the error page lost (its one
+            # link went to the list: qa-s67a F4)
+            return page(
+                request,
+                "edit.html",
+                503 if exc.exit_code == 3 else 400,
+                memory=shown[0],
+                content=content,
+                type=new_type,
+                problem=f"Not saved: {safe_message(str(exc))}. Your text is kept below.",
+                duplicate_of=None,
+            )
         # secrets another writer left in the note: the form showed them redacted, so a save
         # of its text (untouched or not) stores them redacted, which the user is told
         held = (
