@@ -80,6 +80,34 @@ def test_go_test_json_is_read_as_the_output_the_test_printed() -> None:
     assert "    cart_test.go:12: Add(1, 1) = 3, want 2" in as_printed(split).splitlines()
 
 
+def test_go_test_json_of_a_newer_go_is_read_whatever_fields_it_adds() -> None:
+    """Go 1.24's test2json marks an output event's ``OutputType`` (``frame``, ``error``) and
+    Go 1.25 adds ``attr`` events: their failure stayed raw JSON, its signature a JSON line
+    (qa-s67b F1)."""
+    events = [json.loads(line) for line in go_test_json().splitlines()]
+    for event in events:
+        if event["Action"] == "output":
+            event["OutputType"] = "error" if "want" in event["Output"] else "frame"
+    events.insert(2, {"Action": "attr", "Package": "example.com/cart", "Key": "k", "Value": "v"})
+    report = "\n".join(json.dumps(e) for e in events)
+    assert as_printed(report) == "".join(GO_OUTPUT).rstrip("\n")
+    assert extract_error_signature(report) == extract_error_signature("".join(GO_OUTPUT))
+
+
+def test_what_a_report_prints_is_not_read_again_as_a_report() -> None:
+    """A failure whose text quotes another report's line (a mocha test of a tool that runs
+    ``go test -json``) is that failure: each reader of the printed text read the quoted
+    line again, and the query was the inner event's output (qa-s67b F11)."""
+    inner = json.dumps({"Action": "output", "Package": "p", "Output": "panic: boom\n"})
+    stack = f"Error: child failed\n{inner}\n    at run (test/child.spec.js:9:3)"
+    report = json.dumps(
+        {"stats": {"failures": 1}, "failures": [{"title": "child", "err": {"stack": stack}}]}
+    )
+    printed = as_printed(report)
+    assert as_printed(printed) is printed
+    assert extract_error_signature(report) == "Error: child failed"
+
+
 def test_a_prompt_with_go_test_json_asks_its_error() -> None:
     from kenning.hooks.claude_code import prompt_queries
 
@@ -105,6 +133,21 @@ def test_jest_json_is_read_as_jest_prints_its_failures() -> None:
     )
     assert extract_error_signature(report) == signature
     assert queries_of_pasted_error(report, None) == [(signature, True)]
+
+
+def test_a_prompt_with_a_long_jest_report_asks_its_failure() -> None:
+    """jest's report is one line, of ~200 characters a passing test: the prompt hook cut a
+    prompt over 20,000 characters to its head and tail before it read the report, which
+    then read as no report (a 300-test report asked JSON; qa-s67b F2)."""
+    from kenning.hooks.claude_code import MAX_PROMPT_CHARS, prompt_queries
+
+    report = json.loads(jest_json())
+    passing = {"fullName": "cart keeps items", "status": "passed", "failureMessages": []}
+    report["testResults"][1]["assertionResults"] += [passing] * 300
+    pasted = json.dumps(report)
+    assert len(pasted) > MAX_PROMPT_CHARS
+    signature = extract_error_signature(JEST_PRINTED)
+    assert (signature, True) in prompt_queries(f"why does CI fail?\n{pasted}")
 
 
 def test_vitest_json_without_messages_reads_each_failed_test() -> None:
@@ -168,7 +211,10 @@ def test_mocha_json_is_read_as_its_failures() -> None:
         '{"level": "error", "msg": "db down"}',  # a JSON log line: read elsewhere
         '{"Action": "output"',  # cut short: no JSON
         '{"Action": "deploy", "Package": "x"}',  # not test2json's action
-        '{"Action": "output", "Package": "x", "Output": "hi\\n", "Extra": 1}',  # another key
+        '{"Action": "output", "Output": "hi\\n"}',  # no package: not test2json's
+        # a search API's reply with "stats" and "failures" is no mocha report (qa-s67b F10)
+        '{"stats": {"took": 3}, "failures": [{"index": "logs", "reason": {"type": "x"}}]}',
+        '{"stats": {"tests": 1}, "failures": [{"title": "x"}]}',  # a failure without its err
         '{"testResults": [1, 2]}',  # no jest report (no counts)
     ],
 )

@@ -25,10 +25,10 @@ __all__ = ["as_printed"]
 #: MB; a longer one is left as it is rather than parsed).
 REPORT_MAX_CHARS = 20_000_000
 
-#: A line that may be one of the reports read here: a JSON object naming one of their keys.
-_MAYBE_REPORT = lazy(
-    r'^[^\S\n]*\{.*"(?:Action|testResults|reason|\$message_type|failures)"[^\S\n]*:'
-)
+#: A line that may be one of the reports read here: a JSON object naming one of their keys,
+#: from the line's start, as the tools print them (what :func:`as_printed` puts in a
+#: report's place never starts so: it is not read again).
+_MAYBE_REPORT = lazy(r'^\{.*"(?:Action|testResults|reason|\$message_type|failures)"[^\S\n]*:')
 
 
 def as_printed(text: str) -> str:
@@ -40,7 +40,8 @@ def as_printed(text: str) -> str:
     and cargo's or rustc's ``rendered`` diagnostics (build bookkeeping dropped). Any other
     line is kept as it is. A text with no report, or whose reports print nothing (a jest
     run with no failure, cargo's bookkeeping alone), comes back unchanged (the same
-    object)."""
+    object). Read once is read for good: what a report prints is not read again as a
+    report (a mocha failure quoting a ``go test -json`` event stays that failure)."""
     if '{"' not in text and "{ " not in text:
         return text
     lines = text.split("\n")
@@ -53,7 +54,7 @@ def as_printed(text: str) -> str:
         event = _report_of(line)
         if event is None:
             if go_output:
-                out.append("".join(go_output).rstrip("\n"))
+                out.append(_not_read_again("".join(go_output).rstrip("\n")))
                 go_output = []
             out.append(line)
             continue
@@ -63,14 +64,22 @@ def as_printed(text: str) -> str:
             go_output.append(value)
             continue
         if go_output:
-            out.append("".join(go_output).rstrip("\n"))
+            out.append(_not_read_again("".join(go_output).rstrip("\n")))
             go_output = []
         if value:
-            out.append(value)
+            out.append(_not_read_again(value))
     if go_output:
-        out.append("".join(go_output).rstrip("\n"))
+        out.append(_not_read_again("".join(go_output).rstrip("\n")))
     printed = "\n".join(out)
     return printed if changed and printed.strip() else text
+
+
+def _not_read_again(printed: str) -> str:
+    """``printed`` with each of its lines that opens a JSON object indented by a space, so
+    that no later reading takes it for a report of its own."""
+    if "{" not in printed:
+        return printed
+    return "\n".join(f" {line}" if line.startswith("{") else line for line in printed.split("\n"))
 
 
 def _report_of(line: str) -> tuple[str, str] | None:
@@ -95,22 +104,19 @@ def _report_of(line: str) -> tuple[str, str] | None:
 
 
 def _is_test2json(event: dict[str, object]) -> bool:
-    """test2json's event: an ``Action`` of its own words, with its ``Time`` or ``Package``
-    (``go test -json``, ``gotestsum --jsonfile``)."""
-    return (
-        event.get("Action") in _GO_ACTIONS
-        and ("Package" in event or "Time" in event)
-        and set(event) <= _GO_KEYS
+    """test2json's event: an ``Action`` of its own words and the package it is of
+    (``Package``, or a build's ``ImportPath``), whatever else a newer Go adds to it (Go
+    1.24's ``OutputType``, 1.25's ``attr`` events' ``Key`` and ``Value``) (``go test
+    -json``, ``gotestsum --jsonfile``)."""
+    return event.get("Action") in _GO_ACTIONS and (
+        isinstance(event.get("Package"), str) or isinstance(event.get("ImportPath"), str)
     )
 
 
 _GO_ACTIONS = frozenset(
     {"start", "run", "pause", "cont", "pass", "bench", "fail", "output", "skip", "build-output",
-     "build-fail"}
+     "build-fail", "attr"}
 )  # fmt: skip
-_GO_KEYS = frozenset(
-    {"Time", "Action", "Package", "Test", "Elapsed", "Output", "FailedBuild", "ImportPath"}
-)
 
 
 def _strings(value: object) -> Iterator[str]:
@@ -177,19 +183,36 @@ def _jest_summary(event: dict[str, object]) -> Iterator[str]:
 def _mocha_failures(event: dict[str, object]) -> str | None:
     """mocha's ``--reporter json`` failures as its spec reporter lists them (``1) full
     title:`` and the error's stack, else its message); None for anything else."""
-    failures = event.get("failures")
-    if not isinstance(failures, list) or not isinstance(event.get("stats"), dict):
-        return None
+    failures, stats = event.get("failures"), event.get("stats")
+    if not (
+        isinstance(failures, list)
+        and isinstance(stats, dict)
+        and _MOCHA_STATS.intersection(stats)
+        and all(_is_mocha_failure(f) for f in failures)
+    ):
+        return None  # (another JSON with "stats" and "failures": a search API's reply)
     printed: list[str] = []
-    for number, failure in enumerate((f for f in failures if isinstance(f, dict)), 1):
-        title = failure.get("fullTitle") or failure.get("title") or ""
-        err = failure.get("err")
-        said = ""
-        if isinstance(err, dict):
-            stack, message = err.get("stack"), err.get("message")
-            said = stack if isinstance(stack, str) and stack.strip() else message or ""
+    for number, failure in enumerate(failures, 1):
+        title = failure.get("fullTitle") or failure.get("title")
+        err = failure["err"]
+        stack, message = err.get("stack"), err.get("message")
+        said = stack if isinstance(stack, str) and stack.strip() else message
         printed.append(f"  {number}) {title}:\n{said if isinstance(said, str) else ''}".rstrip())
     return "\n".join(printed)
+
+
+#: mocha's counts of a run (``stats``).
+_MOCHA_STATS = frozenset({"suites", "tests", "passes", "pending", "failures", "duration"})
+
+
+def _is_mocha_failure(failure: object) -> bool:
+    """A failure of mocha's report: its title, and its error (an object)."""
+    return (
+        isinstance(failure, dict)
+        and isinstance(failure.get("fullTitle") or failure.get("title"), str)
+        and bool(failure.get("fullTitle") or failure.get("title"))
+        and isinstance(failure.get("err"), dict)
+    )
 
 
 def _diagnostic(event: dict[str, object]) -> str | None:

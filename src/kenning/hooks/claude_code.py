@@ -194,10 +194,11 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
     from ..signatures import names_error, written_below_error
 
     # a lone surrogate (half an emoji a client cut) would make every query unusable
-    prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")
+    # a test runner's JSON report is read before a long prompt is cut to its head and tail
+    # (jest's is one line: cut, it reads as no report; qa-s67b F2)
+    prompt = _looked_at(as_printed(prompt)).encode("utf-8", "replace").decode("utf-8")
     prompt = ANSI.sub("", prompt)  # a terminal's colours, pasted with its output
     prompt = without_run_log_prefixes(prompt)  # gh's job and step before a CI log's lines
-    prompt = as_printed(prompt)  # a test runner's JSON report: the failures it stands for
     text = without_diffs(prompt).strip()
     if len(text) < MIN_PROMPT_CHARS and not (reports_error(text) and len(text.split()) > 1):
         return [], []  # "yes", "go on"; but a whole error is short too ("KeyError: 'user'")
