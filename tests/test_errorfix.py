@@ -3786,6 +3786,11 @@ def test_looks_like_error(text: str) -> None:
         "open C:\\data\\wal.log: The system cannot find the file specified.",
         "open C:\\data: Access is denied.",
         "stat C:\\tools\\go: The system cannot find the path specified.",
+        # ... a path with spaces, and a sharing violation (qa-s67b F3)
+        "open C:\\Program Files\\app\\config.yaml: The system cannot find the path specified.",
+        "open C:\\Users\\Ann Lee\\app.db: The process cannot access the file because it is "
+        "being used by another process.",
+        "remove C:\\Users\\Ann Lee\\cache: Access is denied.",
         "sh: 1: ./node_modules/.bin/jest: not found",
         # webpack's and Next.js' missing module, dash's missing command (qa-s61b G1)
         "Module not found: Can't resolve 'lodash'",

@@ -1470,6 +1470,10 @@ _LOOKS_LIKE_ERROR = lazy(
       |The\ssystem\scannot\sfind\sthe\s(?:file|path)\sspecified)
                                 # ... after Go's operation on a name ("open config: …", "open
                                 # C:\data: Access is denied." on Windows), where its error starts
+    | \bThe\ssystem\scannot\sfind\sthe\s(?:file|path)\sspecified\b  # Windows' own
+    | \bThe\sprocess\scannot\saccess\sthe\sfile\sbecause\sit\sis\sbeing\sused\sby\sanother
+      \sprocess\b
+    | (?:^|\s)[A-Za-z]:\\[^:\n]{0,300}?:\sAccess\sis\sdenied\b   # (a path with spaces)
     | :\si/o\stimeout\b                                   # Go's
     | \bbind:\saddress\salready\sin\suse\b                       # Go's
     | :\s(?:SYSTEM_CALL_ERRORS)\b  # a system call's error
