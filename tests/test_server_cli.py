@@ -2018,7 +2018,9 @@ def test_a_scram_key_of_the_wrong_length_is_refused_without_its_length(
     import psycopg
 
     for name in ("scram_client_key", "scram_server_key"):
-        for value in ("YWJjZGVm", "a" * 44, "YWJj!!", quote(base64.b64encode(b"k" * 31))):
+        spaced = base64.b64encode(b"k" * 32).decode()
+        spaced = quote(f"{spaced[:20]} {spaced[20:]}")  # (a whole key with a space: F4)
+        for value in ("YWJjZGVm", "a" * 44, "YWJj!!", quote(base64.b64encode(b"k" * 31)), spaced):
             url = f"postgresql://app@127.0.0.1:1/memory?sslmode=disable&{name}={value}"
             r = kenning(project, "stats", "--store", url)
             assert r.returncode == 1, (value, r.returncode, r.stderr)
