@@ -215,16 +215,22 @@ def _locate(store_path: Path | None, cwd: Path | None, store_url: str | None = N
         resolve_project,
     )
 
+    configured: str | None = None
     if store_path is None and store_url is None:
         # a malformed value (a URL without its //, libpq's key=value form), in the
         # environment or the project's .env, is what to correct: not "run inside the
         # checkout"
         checkout = find_checkout(Path(cwd or Path.cwd()))
-        configured_store(checkout.settings_root if checkout is not None else None)
+        configured = configured_store(checkout.settings_root if checkout is not None else None)[0]
     try:
         project = resolve_project(cwd, None, store_path, store_url)
     except UserInputError as exc:
         path = None
+        if store_path is None and store_url is None and configured:
+            # KENNING_STORE's server store, from outside any project: checked as one named
+            # with --store is (every check was skipped, and the fix named a --project
+            # doctor does not take: qa-s67b F5)
+            store_url = configured if config.is_store_url(configured) else None
         if store_url is not None:
             from .redaction import redact_url
 
