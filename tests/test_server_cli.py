@@ -1809,6 +1809,27 @@ def _line_with(lines: queue.Queue[str], words: str, timeout: float) -> str:
     raise AssertionError(f"no line with {words!r} in {timeout} s: {seen}")
 
 
+@pytest.mark.parametrize(
+    ("application", "shown"),
+    [
+        ("nightly_dump", "application_name 'nightly_dump'"),
+        ("DBeaver 23.1.0 - Main", "application_name 'DBeaver 23.1.0 - Main'"),
+        # a terminal's escape written as its escape, once (it was doubled by a repr)
+        ("psql \x1b]0;x\x07", "application_name 'psql \\x1b]0;x\\x07'"),
+        # the server keeps 63 bytes: a token cut there is none redaction knows (qa-s67b F9)
+        ("ghp_QAqa12345678", "an application_name that looks like it holds a secret, not shown"),
+        ("", "no application_name"),
+    ],
+)
+def test_a_session_an_index_build_waits_for_is_named_without_secrets(
+    application: str, shown: str
+) -> None:
+    from kenning.backends.postgres import _blocker
+
+    said = _blocker(42, application, "idle in transaction", 75.0)
+    assert said == f"pid 42 ({shown}, idle in transaction, its transaction open 1 min 15 s)"
+
+
 def test_a_vector_index_build_kept_waiting_says_for_whom_and_ctrl_c_is_safe(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1961,6 +1982,8 @@ def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
     assert "built the store's missing vector index" not in out2, out2
     said = [line for line in err2.splitlines() if "waits for" in line]
     assert said and f"pid {first} (application_name 'kenning', active" in said[0], err2
+    # (another build ends by itself: no session to commit or end, qa-s67b F9)
+    assert "another build of it" in said[0] and "commit or end" not in said[0], said
     assert "deadlock" not in err1 + err2
     assert _hnsw_valid(pg_url) == [True]
     r = kenning(project, "stats", "--json", "--store", pg_url)

@@ -612,15 +612,24 @@ _INDEX_LOCK_HOLDER = (
 
 def _blocker(pid: int, application: str | None, state: str | None, age: float | None) -> str:
     """A session an index build waits for, as its warning names it (no query text)."""
-    named = (
-        f"application_name {escaped_line(redact_secrets(application)[0])!r}"
-        if application
-        else "no application_name"
-    )
+    if not application:
+        named = "no application_name"
+    elif _TOKEN_LIKE.search(application):
+        # the server keeps 63 bytes of it: a token cut there is no token redaction knows
+        # (a GitHub token's first 16 characters were shown: qa-s67b F9)
+        named = "an application_name that looks like it holds a secret, not shown"
+    else:
+        named = f"application_name '{escaped_line(redact_secrets(application)[0])}'"
     if state is None:
         return f"pid {pid} ({named}; its state is hidden from this role)"
     opened = "" if age is None else f", its transaction open {_span(age)}"
     return f"pid {pid} ({named}, {escaped_line(state)}{opened})"
+
+
+#: A run of a name that reads as a secret's, not a program's: 12 or more letters, digits and
+#: token punctuation with a digit and a letter in it (``ghp_QAqa12345678``; not ``pg_dump``,
+#: ``DBeaver 23.1.0``, ``PostgreSQL JDBC Driver``).
+_TOKEN_LIKE = re.compile(r"(?=[\w+/=.-]*\d)(?=[\w+/=.-]*[A-Za-z])[\w+/=.-]{12,}")
 
 
 def _span(seconds: float) -> str:
@@ -1850,7 +1859,16 @@ class PostgresBackend:
                 except Exception:  # a word about a wait must never end the build
                     return
                 new = [row for row in rows if row[0] not in said]
-                if new:
+                if new and waiting.is_set():  # (another build of it: it ends by itself)
+                    said.update(int(row[0]) for row in new)
+                    log.warning(
+                        "kenning: building the vector index of the store at %s waits for "
+                        "another build of it to end, by %s; wait for it (this one then "
+                        "finds the index built), or Ctrl-C, which is safe",
+                        self.location,
+                        "; ".join(_blocker(*row) for row in new),
+                    )
+                elif new:
                     said.update(int(row[0]) for row in new)
                     log.warning(
                         "kenning: building the vector index of the store at %s waits for "
