@@ -208,10 +208,20 @@ def test_a_store_of_another_model_fails_provenance(project: Path, pg_url: str) -
     checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
     assert checks["provenance"]["status"] == "failed", checks["provenance"]
     assert "kenning reembed" in checks["provenance"]["fix"]
-    # the stamp's 768 dimensions are not the column's: said with the fix that works
+    # the stamp's 768 dimensions are not the column's: said with the fix that works, which
+    # is reembed when the current model's vectors are the column's (the stamp is what is
+    # wrong; the index check said a new store was needed, the provenance check reembed:
+    # qa-s67b F6), else a new store
     assert checks["index"]["status"] == "failed", checks["index"]
     assert "768-dimensional model" in checks["index"]["message"], checks["index"]
-    assert "new store" in checks["index"]["fix"]
+    assert "run `kenning reembed`" in checks["index"]["fix"], checks["index"]
+    elsewhere = project.parent / "another-model"  # (a model folder: its dimension unknown)
+    elsewhere.mkdir()
+    other_model = {"KENNING_STORE": pg_url, "KENNING_EMBEDDER": "minilm"}
+    other_model["KENNING_MODEL_DIR"] = str(elsewhere)
+    result = run_cli(project, "doctor", "--json", env=other_model)
+    index = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "index")
+    assert index["status"] == "failed" and "new store" in index["fix"], index
 
 
 def test_a_half_done_reembed_fails_provenance(project: Path, pg_url: str) -> None:  # noqa: F811

@@ -49,6 +49,7 @@ from .doctor import (
     WARNING,
     Check,
     DoctorReport,
+    expected_provenance,
     listed,
     project_check,
     provenance_check,
@@ -227,6 +228,20 @@ def _pg_schema(health: StoreHealth) -> Check:
     return Check("schema", OK, f"schema version {health.schema}, every table and column present")
 
 
+def _dimension_fix(stored: int, new_store: str) -> str:
+    """The fix of a stamp whose dimension is not the stored vectors': ``kenning reembed``
+    when the current model's is theirs (it re-embeds with it and stamps it: the stamp was
+    what was wrong), else ``new_store`` (the provenance check says reembed, which then
+    cannot write the vectors: two fixes, opposite, for one state, qa-s67b F6)."""
+    current = expected_provenance()
+    if current is not None and current.dimension == stored:
+        return (
+            f"run `kenning reembed`: the current model's vectors are {stored}-dimensional, as "
+            "the store's, and it re-embeds every memory with it and stamps the store so"
+        )
+    return new_store
+
+
 def _pg_index(backend: PostgresBackend, health: StoreHealth, stamped: int | None) -> Check:
     from .backends.postgres import NEW_DIMENSION_REMEDY
 
@@ -239,7 +254,7 @@ def _pg_index(backend: PostgresBackend, health: StoreHealth, stamped: int | None
             f"the store's vectors are {health.dimension}-dimensional (its column's type), but "
             f"it is stamped with a {stamped}-dimensional model: writes and searches with "
             "that model fail",
-            NEW_DIMENSION_REMEDY,
+            _dimension_fix(health.dimension, NEW_DIMENSION_REMEDY),
         )
     note = backend.missing_index() if health.hnsw is not True else None
     if note is not None:
@@ -300,8 +315,11 @@ def _qdrant(backend: QdrantBackend, project: Project | None, now: datetime) -> I
             FAILED,
             f"the collection's vectors are {dimension}-dimensional, but the store is stamped "
             f"with a {stamped}-dimensional model: writes and searches with that model fail",
-            "re-embedding to another dimension needs a new store: `kenning export`, then "
-            "import into a fresh one",
+            _dimension_fix(
+                dimension,
+                "re-embedding to another dimension needs a new store: `kenning export`, then "
+                "import into a fresh one",
+            ),
         )
     else:
         yield Check(
