@@ -31,6 +31,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from kenning.installers.claude_code import HOOK_EVENTS, HOOK_MATCHERS
 from kenning.installers.codex import FORWARDED_ENV_VARS
 
 from .cli_runner import run_cli
@@ -137,6 +138,10 @@ def test_plugin_validates(claude: Path, scratch_home: Path) -> None:
         assert "✘" not in out and "error" not in out.lower(), out
         # the plugin directory's checks too (an icon missing was one): a warning is a fix
         assert "⚠" not in out, out
+    # every hook is one Claude Code knows, for the tools it is meant for
+    for event, name in HOOK_EVENTS.items():
+        matcher = f" {HOOK_MATCHERS[event]}" if event in HOOK_MATCHERS else ""
+        assert f"hooks: {event}{matcher} command " in out and f"kenning hook {name}" in out, out
 
 
 def test_plugin_installs_from_the_clone_and_connects(
@@ -158,7 +163,7 @@ def test_plugin_installs_from_the_clone_and_connects(
         "stats",
     ):
         assert name in skills, details
-    assert "Hooks (2)  SessionStart, UserPromptSubmit" in details, details
+    assert f"Hooks ({len(HOOK_EVENTS)})  {', '.join(HOOK_EVENTS)}" in details, details
     assert "MCP servers (1)  kenning" in details, details
 
     listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)

@@ -129,14 +129,25 @@ def servers(doc: dict, keys: tuple[str, ...]) -> dict:
     return doc
 
 
-def hook_entry(command: str) -> list[dict]:
+def hook_entry(command: str, matcher: str | None = None) -> list[dict]:
     return [
         {
+            **({"matcher": matcher} if matcher is not None else {}),
             "hooks": [
                 {"type": "command", "command": command, "timeout": install.HOOK_TIMEOUT_SECONDS}
-            ]
+            ],
         }
     ]
+
+
+def kenning_s_hooks(executable: str) -> dict[str, list[dict]]:
+    """The hooks an install writes naming ``executable`` (as written in a command)."""
+    return {
+        "SessionStart": hook_entry(f"{executable} hook session-start"),
+        "UserPromptSubmit": hook_entry(f"{executable} hook prompt-submit"),
+        # only for the shell's failures: another tool's is no program's error
+        "PostToolUseFailure": hook_entry(f"{executable} hook tool-failure", "Bash|PowerShell"),
+    }
 
 
 # -- what each scope writes ----------------------------------------------------------------
@@ -153,12 +164,7 @@ def test_default_scope_is_local_with_personal_paths(project: Path, home: Path) -
             }
         }
     }
-    assert read(project / ".claude" / "settings.local.json") == {
-        "hooks": {
-            "SessionStart": hook_entry(f"{QUOTED} hook session-start"),
-            "UserPromptSubmit": hook_entry(f"{QUOTED} hook prompt-submit"),
-        }
-    }
+    assert read(project / ".claude" / "settings.local.json") == {"hooks": kenning_s_hooks(QUOTED)}
     # nothing shareable was written
     assert not (project / ".mcp.json").exists()
     assert not (project / ".claude" / "settings.json").exists()
@@ -185,12 +191,7 @@ def test_project_scope_names_kenning_on_path(project: Path, home: Path) -> None:
     assert read(project / ".mcp.json") == {
         "mcpServers": {"kenning": {"type": "stdio", "command": "kenning", "args": ["mcp"]}}
     }
-    assert read(project / ".claude" / "settings.json") == {
-        "hooks": {
-            "SessionStart": hook_entry("kenning hook session-start"),
-            "UserPromptSubmit": hook_entry("kenning hook prompt-submit"),
-        }
-    }
+    assert read(project / ".claude" / "settings.json") == {"hooks": kenning_s_hooks("kenning")}
     assert "approve" in err  # Claude Code asks each user to approve .mcp.json servers
     assert not (home / ".claude.json").exists()
     shared = (project / ".mcp.json").read_text() + (project / ".claude/settings.json").read_text()
@@ -328,8 +329,8 @@ def test_merge_keeps_everything_and_uninstall_restores_it(
         settings["hooks"]["UserPromptSubmit"][0]
         == EXISTING_SETTINGS["hooks"]["UserPromptSubmit"][0]
     )  # type: ignore[index]
-    assert len(kenning_hooks(settings, "UserPromptSubmit")) == 1
-    assert len(kenning_hooks(settings, "SessionStart")) == 1
+    for event in install.HOOK_EVENTS:
+        assert len(kenning_hooks(settings, event)) == 1
 
     code, _, err = cli("--scope", scope, "--uninstall")
     assert code == 0, err
@@ -352,6 +353,51 @@ def test_uninstall_of_a_fresh_install_removes_what_it_created(
     assert "removed" in out
     assert snapshot(project, home) == before
     assert not (project / ".claude").exists()
+
+
+@pytest.mark.parametrize("scope", install.SCOPES)
+def test_an_install_of_two_hooks_gets_the_tool_failure_hook_and_uninstall_removes_all(
+    project: Path, home: Path, scope: str
+) -> None:
+    """An install from before the tool-failure hook (SessionStart and UserPromptSubmit only):
+    installing again adds the third, for the shell's tools, and changes nothing more; the
+    uninstall removes the three."""
+    exe = [] if scope == "project" else ["--executable", EXE]
+    written = "kenning" if scope == "project" else QUOTED
+    _, _, settings_file = files_of(scope, project, home)
+    before = snapshot(project, home)
+    assert cli("--scope", scope, *exe)[0] == 0
+    older = read(settings_file)
+    del older["hooks"]["PostToolUseFailure"]
+    settings_file.write_text(json.dumps(older, indent=2) + "\n")
+    code, _, err = cli("--scope", scope, *exe)
+    assert code == 0, err
+    assert read(settings_file)["hooks"] == kenning_s_hooks(written)
+    again = snapshot(project, home)
+    assert cli("--scope", scope, *exe)[0] == 0
+    assert snapshot(project, home) == again
+    assert cli("--scope", scope, "--uninstall")[0] == 0
+    assert snapshot(project, home) == before
+
+
+def test_a_matcher_the_user_set_on_the_tool_failure_hook_is_kept(project: Path) -> None:
+    """A user who wants the hook for every tool's failure (no matcher), or for Bash alone:
+    an install again leaves their group as it is."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine = {
+        "PostToolUseFailure": [
+            {
+                "matcher": "Bash",
+                "hooks": [{"type": "command", "command": "kenning hook tool-failure"}],
+            }
+        ]
+    }
+    settings.write_text(json.dumps({"hooks": mine}))
+    assert cli("--scope", "project")[0] == 0
+    [group] = read(settings)["hooks"]["PostToolUseFailure"]
+    assert group["matcher"] == "Bash"
+    assert [h["command"] for h in group["hooks"]] == ["kenning hook tool-failure"]
 
 
 def test_uninstall_keeps_the_empty_servers_objects_claude_code_keeps(

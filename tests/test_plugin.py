@@ -14,7 +14,7 @@ import frontmatter
 import pytest
 
 from kenning import protocol
-from kenning.installers.claude_code import HOOK_EVENTS, HOOK_TIMEOUT_SECONDS
+from kenning.installers.claude_code import HOOK_EVENTS, HOOK_MATCHERS, HOOK_TIMEOUT_SECONDS
 from kenning.mcp_server import ANSWER_CHAR_BUDGET
 from kenning.querybuild import ERROR_QUERY_MAX_CHARS, PLAN_QUERY_MAX_CHARS, PR_QUERY_MAX_CHARS
 
@@ -81,6 +81,8 @@ def test_hooks_and_mcp_server_run_kenning() -> None:
         assert hook["type"] == "command" and hook["command"].endswith(f"kenning hook {name}")
         # as `kenning install claude-code` writes it: above every budget kenning accepts
         assert hook["timeout"] == HOOK_TIMEOUT_SECONDS
+        # and for the same tools (the tool-failure hook: the shell's)
+        assert group.get("matcher") == HOOK_MATCHERS.get(event)
     servers = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]
     assert servers == {"kenning": {"command": "kenning", "args": ["mcp"]}}
 

@@ -2548,6 +2548,7 @@ def install(
 Examples: (Claude Code runs these; see `kenning install claude-code`)
   kenning hook session-start     # SessionStart: the newest error fixes and conventions
   kenning hook prompt-submit     # UserPromptSubmit: recall for the prompt
+  kenning hook tool-failure      # PostToolUseFailure: the fixes for a failed command's error
 
 The hook input JSON is read from stdin; the output is Claude Code's hookSpecificOutput
 JSON with the fenced <reflexion_context> block. Always exits 0: no store, a broken or
@@ -2557,7 +2558,8 @@ on stderr.
 )
 @click.argument("event", required=False, default="")
 def hook(event: str) -> None:
-    """Claude Code hook EVENT (session-start | prompt-submit); never fails the session."""
+    """Claude Code hook EVENT (session-start | prompt-submit | tool-failure); never fails the
+    session."""
     from .hooks.claude_code import main as run_hook
 
     run_hook(event)

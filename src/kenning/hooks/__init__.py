@@ -1,4 +1,5 @@
-"""Agent hooks: Claude Code's SessionStart and UserPromptSubmit (:mod:`.claude_code`).
+"""Agent hooks: Claude Code's SessionStart, UserPromptSubmit and PostToolUseFailure
+(:mod:`.claude_code`).
 Surfaces: they parse, call the store, render; the core never imports them.
 """
 

@@ -1,9 +1,11 @@
 """Claude Code hooks: add recalled memories to the session as context.
 
-``kenning hook session-start`` and ``kenning hook prompt-submit`` read the hook input JSON
-that Claude Code writes on stdin (``session_id``, ``transcript_path``, ``cwd``,
-``hook_event_name``, plus ``prompt`` for UserPromptSubmit and ``source`` for SessionStart)
-and print, when there is something worth adding, Claude Code's JSON for added context::
+``kenning hook session-start``, ``kenning hook prompt-submit`` and ``kenning hook
+tool-failure`` read the hook input JSON that Claude Code writes on stdin (``session_id``,
+``transcript_path``, ``cwd``, ``hook_event_name``, plus ``prompt`` for UserPromptSubmit,
+``source`` for SessionStart, and ``tool_name``, ``tool_input``, ``error`` and
+``is_interrupt`` for PostToolUseFailure) and print, when there is something worth adding,
+Claude Code's JSON for added context::
 
     {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                             "additionalContext": "<reflexion_context>…"}}
@@ -24,6 +26,18 @@ in a checkout).
   floor, and the
   two are one recall (:meth:`MemoryStore.recall_many`: best score per memory, best
   :data:`~kenning.protocol.RECALL_KEEP` kept, one line in the recall log).
+* **tool-failure** (PostToolUseFailure: a tool call failed) recalls the fixes for what a
+  failed shell command printed (:data:`SHELL_TOOLS`: the agent's test run or build), read
+  as ``kenning recall --error`` reads a log (:func:`kenning.querybuild.error_recall_queries`,
+  one :meth:`MemoryStore.recall_many`, the fenced block of
+  :func:`kenning.render.render_recall_result`). Claude Code gives a failed command's
+  ``error`` as ``Exit code N``, then what it printed (stderr and stdout merged, cut by Claude
+  Code to its output limit); that first line is not read. Nothing is recalled, and nothing
+  said, for an interrupted call (``is_interrupt``: the user stopped it), for another tool
+  (a file that was not found, an edit that did not apply: no program's error), for a
+  shell call that ran no program to its end (a permission denied, a timeout: no ``Exit
+  code`` line), nor for output that reports no error (:func:`kenning.querybuild.reports_error`:
+  ``grep`` finding nothing, ``diff`` printing a diff).
 * **session-start** needs no query: it lists the project's most recent
   :data:`SESSION_ERROR_FIXES` error fixes and :data:`SESSION_CONVENTIONS` conventions
   (rules, guidelines, naming, …), newest first. Their ``score`` is their recency,
@@ -38,7 +52,7 @@ in a checkout).
   most :data:`SESSION_RESEED_MAX_DOCS` per session; a ``stat`` per document when none did;
   the model is loaded only when one did). A project never seeded is not seeded here.
 
-Both mark a memory whose files changed since it was written ``stale="true"`` and rank it
+All three mark a memory whose files changed since it was written ``stale="true"`` and rank it
 below fresh ones (:mod:`kenning.freshness`), redact the credentials in a memory another
 writer of the store left there (:func:`kenning.redaction.redact_secrets`), and skip (and
 name) a memory of only whitespace such a writer left.
@@ -54,8 +68,8 @@ exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
 stdin its caller never closes is named as what the budget ran out on; an input over
 :data:`MAX_INPUT_BYTES` is not read further).
 Nor does a hook build the model's cached graph: when the cache is cold it starts a
-background ``kenning build-cache`` and goes on without the model (prompt-submit says so in
-one line; session-start lists and leaves the re-seed for later; see
+background ``kenning build-cache`` and goes on without the model (prompt-submit and
+tool-failure say so in one line; session-start lists and leaves the re-seed for later; see
 :func:`_model_cache_cold`).
 What kenning logs meanwhile (a damaged model cache rebuilt, a damaged row skipped) is
 collected and said in that line, or in one of its own when the hook did its work.
@@ -68,6 +82,7 @@ import io
 import json
 import logging
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -89,8 +104,10 @@ __all__ = [
     "SESSION_CONVENTIONS",
     "SESSION_ERROR_FIXES",
     "SESSION_RESEED_MAX_DOCS",
+    "SHELL_TOOLS",
     "HookSkip",
     "context_for",
+    "failed_program_output",
     "main",
     "prompt_queries",
     "run",
@@ -100,7 +117,15 @@ __all__ = [
 EVENTS: Mapping[str, str] = {
     "session-start": "SessionStart",
     "prompt-submit": "UserPromptSubmit",
+    "tool-failure": "PostToolUseFailure",
 }
+#: The tools whose failure is a program's: a command the agent ran (a test run, a build)
+#: exited with an error, and what it printed is the error (Claude Code 2.1.328 names its
+#: shell tools so; the install registers the tool-failure hook for them alone).
+SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+#: The first line of a failed shell call's ``error``: Claude Code's ``Exit code N`` before
+#: what the command printed (no such line: the call ran no program to its end).
+_EXIT_CODE_LINE = re.compile(r"\AExit code -?\d+[^\S\n]*(?:\n|\Z)")
 #: Prompts shorter than this (after stripping) are not worth a recall ("yes", "go on"),
 #: unless they are an error of more than one word (``KeyError: 'user'``).
 MIN_PROMPT_CHARS = 20
@@ -273,6 +298,63 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
     return queries, [(error, True) for error in fallbacks]
 
 
+def failed_program_output(payload: Mapping[str, Any]) -> str:
+    """What a failed tool call (PostToolUseFailure's input) printed, to be read as an error
+    log: the ``error`` of a :data:`SHELL_TOOLS` call after Claude Code's ``Exit code N`` line.
+    :class:`HookSkip` without a word when there is no program's error to read (an
+    interrupted call, another tool, a call that ran no program to its end, output that
+    reports no error); with one when the input is not what Claude Code sends."""
+    from ..querybuild import reports_error
+
+    if payload.get("is_interrupt") is True:
+        raise HookSkip("")  # the user stopped it: no error to look up
+    tool = payload.get("tool_name")
+    if not isinstance(tool, str):
+        raise HookSkip(
+            f"the hook input's tool_name is {_json_kind(tool)}, not a string (the tool that failed)"
+            if "tool_name" in payload
+            else "the hook input has no tool_name (is this a PostToolUseFailure hook?)"
+        )
+    if tool not in SHELL_TOOLS:
+        raise HookSkip("")  # a file not found, an edit that did not apply: no program's error
+    error = payload.get("error")
+    if not isinstance(error, str):
+        raise HookSkip(
+            f"the hook input's error is {_json_kind(error)}, not a string (what the failed "
+            "command printed)"
+            if "error" in payload
+            else "the hook input has no error (is this a PostToolUseFailure hook?)"
+        )
+    ran = _EXIT_CODE_LINE.match(error)
+    if ran is None:
+        raise HookSkip("")  # a permission denied, a timeout: no program ran to its end
+    # a lone surrogate (half an emoji the output cut) would make every query unusable
+    output = error[ran.end() :].encode("utf-8", "replace").decode("utf-8")
+    if not reports_error(output):
+        raise HookSkip("")  # grep found nothing, diff printed a diff: no error to look up
+    return output
+
+
+def _error_queries(
+    output: str,
+) -> tuple[list[tuple[str, bool | None]], list[tuple[str, bool | None]]]:
+    """The recall's queries and fallbacks for a failed command's ``output``, as ``kenning
+    recall --error`` asks them; :class:`HookSkip` without a word when it names no error a
+    query can be made of."""
+    from ..errors import UserInputError
+    from ..querybuild import check_query, error_recall_queries
+
+    try:
+        queries, fallbacks = error_recall_queries(output)
+        for text, _ in queries:
+            check_query(text)
+    except UserInputError:
+        raise HookSkip("") from None
+    if not queries:
+        raise HookSkip("")
+    return queries, fallbacks
+
+
 # --------------------------------------------------------------------------------------------
 # Context
 # --------------------------------------------------------------------------------------------
@@ -397,6 +479,19 @@ def _prompt_context(store: MemoryStore, prompt: str) -> str:
         for hit in result.hits
     ]
     return render_recall(findings, context="debugging" if result.is_error else "work")
+
+
+def _error_context(
+    store: MemoryStore,
+    queries: list[tuple[str, bool | None]],
+    fallbacks: list[tuple[str, bool | None]],
+) -> str:
+    """The fenced block of the fixes recalled for a failed command's error: one recall of
+    its queries, as ``kenning recall --error --format xml`` prints it."""
+    from ..render import render_recall_result
+
+    result = store.recall_many(queries, redact_on_read=True, fallbacks=fallbacks)
+    return render_recall_result(result, store.group_id)
 
 
 def _reseed(store: MemoryStore, warn: Callable[[str], None]) -> bool:
@@ -549,13 +644,17 @@ def context_for(
             raise HookSkip("the hook input has no prompt (is this a UserPromptSubmit hook?)")
         if not prompt_queries(prompt):
             raise HookSkip("")  # a short prompt: nothing to recall, nothing to say
+    if event == "tool-failure":  # read before a store is opened: most failures ask nothing
+        queries, fallbacks = _error_queries(failed_program_output(payload))
     cwd = _project_dir(payload)
     warn = warn or (lambda message: _diagnose(sys.stderr, event, message))
     with _open_store(cwd) as store:
-        if event == "prompt-submit":
+        if event in ("prompt-submit", "tool-failure"):
             cold = _model_cache_cold()
             if cold:
                 raise HookSkip(cold)
+            if event == "tool-failure":
+                return _error_context(store, queries, fallbacks)
             return _prompt_context(store, payload["prompt"])
         listing = _session_context(store, now, warn)
         if not listing:

@@ -1,8 +1,10 @@
 """``kenning install claude-code --scope local|project|user``: register kenning with Claude Code.
 
-It registers the MCP server (``kenning mcp``) and two hooks (``kenning hook session-start``
-on SessionStart, ``kenning hook prompt-submit`` on UserPromptSubmit), in the files Claude
-Code itself uses for each scope — the scopes mean what they mean for ``claude mcp add``:
+It registers the MCP server (``kenning mcp``) and three hooks (``kenning hook session-start``
+on SessionStart, ``kenning hook prompt-submit`` on UserPromptSubmit, ``kenning hook
+tool-failure`` on PostToolUseFailure of the shell tools, :data:`HOOK_MATCHERS`), in the
+files Claude Code itself uses for each scope — the scopes mean what they mean for
+``claude mcp add``:
 
 ========  ====================================================  ==============================
 scope     MCP server                                            hooks
@@ -24,7 +26,7 @@ each teammate's ``PATH`` — never a personal venv path.
 
 Entries are recognised by the server name ``kenning`` and by the hook command (the
 ``kenning`` executable — or the one ``--executable`` or kenning's server entry names —
-followed by ``hook session-start`` / ``hook prompt-submit``), so a
+followed by ``hook session-start`` / ``hook prompt-submit`` / ``hook tool-failure``), so a
 second run changes nothing, a run from another install updates the path in place (what
 the user put before it in a hook command — ``KENNING_HOOK_TIMEOUT=20 ``, a wrapper — stays, as
 do a redirection or an operator after it — ``2>>hooks.log``, ``|| true`` — and a ``timeout``
@@ -70,6 +72,7 @@ from .files import (
 __all__ = [
     "DEFAULT_SCOPE",
     "HOOK_EVENTS",
+    "HOOK_MATCHERS",
     "HOOK_TIMEOUT_SECONDS",
     "MCP_FILE",
     "PLUGIN_ID",
@@ -108,13 +111,22 @@ HOOK_TIMEOUT_SECONDS = int(MAX_HOOK_TIMEOUT_S) + 10
 HOOK_EVENTS: Mapping[str, str] = {
     "SessionStart": "session-start",
     "UserPromptSubmit": "prompt-submit",
+    "PostToolUseFailure": "tool-failure",
+}
+#: The ``matcher`` (Claude Code's tool names, ``|`` between them) of the group an install
+#: adds for an event of a tool: the tool-failure hook reads only a shell command's error
+#: (:data:`kenning.hooks.claude_code.SHELL_TOOLS`), so Claude Code does not start it for the
+#: failures of the other tools (a Python start each). A group of the user's that holds
+#: kenning's hook keeps its own matcher.
+HOOK_MATCHERS: Mapping[str, str] = {
+    "PostToolUseFailure": "Bash|PowerShell",
 }
 
 #: kenning's hook command: the executable, ``hook`` and the hook's name, with anything
 #: before it (``KENNING_HOOK_TIMEOUT=20 ``, a wrapper) and, after it, only what the shell
 #: reads as a redirection or an operator (``2>>hooks.log``, ``|| true``).
 _HOOK_AND_REST = (
-    r"""\s+hook\s+(?P<name>session-start|prompt-submit)"""
+    r"""\s+hook\s+(?P<name>session-start|prompt-submit|tool-failure)"""
     r"""(?P<rest>(?:\s+[0-9]*[<>]|\s*[<>|&;]).*)?\s*$"""
 )
 _OURS = re.compile(r"""(?:^|[\s/\\'"])kenning(?:\.exe)?['"]?""" + _HOOK_AND_REST, re.DOTALL)
@@ -410,7 +422,7 @@ def plan_settings(
     label: str = SETTINGS_FILE,
     known: Collection[str] = (),
 ) -> dict[str, Any]:
-    """The new settings document with kenning's two hooks (``doc`` is not modified).
+    """The new settings document with kenning's hooks (``doc`` is not modified).
 
     A hook is kenning's when its executable is named ``kenning``, is ``executable`` or is
     one of ``known`` (the command of the server entry an earlier install wrote)."""
@@ -485,11 +497,13 @@ def plan_settings(
         for i in reversed(emptied):  # groups that held only duplicates of ours
             del groups[i]
         if not found:
+            matcher = {"matcher": HOOK_MATCHERS[event]} if event in HOOK_MATCHERS else {}
             groups.append(
                 {
+                    **matcher,
                     "hooks": [
                         {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}
-                    ]
+                    ],
                 }
             )
     return new
