@@ -35,6 +35,11 @@ from kenning.hooks import claude_code
 from kenning.model import utc_now
 from kenning.querybuild import query_from_error
 from kenning.render import REANCHOR_LINE
+from tests.backends import (  # noqa: F401  (fixtures used by name)
+    pg_databases,
+    pg_server,
+    pg_url,
+)
 
 from .cli_runner import _logging_as_in_a_process, run_cli
 from .conftest import make_repo
@@ -442,9 +447,69 @@ def test_a_server_that_is_down_is_one_line(project: Path) -> None:
     # in-process: the refused connection is at once; a process cost a Python start and
     # qdrant-client's imports (~1.9 CPU-s), and hook_here shows its warnings as one would
     proc = hook_here("session-start", payload("session_start_startup", project), project, env)
-    assert proc.returncode == 0 and proc.stdout == ""
+    assert proc.returncode == 0
     (line,) = proc.stderr.strip().splitlines()
     assert "NOT consulted" in line and "a-long-enough-test-key" not in line
+    # and said to the user (the next test)
+    message = json.loads(proc.stdout)["systemMessage"]
+    assert "NOT consulted" in message and "a-long-enough-test-key" not in message
+
+
+@pytest.mark.parametrize(
+    ("event", "name"),
+    [
+        ("session-start", "session_start_startup"),
+        ("prompt-submit", "prompt_submit_error"),
+        ("tool-failure", "tool_failure_pytest"),
+    ],
+)
+def test_a_team_store_that_is_down_is_said_to_the_user(
+    project: Path, event: str, name: str
+) -> None:
+    """qa-s67a F5: a line on stderr of a hook that exits 0 is shown to no one, and a session
+    without recalled memories looks like one where nothing was relevant. Session start and
+    each prompt say it to the user in Claude Code's systemMessage (not to the model), the
+    reason and the fix, no password; a tool's failure, within a prompt's turn, on stderr."""
+    password = "pw-never-shown-7f3a91"
+    env = {"KENNING_STORE": f"postgresql://kenning:{password}@127.0.0.1:1/kenning"}
+    proc = hook_here(event, payload(name, project), project, env)
+    assert proc.returncode == 0
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith(f"kenning hook {event}: knowledge base NOT consulted: "), line
+    assert password not in proc.stdout + proc.stderr
+    if event == "tool-failure":
+        assert proc.stdout == ""
+        return
+    assert proc.stdout.endswith("\n") and proc.stdout.count("\n") == 1
+    said = json.loads(proc.stdout)
+    assert set(said) == {"systemMessage"}
+    message = said["systemMessage"]
+    assert message.startswith(
+        "kenning: knowledge base NOT consulted: cannot connect to PostgreSQL at "
+        "postgresql://kenning@127.0.0.1:1/kenning"
+    ), message
+    assert "check that the server is running" in message  # the fix
+
+
+def test_a_team_store_that_refuses_the_password_is_said_to_the_user(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A real PostgreSQL that refuses the password: the user is told, the password is not."""
+    from urllib.parse import urlsplit
+
+    password = urlsplit(pg_url).password
+    if not password:
+        pytest.skip("the test server accepts connections without a password")
+    wrong = "wr0ng-s3cret-c4d9"
+    env = {"KENNING_STORE": pg_url.replace(f":{password}@", f":{wrong}@")}
+    proc = hook_here("session-start", payload("session_start_startup", project), project, env)
+    assert proc.returncode == 0
+    message = json.loads(proc.stdout)["systemMessage"]
+    assert message.startswith("kenning: knowledge base NOT consulted: "), message
+    assert "authentication failed" in message
+    for secret in (wrong, password):
+        assert secret not in proc.stdout + proc.stderr
 
 
 def test_timeout_is_exit_0_without_output(seeded: MemoryStore) -> None:

@@ -61,6 +61,16 @@ A hook run for another event than its own (the payload's ``hook_event_name``: a 
 registered under the wrong event) adds nothing: Claude Code refuses output that names
 another event.
 
+A server store (PostgreSQL, Qdrant) that is down or refuses the credentials
+(:class:`~kenning.errors.StoreUnavailable`) is said to the user, not only on stderr, which
+Claude Code shows no one: session-start and prompt-submit print Claude Code's
+``{"systemMessage": "kenning: knowledge base NOT consulted: …"}`` (shown to the user, not
+given to the model), the credentials redacted. Without a file of its own a hook cannot know
+whether an earlier one of the session said it, so session-start says it at the start and
+prompt-submit for each prompt that was answered without the store (when the store comes
+back, the message stops); tool-failure says it on stderr only (it runs within a prompt's
+turn, whose hook said it, and may run many times in it).
+
 A hook never fails or blocks the session: no store, a broken store, bad input, any
 exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
 ``KENNING_HOOK_TIMEOUT`` seconds) means exit 0, nothing on stdout and one line on stderr
@@ -105,6 +115,7 @@ __all__ = [
     "SESSION_ERROR_FIXES",
     "SESSION_RESEED_MAX_DOCS",
     "SHELL_TOOLS",
+    "SYSTEM_MESSAGE_EVENTS",
     "HookSkip",
     "context_for",
     "failed_program_output",
@@ -123,6 +134,8 @@ EVENTS: Mapping[str, str] = {
 #: exited with an error, and what it printed is the error (Claude Code 2.1.328 names its
 #: shell tools so; the install registers the tool-failure hook for them alone).
 SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+#: The hooks that say a server store that is down to the user (``systemMessage``).
+SYSTEM_MESSAGE_EVENTS = frozenset({"session-start", "prompt-submit"})
 #: The first line of a failed shell call's ``error``: Claude Code's ``Exit code N`` before
 #: what the command printed (no such line: the call ran no program to its end).
 _EXIT_CODE_LINE = re.compile(r"\AExit code -?\d+[^\S\n]*(?:\n|\Z)")
@@ -813,6 +826,27 @@ def _describe(exc: BaseException) -> str:
     return f"skipped after an unexpected {type(exc).__name__}: {exc}"
 
 
+#: A message to the user is cut to this many characters (Claude Code shows it whole).
+_SYSTEM_MESSAGE_CHARS = 1000
+
+
+def _unavailable_message(event: str, error: BaseException) -> str:
+    """Claude Code's JSON that shows the user (not the model) that the hook could not
+    consult a server store, with the reason and the fix, its credentials redacted; ``""``
+    for any other failure, or a hook that says it on stderr only
+    (:data:`SYSTEM_MESSAGE_EVENTS`). A line on stderr alone is shown to no one, and a
+    session without recalled memories looks like one where nothing was relevant."""
+    from ..errors import StoreUnavailable
+    from ..render import safe_message_start
+
+    if event not in SYSTEM_MESSAGE_EVENTS or not isinstance(error, StoreUnavailable):
+        return ""
+    message = " ".join(safe_message_start(str(error), _SYSTEM_MESSAGE_CHARS).split())
+    if len(message) > _SYSTEM_MESSAGE_CHARS:
+        message = message[: _SYSTEM_MESSAGE_CHARS - 1] + "…"
+    return json.dumps({"systemMessage": f"kenning: {message}"}, ensure_ascii=True) + "\n"
+
+
 def run(
     event: str,
     stdin: IO[bytes] | None = None,
@@ -926,6 +960,11 @@ def _run(
     error = outcome.get("error")
     if error is not None:
         diagnose(_describe(error))
+        said_to_user = _unavailable_message(event, error)
+        if said_to_user:
+            with contextlib.suppress(OSError, ValueError):
+                stdout.write(said_to_user)
+                stdout.flush()
         return True
     # the hook did its work; what went wrong on the way, if anything, in one line
     problem = ""
