@@ -512,6 +512,54 @@ def test_a_team_store_that_refuses_the_password_is_said_to_the_user(
         assert secret not in proc.stdout + proc.stderr
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        # refused before a connection: a mistyped scheme, a % that starts no escape
+        "postgresq://kenning:pw-hidden-1b2c@127.0.0.1:1/kenning",
+        "postgresql://kenning:pw%zz-hidden-1b2c@127.0.0.1:1/kenning",
+    ],
+)
+def test_a_team_store_kenning_refuses_is_said_to_the_user(project: Path, url: str) -> None:
+    """qa-s67c F1: only a server that was down or refused the password was said to the
+    user; a URL kenning refuses before it connects (the session's KENNING_STORE, a team's
+    store) left every prompt without the knowledge base, said on stderr alone."""
+    proc = hook_here(
+        "session-start", payload("session_start_startup", project), project, {"KENNING_STORE": url}
+    )
+    assert proc.returncode == 0
+    message = json.loads(proc.stdout)["systemMessage"]
+    assert message.startswith("kenning: knowledge base NOT consulted: "), message
+    assert "hidden-1b2c" not in proc.stdout + proc.stderr
+
+
+def test_a_role_without_rights_on_the_team_store_is_said_to_the_user(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A teammate's role that logs in but may not read the store's tables: every prompt ran
+    without the knowledge base, said on stderr alone (qa-s67c F1)."""
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    with open_store(pg_url, cwd=project, embedder="hashing") as store:
+        store.remember("ERROR-FIX: KeyError: 'user' | FIX: check the session", "error_fix")
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP ROLE IF EXISTS hook_reader")
+        conn.execute("CREATE ROLE hook_reader LOGIN PASSWORD 'pw-reader-5e6f'")
+    parts = urlsplit(pg_url)
+    url = parts._replace(
+        netloc=f"hook_reader:pw-reader-5e6f@{parts.hostname}:{parts.port}"
+    ).geturl()
+    env = {"KENNING_STORE": url, "KENNING_EMBEDDER": "hashing"}
+    proc = hook_here("session-start", payload("session_start_startup", project), project, env)
+    assert proc.returncode == 0
+    message = json.loads(proc.stdout)["systemMessage"]
+    assert message.startswith("kenning: knowledge base NOT consulted: "), message
+    assert "pw-reader-5e6f" not in proc.stdout + proc.stderr
+
+
 def test_timeout_is_exit_0_without_output(seeded: MemoryStore) -> None:
     proc = run_hook(
         "prompt-submit",

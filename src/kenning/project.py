@@ -651,6 +651,12 @@ def _refuse_a_committed_project_on_a_server(gid: str, root: Path, store_url: str
     )
 
 
+def settings_committed(root: Path) -> bool:
+    """Whether the ``.env`` of the checkout at ``root`` came with the repository (git tracks
+    it): a clone's settings, not this machine's user's (kenning takes no server from it)."""
+    return _tracked(root, ".env")
+
+
 def _tracked(root: Path, name: str) -> bool:
     """Whether the file ``name`` of the checkout at ``root`` is committed (in git's index):
     it came with the repository, as a clone gets it, not from this machine's user."""

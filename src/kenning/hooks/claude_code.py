@@ -101,6 +101,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .. import config, protocol
+from ..errors import KenningError, StoreUnavailable
 
 if TYPE_CHECKING:
     from ..model import Memory
@@ -165,6 +166,13 @@ _DIAGNOSTIC_CHARS = 400
 
 class HookSkip(Exception):
     """Nothing to add, for a reason worth one line on stderr (empty reason: say nothing)."""
+
+
+class ServerStoreNotConsulted(Exception):
+    """The session's store is named by a URL (a team's server, a Qdrant folder), and kenning
+    could not read it for a reason of its own (a role without grants on its tables, a URL
+    kenning refuses before connecting: a mistyped scheme, a bad escape): said to the user as
+    a server that is down is (qa-s67c F1)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -657,17 +665,55 @@ def context_for(
             raise HookSkip("the hook input has no prompt (is this a UserPromptSubmit hook?)")
         if not prompt_queries(prompt):
             raise HookSkip("")  # a short prompt: nothing to recall, nothing to say
+    queries_asked = None
     if event == "tool-failure":  # read before a store is opened: most failures ask nothing
-        queries, fallbacks = _error_queries(failed_program_output(payload))
+        queries_asked = _error_queries(failed_program_output(payload))
     cwd = _project_dir(payload)
     warn = warn or (lambda message: _diagnose(sys.stderr, event, message))
+    try:
+        return _store_context(event, payload, cwd, queries_asked, now, warn, listed)
+    except KenningError as exc:
+        if isinstance(exc, StoreUnavailable) or not _store_is_named_by_url(cwd):
+            raise
+        raise ServerStoreNotConsulted(f"knowledge base NOT consulted: {exc}") from exc
+
+
+def _store_is_named_by_url(cwd: Path) -> bool:
+    """Whether the session's store is a server's (or a Qdrant folder's): KENNING_STORE, of
+    the environment or the project's own .env, names a URL (a mistyped one too). A committed
+    .env's is no store of the user's (kenning refuses it): a cloned repository does not make
+    kenning speak to the user at every prompt."""
+    from ..project import find_checkout, settings_committed
+
+    try:
+        checkout = find_checkout(cwd)
+        root = checkout.settings_root if checkout is not None else None
+        value, origin = config.project_variable("KENNING_STORE", root)
+        if origin == ".env" and root is not None and settings_committed(root):
+            return False
+    except Exception:  # (what cannot be told is not said to the user)
+        return False
+    text = (value or "").strip().lower()
+    return "://" in text or text.startswith(config.QDRANT_LOCAL_PREFIX)
+
+
+def _store_context(
+    event: str,
+    payload: Mapping[str, Any],
+    cwd: Path,
+    queries_asked: tuple[list[tuple[str, bool | None]], list[tuple[str, bool | None]]] | None,
+    now: datetime | None,
+    warn: Callable[[str], None],
+    listed: Callable[[str], None] | None,
+) -> str:
+    """The hook's context from the project's store (:func:`context_for`, its input read)."""
     with _open_store(cwd) as store:
         if event in ("prompt-submit", "tool-failure"):
             cold = _model_cache_cold()
             if cold:
                 raise HookSkip(cold)
-            if event == "tool-failure":
-                return _error_context(store, queries, fallbacks)
+            if queries_asked is not None:
+                return _error_context(store, *queries_asked)
             return _prompt_context(store, payload["prompt"])
         listing = _session_context(store, now, warn)
         if not listing:
@@ -836,10 +882,11 @@ def _unavailable_message(event: str, error: BaseException) -> str:
     for any other failure, or a hook that says it on stderr only
     (:data:`SYSTEM_MESSAGE_EVENTS`). A line on stderr alone is shown to no one, and a
     session without recalled memories looks like one where nothing was relevant."""
-    from ..errors import StoreUnavailable
     from ..render import safe_message_start
 
-    if event not in SYSTEM_MESSAGE_EVENTS or not isinstance(error, StoreUnavailable):
+    if event not in SYSTEM_MESSAGE_EVENTS or not isinstance(
+        error, (StoreUnavailable, ServerStoreNotConsulted)
+    ):
         return ""
     message = " ".join(safe_message_start(str(error), _SYSTEM_MESSAGE_CHARS).split())
     if len(message) > _SYSTEM_MESSAGE_CHARS:
