@@ -4515,7 +4515,15 @@ _PEM = (
         ('{"password": "Hunter2Hunter2!"}', True),
         (f"- token: {_GH}\n- password: 'Hunter2Hunter2!'", True),
         (f"GITHUB_TOKEN={_GH} AWS_SECRET_ACCESS_KEY={_AWS_SECRET}", True),
+        # an AWS credentials file's section, a list's number or letter (qa-s67c F2)
+        (f"[default]\naws_access_key_id = {_AWS_ID}\naws_secret_access_key = {_AWS_SECRET}", True),
+        (f"[profile prod]\naws_access_key_id = {_AWS_ID}", True),
+        (f"1. {_GH}", True),
+        (f"a) {_GH}", True),
         # one word more, and the note says something
+        (f"step 1. {_GH}", False),
+        (f"[prod] {_GH}", False),
+        ("[staging db]\npassword=Hunter2Hunter2!\nrotate monthly", False),
         (f"the deploy token is {_GH} (rotate monthly)", False),
         (f"github token: {_GH}", False),
         ("password=Hunter2Hunter2! # prod", False),
@@ -4524,6 +4532,10 @@ _PEM = (
         ("mysql -pHunter2Hunter2!", False),
         ("No credential here at all", False),
         ("a note about [REDACTED:github_token] markers", False),
+        # where a secret is kept is no secret (qa-s67c F4: refused as one)
+        ("password=op://Private/db/password", False),
+        ("api_key=vault:secret/data/ci#key", False),
+        ("password=env:DB_PASSWORD", False),
     ],
 )
 def test_a_text_that_is_nothing_but_credentials(given: str, nothing_else: bool) -> None:

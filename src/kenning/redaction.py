@@ -472,6 +472,12 @@ _PLACEHOLDER = lazy(
     | replace[_\-]?me | replace[_\-]with[_\-][\w\-]* | todo | fixme | tbd
     | put[_\-\ ]your[_\-\ ][A-Za-z_\-\ ]*  # WordPress's "put your unique phrase here"
     | \[REDACTED.*                 # already redacted
+    # where the secret is kept, not the secret (qa-s67c F4): 1Password's op://vault/item/field,
+    # HashiCorp Vault's path, an env: indirection, AWS Secrets Manager's and SSM's ARNs and
+    # names, Google Secret Manager's resource name, an Azure Key Vault secret's URL
+    | op://\S+ | vault:\S+ | env:[A-Za-z_][A-Za-z0-9_]*
+    | arn:aws[\w-]*:(?:secretsmanager|ssm):\S+ | ssm:/\S+ | secretsmanager:\S+
+    | projects/[\w-]+/secrets/\S+ | https://[\w-]+\.vault\.azure\.net/secrets/\S+
     | (?:your|my)[_\-\ ][A-Za-z_\-\ ]*  # your_token_here, my-password (no digits)
     | [\w\-]*[_\-]here             # token_here, API_KEY_HERE
     | none | null | nil | true | false | undefined | empty | required | optional
@@ -2821,12 +2827,16 @@ def marker_spans(text: str) -> list[tuple[int, int]]:
 #: followed by ``=``/``:`` say something (``the deploy token is``, ``github token:``,
 #: ``mysql -p``, ``postgresql://app:``), and the note is kept.
 _KEY_NAME_BEFORE_MARKER = lazy(
-    r"[\W_]*+(?:(?:export|set|setx|setenv)[ \t]+)?"
+    # (a list's number or letter first: "1. ", "a) ", qa-s67c F2)
+    r"[\W_]*+(?:(?:\d{1,3}|[A-Za-z])[.)][ \t]+)?(?:(?:export|set|setx|setenv)[ \t]+)?"
     r"(?:[^\W\d][\w.\-]{0,63}[\"']?[ \t]*[:=][ \t]*)?"
     r"(?:(?:bearer|basic|token)[ \t]+)?[\W_]*+",
     re.IGNORECASE,
 )
 _PUNCTUATION_ONLY = lazy(r"[\W_]*")
+#: A line before a marker's that says nothing either: punctuation, or an INI file's section
+#: (``[default]``, ``[profile prod]`` over an AWS credentials file's keys, qa-s67c F2).
+_NOTHING_SAID = lazy(r"[\W_]*|[ \t]*\[[\w .\-]{1,64}\][ \t]*")
 
 
 def only_credentials(text: str) -> bool:
@@ -2849,7 +2859,7 @@ def only_credentials(text: str) -> bool:
         # a line break before the marker: the lines before it held no marker, and must be
         # punctuation alone; the marker's own line may start with its name
         *before, own = between.split("\n")
-        if any(not _PUNCTUATION_ONLY.fullmatch(line) for line in before):
+        if any(not _NOTHING_SAID.fullmatch(line) for line in before):
             return False
         if not _KEY_NAME_BEFORE_MARKER.fullmatch(own):
             return False
