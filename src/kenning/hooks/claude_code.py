@@ -35,9 +35,10 @@ in a checkout).
   Code to its output limit); that first line is not read. Nothing is recalled, and nothing
   said, for an interrupted call (``is_interrupt``: the user stopped it), for another tool
   (a file that was not found, an edit that did not apply: no program's error), for a
-  shell call that ran no program to its end (a permission denied, a timeout: no ``Exit
-  code`` line), nor for output that reports no error (:func:`kenning.querybuild.reports_error`:
-  ``grep`` finding nothing, ``diff`` printing a diff).
+  shell call that ran no program (a permission denied: no ``Exit code`` line; a timed-out
+  command keeps it, and what it printed is read), nor for output that reports no error
+  (:func:`kenning.querybuild.reports_error`: ``grep`` finding nothing, ``diff`` printing a
+  diff).
 * **session-start** needs no query: it lists the project's most recent
   :data:`SESSION_ERROR_FIXES` error fixes and :data:`SESSION_CONVENTIONS` conventions
   (rules, guidelines, naming, …), newest first. Their ``score`` is their recency,
@@ -348,7 +349,7 @@ def failed_program_output(payload: Mapping[str, Any]) -> str:
         )
     ran = _EXIT_CODE_LINE.match(error)
     if ran is None:
-        raise HookSkip("")  # a permission denied, a timeout: no program ran to its end
+        raise HookSkip("")  # a permission denied: no program ran
     # a lone surrogate (half an emoji the output cut) would make every query unusable
     output = error[ran.end() :].encode("utf-8", "replace").decode("utf-8")
     if not reports_error(output):
