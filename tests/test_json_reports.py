@@ -81,8 +81,8 @@ def test_go_test_json_is_read_as_the_output_the_test_printed() -> None:
 
 
 def test_go_test_json_of_a_newer_go_is_read_whatever_fields_it_adds() -> None:
-    """Go 1.24's test2json marks an output event's ``OutputType`` (``frame``, ``error``) and
-    Go 1.25 adds ``attr`` events: their failure stayed raw JSON, its signature a JSON line
+    """A newer Go's test2json marks an output event's ``OutputType`` (``frame``, ``error``)
+    and has ``attr`` events: their failure stayed raw JSON, its signature a JSON line
     (qa-s67b F1)."""
     events = [json.loads(line) for line in go_test_json().splitlines()]
     for event in events:

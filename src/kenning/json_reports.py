@@ -49,27 +49,27 @@ def as_printed(text: str) -> str:
         return text
     out: list[str] = []
     go_output: list[str] = []  # test2json's pieces of output, joined as the test wrote them
+
+    def go_output_printed() -> None:
+        if go_output:
+            out.append(_not_read_again("".join(go_output).rstrip("\n")))
+            go_output.clear()
+
     changed = False
     for line in lines:
         event = _report_of(line)
+        if event is not None and event[0] == "go":
+            go_output.append(event[1])
+            changed = True
+            continue
+        go_output_printed()
         if event is None:
-            if go_output:
-                out.append(_not_read_again("".join(go_output).rstrip("\n")))
-                go_output = []
             out.append(line)
-            continue
-        changed = True
-        kind, value = event
-        if kind == "go":
-            go_output.append(value)
-            continue
-        if go_output:
-            out.append(_not_read_again("".join(go_output).rstrip("\n")))
-            go_output = []
-        if value:
-            out.append(_not_read_again(value))
-    if go_output:
-        out.append(_not_read_again("".join(go_output).rstrip("\n")))
+        else:
+            changed = True
+            if event[1]:
+                out.append(_not_read_again(event[1]))
+    go_output_printed()
     printed = "\n".join(out)
     return printed if changed and printed.strip() else text
 
@@ -105,9 +105,9 @@ def _report_of(line: str) -> tuple[str, str] | None:
 
 def _is_test2json(event: dict[str, object]) -> bool:
     """test2json's event: an ``Action`` of its own words and the package it is of
-    (``Package``, or a build's ``ImportPath``), whatever else a newer Go adds to it (Go
-    1.24's ``OutputType``, 1.25's ``attr`` events' ``Key`` and ``Value``) (``go test
-    -json``, ``gotestsum --jsonfile``)."""
+    (``Package``, or a build's ``ImportPath``), whatever else a newer Go adds to it (an
+    output event's ``OutputType``, an ``attr`` event's ``Key`` and ``Value``: which
+    release added them is not checked here) (``go test -json``, ``gotestsum --jsonfile``)."""
     return event.get("Action") in _GO_ACTIONS and (
         isinstance(event.get("Package"), str) or isinstance(event.get("ImportPath"), str)
     )
