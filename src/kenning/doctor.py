@@ -709,6 +709,37 @@ def _rows(
                 if bad:
                     found = vector_problem(decode_vector(row[n]), dimension)
                     vectors.append(f"{row[0]!r}: vector {found or 'is not a unit vector'}")
+    field_fix = (
+        "reads skip these memories; `kenning export --group-id all -o backup.jsonl` keeps "
+        f"every other one; {_forget_each(path)}"
+    )
+    return rows_check(
+        total, dimension, fields, vectors, future, now, [field_fix], _forget_each(path)
+    )
+
+
+def rows_check(
+    total: int,
+    dimension: int | None,
+    fields: list[str],
+    vectors: list[str],
+    future: list[str],
+    now: datetime,
+    field_fixes: list[str],
+    remove_each: str,
+) -> Check:
+    """The ``rows`` check's verdict on ``total`` rows read (every kind of store): the rows
+    whose ``fields`` do not decode (with ``field_fixes``), whose ``vectors`` are not finite
+    unit vectors of ``dimension``, and those stamped ahead of ``now`` (``future``);
+    ``remove_each``: how to remove a row doctor names, as this kind of store allows."""
+    ahead_fix = (
+        # kenning refuses such a time on every write: another writer's clock (or damage) left
+        # it, and until that date search ranks the note as new and the session-start hook
+        # leaves it out
+        "kenning stores no time more than a day ahead; until that date search's decay ranks "
+        "such a memory as new and the session-start hook leaves it out: if the clock that "
+        f"wrote it was wrong, {remove_each}"
+    )
     if not fields and not vectors:
         if total == 0:  # an empty store has no model stamped yet: no dimension to name
             return Check("rows", OK, "no rows yet")
@@ -721,9 +752,8 @@ def _rows(
             )
         if not future:
             return Check("rows", OK, decoded)
-        return Check("rows", WARNING, f"{decoded}; {_ahead(future, now)}", _ahead_fix(path))
+        return Check("rows", WARNING, f"{decoded}; {_ahead(future, now)}", ahead_fix)
     problems = fields + vectors
-    shown = listed(problems)
     fixes = []
     if vectors:
         fixes.append(
@@ -731,16 +761,13 @@ def _rows(
             "is intact"
         )
     if fields:
-        fixes.append(
-            "reads skip these memories; `kenning export --group-id all -o backup.jsonl` "
-            f"keeps every other one; {_forget_each(path)}"
-        )
+        fixes += field_fixes
     if future:
-        fixes.append(_ahead_fix(path))
+        fixes.append(ahead_fix)
     return Check(
         "rows",
         FAILED,
-        f"{len(problems)} of {total} rows cannot be read as they are: {shown}"
+        f"{len(problems)} of {total} rows cannot be read as they are: {listed(problems)}"
         + (f"; {_ahead(future, now)}" if future else ""),
         "; ".join(fixes),
     )
@@ -756,16 +783,6 @@ def _ahead(future: list[str], now: datetime) -> str:
     return (
         f"{len(future)} stamped more than a day ahead of this clock "
         f"({now.isoformat(timespec='seconds')}): {listed(future)}"
-    )
-
-
-def _ahead_fix(path: Path) -> str:
-    # kenning refuses such a time on every write: another writer's clock (or damage) left it,
-    # and until that date search ranks the note as new and the session-start hook leaves it out
-    return (
-        "kenning stores no time more than a day ahead; until that date search's decay ranks "
-        "such a memory as new and the session-start hook leaves it out: if the clock that wrote it "
-        f"was wrong, {_forget_each(path)}"
     )
 
 

@@ -50,9 +50,9 @@ from .doctor import (
     Check,
     DoctorReport,
     expected_provenance,
-    listed,
     project_check,
     provenance_check,
+    rows_check,
 )
 from .errors import KenningError, SchemaTooNew, StoreCorrupted, StoreNotFound, StoreUnavailable
 
@@ -376,7 +376,17 @@ def _rows_and_project(
     damaged = backend.damaged_rows()
     fields = [f"{d.id!r}: {d.column} {d.reason}" for d in damaged if not d.vector_only]
     total = sum(counts.values()) + len(fields)
-    yield _rows_check(total, dimension, fields, vectors, future, damaged, now)
+    yield rows_check(
+        total,
+        dimension,
+        fields,
+        vectors,
+        future,
+        now,
+        list(dict.fromkeys(d.fix for d in damaged if d.fix and not d.vector_only)),
+        "remove each with `kenning forget <id> --group-id all` (after `kenning export "
+        "--group-id all` keeps its text)",
+    )
     if not counts:
         yield Check("project", SKIPPED, "no memories yet")
     elif project is None:
@@ -386,54 +396,3 @@ def _rows_and_project(
         others = others_to_name(project.group_id, ranked, 3)
         alike = {} if others else alike_to_name(project.group_id, ranked, 3)
         yield project_check(project, others, alike)
-
-
-def _rows_check(
-    total: int,
-    dimension: int | None,
-    fields: list[str],
-    vectors: list[str],
-    future: list[str],
-    damaged: list[Any],
-    now: datetime,
-) -> Check:
-    ahead = (
-        f"{len(future)} stamped more than a day ahead of this clock "
-        f"({now.isoformat(timespec='seconds')}): {listed(future)}"
-        if future
-        else ""
-    )
-    ahead_fix = (
-        "kenning stores no time more than a day ahead; until that date search ranks such a "
-        "memory as new: if the clock that wrote it was wrong, remove each with `kenning "
-        "forget <id> --group-id all` (after `kenning export --group-id all` keeps its text)"
-    )
-    if not fields and not vectors:
-        if total == 0:
-            return Check("rows", OK, "no rows yet")
-        decoded = (
-            f"1 row decodes; its vector is a finite {dimension}-dimensional unit vector"
-            if total == 1
-            else f"all {total} rows decode; every vector is a finite {dimension}-dimensional "
-            "unit vector"
-        )
-        if not future:
-            return Check("rows", OK, decoded)
-        return Check("rows", WARNING, f"{decoded}; {ahead}", ahead_fix)
-    problems = fields + vectors
-    fixes = []
-    if vectors:
-        fixes.append(
-            "run `kenning reembed`: it recomputes the damaged vectors from the memories' "
-            "text, which is intact"
-        )
-    fixes += list(dict.fromkeys(d.fix for d in damaged if d.fix and not d.vector_only))
-    if future:
-        fixes.append(ahead_fix)
-    return Check(
-        "rows",
-        FAILED,
-        f"{len(problems)} of {total} rows cannot be read as they are: {listed(problems)}"
-        + (f"; {ahead}" if ahead else ""),
-        "; ".join(fixes),
-    )
