@@ -1236,6 +1236,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "continuations": _repeat("--password \\\n"),
     "percent_escapes": _repeat("%41%3D"),
     "percent_assignments": _repeat("password%3D%22a"),
+    "string_escapes": _repeat("\\u0041\\/\\x41\\\\"),
+    "escaped_assignments": _repeat("\\u0070assword\\u003d\\u0022a"),
+    "character_references": _repeat("&#65;&#x41;&quot;&amp;"),
     "base64_blobs": _repeat("cGFzc3dvcmQ9YWFhYWFhYWE= "),  # "password=aaaaaaaa" each
     "secret_json_open": lambda size: '{"kind":"Secret","data":' + '{"k":"v",' * (size // 9),
     "secret_json_quotes": lambda size: '"Secret" "data" ' + '\\"' * (size // 3),
@@ -2333,6 +2336,58 @@ def test_a_url_encoded_or_base64_encoded_secret_is_redacted(text: str, secret: s
         "RGVwbG95IHdpdGggbWFrZSByZWxlYXNl",  # "Deploy with make release"
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+def _escaped(text: str) -> str:
+    """``text`` as an encoder that escapes every ASCII letter writes it (``\\u0041``)."""
+    return "".join(f"\\u{ord(c):04x}" if c.isalpha() else c for c in text)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a report a JSON encoder wrote with its ASCII escaped: the key's first letter
+        ('{"Output": "key \\u0041KIAQYLPMN5HFIQR7XYZ rejected\\n"}', "QYLPMN5HFIQR7XYZ"),
+        # PHP's json_encode escapes every '/': a URL's password in a shipped log
+        ('{"dsn": "postgresql:\\/\\/app:Hy6tB1q9Zx@db:5432\\/shop"}', "Hy6tB1q9Zx"),
+        ('{"url": "https:\\/\\/ci:Hy6tB1q9Zx@git.example.com\\/a.git"}', "Hy6tB1q9Zx"),
+        # the key of an assignment escaped, and a token escaped letter by letter
+        ('{"db_pass\\u0077ord": "Hy6tB1q9Zx"}', "Hy6tB1q9Zx"),
+        (f'{{"t": "{_escaped(GH)}"}}', _escaped(GH)[-24:]),
+        # a JWT whose dots an encoder escaped: redacted whole, not up to the first escape
+        (
+            '{"Authorization": "Bearer eyJhbGciOiJIUzI1NiJ9\\u002eeyJzdWIiOiIxMjM0NTY3ODkwIn0'
+            '\\u002edozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"}',
+            "dozjgNryP4J3jVmNHl0w5N",
+        ),
+        # JavaScript's, Python's and C's \\x41, and HTML's character references
+        (f"token \\x{ord(GH[0]):02x}{GH[1:]}", GH[1:]),
+        (f"<pre>token &#{ord(GH[0])};{GH[1:]}</pre>", GH[1:]),
+        (f"<code>token &#x{ord(GH[0]):x};{GH[1:]}</code>", GH[1:]),
+        ("<add key=&quot;DbPassword&quot; value=&quot;Hy6tB1q9Zx&quot; />", "Hy6tB1q9Zx"),
+    ],
+)
+def test_a_secret_written_with_string_escapes_is_redacted(text: str, secret: str) -> None:
+    """A credential an encoder wrote with escapes (``\\u0041KIA…``, PHP's
+    ``postgresql:\\/\\/app:…@db``, ``\\x67hp_…``, ``&#103;hp_…``) was stored as it was:
+    the rules read only the text as written, and a reader decoding it got the secret back
+    (qa-s67b F8). The escapes are read decoded; the marker covers them."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        '{"path": "C:\\\\Users\\\\x86\\\\AppData\\\\u0041pp"}',  # escaped backslashes
+        '{"msg": "caf\\u00e9 d\\u00e9j\\u00e0 vu \\u001b[31mFAIL\\u001b[0m"}',
+        '{"url": "https:\\/\\/example.com\\/a?b=1&c=2", "emoji": "\\ud83d\\ude00"}',
+        "<p>Tom &amp; Jerry &lt;3 &quot;quoted&quot; &#8212; &#x1F600; &#1114112; &#0;</p>",
+    ],
+)
+def test_escapes_that_hide_no_secret_are_kept(kept: str) -> None:
+    assert redact_secrets(kept) == (kept, {}), kept
 
 
 def test_a_percent_encoded_credential_ends_at_the_urls_own_ampersand() -> None:

@@ -113,6 +113,36 @@ def test_cli_remember_source_and_tags(project: Path) -> None:
     assert_no_secret(project, "melonmarker", "mangomarker")
 
 
+def test_cli_remember_of_a_report_with_escaped_secrets(project: Path) -> None:
+    """A go test -json report (stdin) whose credentials a JSON encoder wrote escaped: the
+    AWS key id's first letter as ``\\u0041``, the URL's slashes as ``\\/`` (PHP), a token
+    letter by letter. A reader decoding the stored text got them back (qa-s67b F8)."""
+    escaped_gh = "".join(f"\\u{ord(c):04x}" for c in GH)
+    events = [
+        {"Action": "run", "Package": "acme/db", "Test": "TestDB"},
+        {"Action": "output", "Package": "acme/db", "Test": "TestDB",
+         "Output": f"    db_test.go:12: figmarker key \\u0041{AWS_ID[1:]} was refused\\n"},
+        {"Action": "output", "Package": "acme/db", "Test": "TestDB",
+         "Output": "    db_test.go:13: dsn postgresql:\\/\\/app:"
+         + URL_PW.replace("/", "\\/") + "@db.internal:5432\\/app\\n"},
+        {"Action": "output", "Package": "acme/db", "Test": "TestDB",
+         "Output": f"    db_test.go:14: GITHUB_TOKEN={escaped_gh}\\n"},
+        {"Action": "fail", "Package": "acme/db", "Test": "TestDB"},
+    ]  # fmt: skip
+    # written by hand as an encoder would, not with json.dumps (which would escape the "\\")
+    report = "\n".join(
+        "{" + ", ".join(f'"{k}": "{v}"' for k, v in event.items()) + "}" for event in events
+    )
+    r = run_cli(project, "remember", "--type", "error_fix", "--json", "-", stdin=report.encode())
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert {"aws_access_key", "connection_string", "github_token"} <= set(data["redactions"])
+    raw = raw_store(project)
+    assert b"figmarker" in raw
+    for tail in (AWS_ID[1:], URL_PW.replace("/", "\\/"), escaped_gh[-30:]):
+        assert tail.encode() not in raw, f"an escaped secret ({tail[:6]}…) reached the store"
+
+
 def test_cli_import_redacts_every_field_and_reembeds(
     project: Path, tmp_path: Path, minilm: Embedder
 ) -> None:

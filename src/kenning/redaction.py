@@ -64,8 +64,10 @@ replaced once, under the more specific kind:
    quadratic (``tests/test_redaction.py`` times 1 MB adversarial inputs).
 
 Both layers also read the text percent-decoded (a credential in a logged URL or form body:
-``password%3D…``) and every base64 blob in it that decodes to text (``echo … | base64 -d``;
-such a blob holding a credential is redacted whole). A secret a terminal or a mail client
+``password%3D…``), with its string escapes and character references decoded (what an encoder
+wrote: ``\\u0041KIA…``, PHP's ``postgresql:\\/\\/app:…@db``, ``\\x67hp_…``, ``&#103;hp_…``),
+and every base64 blob in it that decodes to text (``echo … | base64 -d``; such a blob
+holding a credential is redacted whole). A secret a terminal or a mail client
 hard-wrapped at a line's end is redacted with its tail on the next line (a token cut
 inside its prefix is read across the break; a quoted value may close on the next line).
 
@@ -2995,6 +2997,7 @@ def _find(scan: str) -> list[_Hit]:
     for finder in _FINDERS:
         hits.extend(finder(scan))
     hits.extend(_find_percent_encoded(scan))
+    hits.extend(_find_escaped(scan))
     hits.extend(_find_base64_encoded(scan))
     if "\n" in scan:
         hits.extend(_find_wrapped_tokens(scan, hits))
@@ -3049,6 +3052,72 @@ def _find_percent_encoded(scan: str) -> list[_Hit]:
         if end > h.start:
             hits.append(_Hit(starts[h.start], starts[end], h.kind, h.rank))
     return hits
+
+
+#: A character a string literal writes as an escape (JSON's and JavaScript's ``\\u0041``,
+#: ``\\x41`` of JavaScript, Python and C, JSON's ``\\/`` that PHP's ``json_encode`` writes in
+#: every URL) or HTML as a character reference (``&#65;``, ``&#x41;``, ``&quot;``): an
+#: encoder's output (a report, a log shipped as JSON) holds ``postgresql:\\/\\/app:…@db`` or
+#: ``\\u0041KIA…``, which a reader decodes back to the credential. An escaped backslash is
+#: read first, so that ``C:\\\\x86`` is a backslash and ``x86``, not an escape.
+_ESCAPE = lazy(
+    r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[/\\])"
+    r"|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|quot|apos|amp|lt|gt);"
+)
+_ENTITIES = {"&quot;": '"', "&apos;": "'", "&amp;": "&", "&lt;": "<", "&gt;": ">"}
+
+
+def _unescaped(escape: str) -> str | None:
+    """The character ``escape`` stands for, or None when it is no printable character (a
+    control such as ``\\u001b``, half of a surrogate pair): those are read as written."""
+    if escape[0] == "\\":
+        if len(escape) == 2:
+            return escape[1]
+        code = int(escape[2:], 16)
+    elif escape in _ENTITIES:
+        return _ENTITIES[escape]
+    else:
+        digits = escape[2:-1]
+        code = int(digits[1:], 16) if digits[:1] in "xX" else int(digits)
+    if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        return None
+    char = chr(code)
+    return char if char.isprintable() else None
+
+
+def _find_escaped(scan: str) -> list[_Hit]:
+    """The rules' hits in ``scan`` read with its string escapes and character references
+    decoded, spanned over the escapes in ``scan`` (each decoded character keeps where it came
+    from). A text is read again only when an escape stands for an ASCII character other than
+    a backslash: the parts of a credential, its key and its syntax are ASCII, while a Windows
+    path in JSON (``C:\\\\Users``) and the non-ASCII letters Python's ``json.dumps`` escapes
+    (``caf\\u00e9``) are everywhere, and reading them again would double the cost."""
+    if "\\" not in scan and "&" not in scan:
+        return []
+    parts: list[str] = []
+    starts: list[int] = []  # where each decoded character starts in scan
+    pos = 0
+    decoded_any = False
+    for m in _ESCAPE.finditer(scan):
+        char = _unescaped(m.group(0))
+        if char is None:
+            continue
+        decoded_any = decoded_any or (char != "\\" and char.isascii())
+        parts.append(scan[pos : m.start()])
+        starts.extend(range(pos, m.start()))
+        parts.append(char)
+        starts.append(m.start())
+        pos = m.end()
+    if not decoded_any:
+        return []
+    parts.append(scan[pos:])
+    starts.extend(range(pos, len(scan)))
+    starts.append(len(scan))
+    return [
+        _Hit(starts[h.start], starts[h.end], h.kind, h.rank)
+        for h in _find_all("".join(parts))
+        if h.end > h.start
+    ]
 
 
 #: A run of base64 (standard alphabet, padded or not) long enough to hold a credential.
