@@ -491,6 +491,75 @@ def test_a_team_store_that_is_down_is_said_to_the_user(
     assert "check that the server is running" in message  # the fix
 
 
+@contextlib.contextmanager
+def _a_server_that_never_answers() -> Iterator[int]:
+    """A port whose connections are never answered, as behind a firewall that drops the
+    packets: a listener whose backlog is full and which never accepts (the kernel then drops
+    each new SYN). Yields the port."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers = []
+    try:
+        for _ in range(4):  # backlog 0 still queues one or two, depending on the kernel
+            filler = socket.socket()
+            filler.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                filler.connect(("127.0.0.1", port))
+            fillers.append(filler)
+        probe = socket.socket()
+        probe.settimeout(0.5)
+        try:
+            with pytest.raises(TimeoutError):  # the test's premise
+                probe.connect(("127.0.0.1", port))
+        finally:
+            probe.close()
+        yield port
+    finally:
+        for sock in (*fillers, listener):
+            sock.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("postgresql://kenning:pw-never-shown-2d8e@127.0.0.1:{port}/kenning", "PostgreSQL"),
+        # the URL's own longer wait is cut to the hook's too
+        (
+            "postgresql://kenning:pw-never-shown-2d8e@127.0.0.1:{port}/kenning?connect_timeout=30",
+            "PostgreSQL",
+        ),
+        ("http://127.0.0.1:{port}", "Qdrant"),  # (its requests waited 30 s)
+    ],
+)
+def test_a_team_store_that_never_answers_is_said_within_the_budget(
+    project: Path, url: str, said: str
+) -> None:
+    """A server behind a firewall that drops the packets: libpq's connect_timeout (10 s)
+    outlasted the hook's 5 s budget, and the hook ended in "gave up after 5 s" on stderr,
+    nothing said to the user. The connection now gives up within the budget, and the user
+    is told as for a server that is down."""
+    with _a_server_that_never_answers() as port:
+        env = {"KENNING_STORE": url.format(port=port), "KENNING_HOOK_TIMEOUT": "5"}
+        started = time.monotonic()
+        proc = hook_here("prompt-submit", payload("prompt_submit_error", project), project, env)
+        took = time.monotonic() - started
+    assert proc.returncode == 0
+    assert "gave up" not in proc.stderr, proc.stderr
+    message = json.loads(proc.stdout)["systemMessage"]
+    assert message.startswith(
+        f"kenning: knowledge base NOT consulted: cannot connect to {said} at "
+    ), message
+    if said == "PostgreSQL":
+        assert f"postgresql://kenning@127.0.0.1:{port}/kenning" in message
+        assert "did not answer in time" in message  # the fix is not the password's
+    assert "pw-never-shown-2d8e" not in proc.stdout + proc.stderr
+    assert took < 5
+
+
 def test_a_team_store_that_refuses_the_password_is_said_to_the_user(
     project: Path,
     pg_url: str,  # noqa: F811

@@ -65,6 +65,9 @@ DEFAULT_EMBEDDER = "minilm"
 MAX_HOOK_TIMEOUT_S = 600.0
 #: A hook's time budget when ``KENNING_HOOK_TIMEOUT`` does not set one.
 DEFAULT_HOOK_TIMEOUT_S = 5.0
+#: libpq (and psycopg, which times the connection itself) takes no shorter connect_timeout:
+#: 1 s is read as 2.
+MIN_STORE_CONNECT_TIMEOUT_S = 2
 #: What ``KENNING_LOG_LEVEL`` may name (the MCP server logs at WARNING otherwise).
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -672,6 +675,16 @@ def hook_timeout(
             f"{MAX_HOOK_TIMEOUT_S:g}; using {default:g}"
         )
     return value, None
+
+
+def connect_timeout_within(budget: float) -> int:
+    """The most seconds a server store's connection may wait in a process that must be done
+    in ``budget`` seconds (a hook): half of them, so that a server that never answers (a
+    firewall dropping the packets) is said as a server that is down is ("knowledge base NOT
+    consulted: …"), not cut off by the budget's end with nothing said to the user. A backend
+    waits less when its own default is shorter. Never below libpq's least
+    (:data:`MIN_STORE_CONNECT_TIMEOUT_S`): a budget under about 3 s may still run out first."""
+    return max(MIN_STORE_CONNECT_TIMEOUT_S, int(budget / 2))
 
 
 def ann_min_rows(default: int, environ: Mapping[str, str] | None = None) -> int | None:

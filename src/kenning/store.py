@@ -280,6 +280,7 @@ def open_store(
     embedder: Embedder | str | None = None,
     threshold: float | None = None,
     every_project: bool = False,
+    connect_timeout: int | None = None,
 ) -> MemoryStore:
     """Open the store for the project containing ``cwd`` (default: the current folder).
 
@@ -293,7 +294,8 @@ def open_store(
     unless ``missing_ok``: then the store answers every read as an empty store would (and
     ``exists`` is False) and refuses writes, so callers need no special case for "no store
     yet". ``embedder`` is an :class:`Embedder`, or a name (``minilm``; ``hashing`` is for
-    tests).
+    tests). ``connect_timeout``: at most this many seconds waiting for a server store to
+    answer (a hook's budget: :func:`~kenning.config.connect_timeout_within`).
     """
 
     from .backends.registry import open_backend
@@ -346,7 +348,11 @@ def open_store(
         settings = None  # read at first use (MemoryStore.settings)
         try:
             backend = open_backend(
-                url or project.store_path, create=create, dimension=None, project_root=project.root
+                url or project.store_path,
+                create=create,
+                dimension=None,
+                project_root=project.root,
+                connect_timeout=connect_timeout,
             )
             # a read too: a store made before kenning wrote this file (or whose file was
             # removed) showed in `git status` until the next write, every file beside it

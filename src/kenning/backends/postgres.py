@@ -884,9 +884,13 @@ class PostgresBackend:
         pool_size: int = 4,
         connect_timeout: int = CONNECT_TIMEOUT_S,
         warn_missing_index: bool = True,
+        max_connect_timeout: int | None = None,
     ) -> None:
         """``warn_missing_index``: warn as it opens when the table is without its HNSW
-        index (False: a caller that builds it itself, a migration into the store)."""
+        index (False: a caller that builds it itself, a migration into the store).
+        ``connect_timeout``: the seconds a connection waits for the server when the URL sets
+        none; ``max_connect_timeout``: at most this many, whatever the URL sets (a hook's
+        budget, which must leave time to say that the server did not answer)."""
         self._secrets = _secrets_of(url)
         self._warn_missing_index = warn_missing_index
         self._url = url
@@ -971,16 +975,22 @@ class PostgresBackend:
                 # locale) made psycopg send every parameter as bytea ('function
                 # set_config(unknown, bytea, boolean) does not exist' on every write)
                 "client_encoding": "UTF8",
-                "connect_timeout": str(connect_timeout),
+                "connect_timeout": str(
+                    min(connect_timeout, max_connect_timeout or connect_timeout)
+                ),
                 "application_name": "kenning",
                 "tcp_user_timeout": str(TCP_USER_TIMEOUT_MS),
                 **TCP_KEEPALIVES,
             }
-            # the URL's own settings win (a hook's shorter connect_timeout, a team's
-            # application_name for pg_stat_activity)
-            self._conninfo = psycopg.conninfo.make_conninfo(
-                url, **{key: value for key, value in defaults.items() if key not in given}
-            )
+            # the URL's own settings win (a shorter connect_timeout, a team's
+            # application_name for pg_stat_activity), but for a connect_timeout past the
+            # caller's limit (0 is none)
+            settings = {key: value for key, value in defaults.items() if key not in given}
+            if max_connect_timeout is not None and not _waits_at_most(
+                given.get("connect_timeout"), max_connect_timeout
+            ):
+                settings["connect_timeout"] = str(max_connect_timeout)
+            self._conninfo = psycopg.conninfo.make_conninfo(url, **settings)
             # read by psycopg itself before libpq sees the URL: a bad value raised from
             # psycopg.connect, past every check ("bad value for connect_timeout: 'abc'")
             psycopg.conninfo.timeout_from_conninfo(
@@ -2844,6 +2854,14 @@ _CONNECTION_REMEDIES = (
         "reaches the network (DNS, VPN) the server is on",
     ),
     (
+        # psycopg's own, libpq's: a host that drops the packets (a firewall, a VPN that is
+        # not up) or a server too busy to answer; no password was asked for
+        re.compile(r"connection timeout expired|timeout expired", re.IGNORECASE),
+        "the server did not answer in time (connect_timeout): check that it is running, "
+        "that the URL's host and port are its own, and that this machine reaches it (a "
+        "firewall dropping the packets, a VPN that is not connected)",
+    ),
+    (
         re.compile(r"password authentication failed|no password supplied|auth(?:entication)? fail"),
         "check the user and password (in the URL, PGPASSWORD or ~/.pgpass)",
     ),
@@ -2851,6 +2869,18 @@ _CONNECTION_REMEDIES = (
 _CONNECTION_REMEDY = (
     "check that the server is running and reachable and that the user and password are right"
 )
+
+
+def _waits_at_most(connect_timeout: object, seconds: int) -> bool:
+    """Whether a URL's ``connect_timeout`` (None: unset) waits ``seconds`` at most: a
+    value libpq cannot read is left for its own message."""
+    if connect_timeout is None:
+        return True
+    try:
+        value = float(str(connect_timeout))
+    except ValueError:
+        return True
+    return 0 < value <= seconds
 
 
 def _connection_remedy(detail: str, role: str = "<role>") -> str:

@@ -76,6 +76,7 @@ def open_backend(
     dimension: int | None,
     project_root: Path | None = None,
     warn_missing_index: bool = True,
+    connect_timeout: int | None = None,
 ) -> Backend:
     """Open (``create=True``: create if missing) the store at ``location``.
 
@@ -84,6 +85,9 @@ def open_backend(
     ``project_root`` locates ``.env.secrets`` for the Qdrant API key.
     ``warn_missing_index``: False for a caller that builds the vector index a bulk load
     left missing itself (a migration into the store): PostgreSQL warns of it as it opens.
+    ``connect_timeout``: at most this many seconds waiting for a server store to answer,
+    whatever its URL says (a hook's budget: :func:`~kenning.config.connect_timeout_within`);
+    None: the URL's, or the backend's default.
     """
     text = str(location).strip()
     kind = backend_kind(text) if not isinstance(location, Path) else "sqlite"
@@ -91,12 +95,22 @@ def open_backend(
         from .postgres import PostgresBackend
 
         return PostgresBackend(
-            text, create=create, dimension=dimension, warn_missing_index=warn_missing_index
+            text,
+            create=create,
+            dimension=dimension,
+            warn_missing_index=warn_missing_index,
+            max_connect_timeout=connect_timeout,
         )
     if kind in ("qdrant", "qdrant-local"):
-        from .qdrant import QdrantBackend
+        from .qdrant import TIMEOUT_S, QdrantBackend
 
-        return QdrantBackend(text, create=create, dimension=dimension, project_root=project_root)
+        return QdrantBackend(
+            text,
+            create=create,
+            dimension=dimension,
+            project_root=project_root,
+            timeout=min(TIMEOUT_S, connect_timeout or TIMEOUT_S),
+        )
     from ..config import expand_home
     from .sqlite import SQLiteBackend
 

@@ -66,7 +66,9 @@ A server store (PostgreSQL, Qdrant) that is down or refuses the credentials
 (:class:`~kenning.errors.StoreUnavailable`) is said to the user, not only on stderr, which
 Claude Code shows no one: session-start and prompt-submit print Claude Code's
 ``{"systemMessage": "kenning: knowledge base NOT consulted: …"}`` (shown to the user, not
-given to the model), the credentials redacted. Without a file of its own a hook cannot know
+given to the model), the credentials redacted; so is one that never answers, the wait for
+its connection bounded within the hook's budget (:func:`~kenning.config.connect_timeout_within`).
+Without a file of its own a hook cannot know
 whether an earlier one of the session said it, so session-start says it at the start and
 prompt-submit for each prompt that was answered without the store (when the store comes
 back, the message stops); tool-failure says it on stderr only (it runs within a prompt's
@@ -419,10 +421,17 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
     return Path(os.getcwd())
 
 
-def _open_store(cwd: Path) -> MemoryStore:
+def _open_store(cwd: Path, budget: float) -> MemoryStore:
     from ..store import open_store
 
-    store = open_store(cwd=cwd, create=False, missing_ok=True)
+    # a server that never answers (packets dropped) is said as one that is down, within the
+    # budget: libpq's own wait (10 s) outlasted it, and the hook ended saying nothing
+    store = open_store(
+        cwd=cwd,
+        create=False,
+        missing_ok=True,
+        connect_timeout=config.connect_timeout_within(budget),
+    )
     if not store.exists:
         store.close()
         raise HookSkip("no kenning store for this project yet; nothing to recall")
@@ -637,12 +646,14 @@ def context_for(
     now: datetime | None = None,
     warn: Callable[[str], None] | None = None,
     listed: Callable[[str], None] | None = None,
+    budget: float = DEFAULT_BUDGET_SECONDS,
 ) -> str:
     """The ``additionalContext`` for hook ``event`` given its input ``payload``; ``""``
     when there is nothing to add. Raises :class:`HookSkip` (or anything) otherwise.
     ``warn`` receives what went wrong without stopping the hook (default: stderr);
     ``listed``, at session start, the listing made before the re-seed, which the hook
-    gives if the re-seed outlasts its budget (another process holding the write lock)."""
+    gives if the re-seed outlasts its budget (another process holding the write lock);
+    ``budget``, the hook's seconds, which bound the wait for a server store to answer."""
     if event not in EVENTS:
         raise HookSkip(_unknown_event(event))
     if not isinstance(payload, dict):
@@ -672,7 +683,7 @@ def context_for(
     cwd = _project_dir(payload)
     warn = warn or (lambda message: _diagnose(sys.stderr, event, message))
     try:
-        return _store_context(event, payload, cwd, queries_asked, now, warn, listed)
+        return _store_context(event, payload, cwd, queries_asked, now, warn, listed, budget)
     except KenningError as exc:
         if isinstance(exc, StoreUnavailable) or not _store_is_named_by_url(cwd):
             raise
@@ -706,9 +717,10 @@ def _store_context(
     now: datetime | None,
     warn: Callable[[str], None],
     listed: Callable[[str], None] | None,
+    budget: float,
 ) -> str:
     """The hook's context from the project's store (:func:`context_for`, its input read)."""
-    with _open_store(cwd) as store:
+    with _open_store(cwd, budget) as store:
         if event in ("prompt-submit", "tool-failure"):
             cold = _model_cache_cold()
             if cold:
@@ -785,6 +797,7 @@ def _from_raw(
     raw: bytes,
     warn: Callable[[str], None] | None = None,
     listed: Callable[[str], None] | None = None,
+    budget: float = DEFAULT_BUDGET_SECONDS,
 ) -> str:
     if event not in EVENTS:
         raise HookSkip(_unknown_event(event))
@@ -802,7 +815,7 @@ def _from_raw(
             "the hook input on stdin is not JSON the hook can read (nested too deeply; Claude "
             "Code's input is one object of a few fields)"
         ) from None
-    context = context_for(event, payload, warn=warn, listed=listed)
+    context = context_for(event, payload, warn=warn, listed=listed, budget=budget)
     return _hook_output(event, context) if context else ""
 
 
@@ -973,6 +986,7 @@ def _run(
                 raw,
                 said.append,
                 lambda listing: outcome.setdefault("listed", listing),
+                seconds,
             )
         except BaseException as exc:  # a hook must never fail the session
             outcome["error"] = exc
