@@ -2078,3 +2078,77 @@ def test_a_scram_key_of_the_wrong_length_is_refused_without_its_length(
         env={"PGPASSWORD": None, "PGPASSFILE": os.devnull},
     )
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("rights", "setting", "said"),
+    [
+        ("SELECT", "", "permission denied for table kenning_memories"),
+        # a read replica's role, as a DBA makes one on a primary (or a hot standby's sessions)
+        (
+            "SELECT, INSERT, UPDATE, DELETE",
+            "SET default_transaction_read_only = on",
+            "this role's sessions are read-only",
+        ),
+    ],
+)
+def test_the_page_says_a_team_store_it_cannot_write_is_read_only(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    rights: str,
+    setting: str,
+    said: str,
+) -> None:
+    """`kenning ui` on a team store this role cannot write (a SELECT-only role, a read-only
+    role or replica) offered Edit, Mark reviewed and Forget with no word, as on a read-only
+    SQLite file before qa-s67a F4: the save failed after the text was typed. The store says
+    why at its open (MemoryStore.read_only_reason), the page says it and turns the changes
+    off; the owner's page says nothing."""
+    import html
+    import uuid
+    from urllib.parse import urlsplit
+
+    import psycopg
+    from starlette.testclient import TestClient
+
+    from kenning.ui.app import StoreSource, create_app
+
+    with open_store(pg_url, cwd=project, embedder="hashing") as store:
+        noted = store.remember("Deploys go through the release branch", "rule").id
+        assert store.read_only_reason() is None
+    role = f"ui_{uuid.uuid4().hex[:8]}"
+    parts = urlsplit(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw-{role}'")
+        conn.execute(f'GRANT USAGE ON SCHEMA public TO "{role}"')
+        conn.execute(f'GRANT {rights} ON ALL TABLES IN SCHEMA public TO "{role}"')
+        if setting:
+            conn.execute(f'ALTER ROLE "{role}" {setting}')
+    url = parts._replace(netloc=f"{role}:pw-{role}@{parts.hostname}:{parts.port}").geturl()
+    try:
+        for where, read_only in ((pg_url, False), (url, True)):
+            source = StoreSource(
+                opener=lambda where=where: open_store(where, cwd=project, embedder="hashing")
+            )
+            client = TestClient(
+                create_app(source, port=8123, token="t"), base_url="http://127.0.0.1:8123"
+            )
+            client.headers["Origin"] = "http://127.0.0.1:8123"
+            try:
+                assert client.get("/?token=t").status_code == 200
+                for address in ("/", f"/memory?id={noted}"):
+                    shown = html.unescape(client.get(address).text)
+                    assert ("This store is read-only here" in shown) is read_only, shown
+                    assert (f'href="/edit?id={noted}"' not in shown) is read_only, address
+                    if read_only:
+                        assert said in shown and f"pw-{role}" not in shown, shown
+            finally:
+                client.close()
+                source.close()
+        with open_store(url, cwd=project, embedder="hashing") as store:
+            reason = store.read_only_reason()
+            assert reason is not None and said in reason, reason
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f'DROP OWNED BY "{role}"')
+            conn.execute(f'DROP ROLE "{role}"')

@@ -372,8 +372,10 @@ class StoreBase:
 
     def read_only_reason(self) -> str | None:
         """Why a write to this store would be refused here because it is read-only (its
-        file, folder or mount), as the write would say it; None when it is writable, when
-        there is no store yet, or when the backend can only tell at the write (a server).
+        file, folder or mount; a PostgreSQL standby, a read-only role or one without the
+        right to write, as its open found it), as the write would say it; None when it is
+        writable, when there is no store yet, or when the backend can only tell at the
+        write (Qdrant).
         For a surface that offers changes (``kenning ui``): it says so before someone types
         one, as ``kenning doctor`` does ("can be read but not written")."""
         if not self.exists or not isinstance(self.backend, KnowsItIsReadOnly):

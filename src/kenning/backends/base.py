@@ -490,8 +490,9 @@ class CountsProjects(Protocol):
 @runtime_checkable
 class KnowsItIsReadOnly(Protocol):
     """A backend that can tell before a write that the store refuses writes (SQLite opened
-    read-only, its folder not writable): a write that must embed first is refused before
-    the model is loaded and its texts embedded (seconds, for nothing)."""
+    read-only, its folder not writable; a PostgreSQL standby or read-only role): a write
+    that must embed first is refused before the model is loaded and its texts embedded
+    (seconds, for nothing)."""
 
     def check_writable(self) -> None:
         """Raise the error a write would meet when the store is read-only; else nothing."""

@@ -910,6 +910,8 @@ class PostgresBackend:
             {},
         )
         self._dimension: int | None = None
+        #: Why a write would be refused, as the open found it (:meth:`check_writable`).
+        self._cannot_write: str | None = None
         #: Whether a word can be sent to the database (None until asked: see _holds).
         self._holds_word: Callable[[str], bool] | None = None
         #: The store's schema version, and what a read selects from it: an older store is
@@ -1097,10 +1099,7 @@ class PostgresBackend:
                 "pg_dump; see pg_stat_activity); nothing was changed — retry once it ends"
             ) from None
         except pg_errors.ReadOnlySqlTransaction:
-            raise KenningError(
-                f"cannot {doing} PostgreSQL at {self.location}: the server is read-only (a "
-                "standby); point writers at the primary's URL"
-            ) from None
+            raise KenningError(_read_only_server(self.location, doing)) from None
         except pg_errors.InsufficientPrivilege as exc:
             said = self._scrub(str(exc.diag.message_primary or exc))
             role = self._role_in_sql()
@@ -1189,6 +1188,7 @@ class PostgresBackend:
             self._set_schema(self._schema_version(conn))
         self._dimension, index_missing, owner = self._table_dimension_and_index(conn)
         self._check_table_present()
+        self._cannot_write = self._why_read_only(conn)
         if index_missing and self._warn_missing_index and self.location not in _INDEX_MISSING_SAID:
             # a bulk load (migrate, import) dropped it and has not built it yet: running, or
             # killed. Nothing else builds it (a remember must not spend minutes on it), and
@@ -1492,6 +1492,52 @@ class PostgresBackend:
         if row is None or row[0] is None or row[0] < 0:
             return None, False, None
         return int(row[0]), bool(row[1]), None if row[2] is None else str(row[2])
+
+    def _why_read_only(self, conn: psycopg.Connection[Any]) -> str | None:
+        """Why a write to the store would be refused on this server, as the write would say
+        it; None when it may write (or the memories table is not there yet: the first write
+        creating it says what it lacks). One round trip: a standby or a session that is
+        read-only (``default_transaction_read_only`` set for the role, the database or in
+        the URL's options), or a role without INSERT, UPDATE or DELETE on the memories."""
+        read_only, standby, may_write = _first(
+            conn.execute(
+                "SELECT current_setting('transaction_read_only') = 'on', pg_is_in_recovery(), "
+                "(SELECT bool_and(has_table_privilege(t.oid, p)) FROM pg_class t, "
+                "unnest(ARRAY['INSERT', 'UPDATE', 'DELETE']) p WHERE t.oid = to_regclass("
+                "CASE WHEN %(s)s::text IS NULL THEN 'kenning_memories' "
+                "ELSE quote_ident(%(s)s::text) || '.kenning_memories' END))",
+                {"s": self._named_schema},
+            )
+        )
+        if standby:
+            return _read_only_server(self.location)
+        if read_only:
+            return (
+                f"cannot write to PostgreSQL at {self.location}: this role's sessions are "
+                "read-only (default_transaction_read_only is on for the role, the database "
+                "or in the URL's options); use a role (or URL) that may write, or have the "
+                f"role's owner run `ALTER ROLE {self._role_in_sql()} SET "
+                "default_transaction_read_only = off`"
+            )
+        if may_write is False:
+            where = _quoted_identifier(self._named_schema or "public")
+            return (
+                f"cannot write to PostgreSQL at {self.location}: permission denied for "
+                "table kenning_memories (this role may read the store, not write it); the "
+                "store's owner (or a DBA) must grant it the right (`GRANT SELECT, INSERT, "
+                f"UPDATE, DELETE ON ALL TABLES IN SCHEMA {where} TO {self._role_in_sql()}`)"
+            )
+        return None
+
+    def check_writable(self) -> None:
+        # the open's verdict; a read-only one is asked again (a GRANT since, a standby
+        # promoted) before it refuses, so that a long-lived process is not held to it
+        if self._cannot_write is None:
+            return
+        with self._connection() as conn:
+            self._cannot_write = self._why_read_only(conn)
+        if self._cannot_write is not None:
+            raise KenningError(self._cannot_write)
 
     def _holds(self, conn: psycopg.Connection[Any]) -> Callable[[str], bool]:
         """Whether the database's encoding can hold a word: a LATIN1 database cannot hold
@@ -2869,6 +2915,14 @@ _CONNECTION_REMEDIES = (
 _CONNECTION_REMEDY = (
     "check that the server is running and reachable and that the user and password are right"
 )
+
+
+def _read_only_server(location: str, doing: str = "write to") -> str:
+    """A server that refuses every write."""
+    return (
+        f"cannot {doing} PostgreSQL at {location}: the server is read-only (a standby); "
+        "point writers at the primary's URL"
+    )
 
 
 def _waits_at_most(connect_timeout: object, seconds: int) -> bool:
