@@ -483,3 +483,57 @@ def test_a_server_store_named_outside_a_checkout_is_checked(
         checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
         assert checks["location"]["status"] == "warning", checks["location"]
         assert checks["rows"]["status"] == "ok" and checks["project"]["status"] == "skipped"
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_stored_note_of_nothing_but_credentials_is_named_with_its_fix(
+    project: Path, kind: str, request: pytest.FixtureRequest
+) -> None:
+    """A note that is nothing but a credential, redacted, which a kenning before 73f22e1
+    stored and the write path now refuses: it says nothing, ranks first for a search naming
+    its kind and makes the next such note a duplicate (qa-s67a F3). Doctor's rows check (the
+    embedded and the server store's) names it by id and kind with `kenning forget`, a
+    warning (it reads fine), and never its text; a note that says something beside its
+    redacted secret is left alone."""
+    from kenning.backends.base import MemoryRecord
+    from kenning.model import Memory, content_hash, new_memory_id, utc_now
+
+    location = request.getfixturevalue("pg_url") if kind == "postgres" else None
+    _remember(location or str(project / ".kenning"), project, NOTES[:2])
+    store = open_store(location, cwd=project, embedder="hashing")
+    try:
+        old = {}
+        for text in (
+            "[REDACTED:github_token]",
+            "password=[REDACTED:password_assignment]",
+            "the deploy token is [REDACTED:github_token] (rotate it monthly in the vault)",
+        ):
+            memory = Memory(
+                new_memory_id(),
+                text,
+                "code-patterns",
+                "implementation",
+                store.group_id,
+                utc_now(),
+                content_hash(text),
+            )
+            # as the old write path stored it: the store itself now refuses such a note
+            store.backend.upsert([MemoryRecord(memory, store.embedder.embed([text])[0])])
+            old[text] = memory.id
+    finally:
+        store.close()
+    env = {"KENNING_STORE": location} if location else None
+    result = run_cli(project, "doctor", "--json", env=env)
+    assert result.returncode == 0, result.stdout  # a warning: the store works
+    rows = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "rows")
+    assert rows["status"] == "warning", rows
+    assert "2 are nothing but credentials" in rows["message"], rows
+    assert f"{old['[REDACTED:github_token]']!r}: 1 github_token" in rows["message"], rows
+    password = old["password=[REDACTED:password_assignment]"]
+    assert f"{password!r}: 1 password_assignment" in rows["message"], rows
+    assert (
+        old["the deploy token is [REDACTED:github_token] (rotate it monthly in the vault)"]
+        not in (rows["message"])
+    )
+    assert "kenning forget <id> --group-id all" in rows["fix"], rows
+    assert "[REDACTED" not in result.stdout + result.stderr  # the kinds only

@@ -59,7 +59,7 @@ import numpy as np
 
 from . import config
 from .errors import KenningError
-from .model import Provenance, utc_now
+from .model import Memory, Provenance, utc_now
 
 if TYPE_CHECKING:
     from .project import Project
@@ -675,6 +675,7 @@ def _rows(
     fields: list[str] = []
     vectors: list[str] = []
     future: list[str] = []
+    empty: list[str] = []
     horizon = now + FUTURE_TOLERANCE
     total = 0
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
@@ -693,6 +694,8 @@ def _rows(
                 continue
             if memory.stored_at > horizon:
                 future.append(f"{row[0]!r}: {memory.stored_at.isoformat(timespec='seconds')}")
+            if (named := credentials_only(memory)) is not None:
+                empty.append(named)
             blob = row[n]
             if dimension is None or not isinstance(blob, bytes) or len(blob) != dimension * 4:
                 problem = vector_problem(decode_vector(blob), dimension) or "is not a vector"
@@ -714,8 +717,23 @@ def _rows(
         f"every other one; {_forget_each(path)}"
     )
     return rows_check(
-        total, dimension, fields, vectors, future, now, [field_fix], _forget_each(path)
+        total, dimension, fields, vectors, future, now, [field_fix], _forget_each(path), empty
     )
+
+
+def credentials_only(memory: Memory) -> str | None:
+    """How the ``rows`` check names ``memory`` when its text (as stored: redacted) is nothing
+    but credentials (:func:`kenning.redaction.only_credentials`), which the write path now
+    refuses (:func:`kenning.store_base.check_not_only_credentials`) and a kenning before it
+    stored: its id and the kinds of what was redacted, never the text; else None. (A note an
+    outside writer left unredacted is not looked for: redacting every row would cost doctor
+    ~65 µs a row; the reads show it redacted.)"""
+    from .redaction import only_credentials, redaction_markers
+    from .render import redaction_counts
+
+    if not only_credentials(memory.content):
+        return None
+    return f"{memory.id!r}: {redaction_counts(redaction_markers(memory.content))}"
 
 
 def rows_check(
@@ -727,10 +745,12 @@ def rows_check(
     now: datetime,
     field_fixes: list[str],
     remove_each: str,
+    empty: Sequence[str] = (),
 ) -> Check:
     """The ``rows`` check's verdict on ``total`` rows read (every kind of store): the rows
     whose ``fields`` do not decode (with ``field_fixes``), whose ``vectors`` are not finite
-    unit vectors of ``dimension``, and those stamped ahead of ``now`` (``future``);
+    unit vectors of ``dimension``, those stamped ahead of ``now`` (``future``), and those
+    that are nothing but credentials (``empty``, as :func:`credentials_only` names them);
     ``remove_each``: how to remove a row doctor names, as this kind of store allows."""
     ahead_fix = (
         # kenning refuses such a time on every write: another writer's clock (or damage) left
@@ -740,6 +760,23 @@ def rows_check(
         "such a memory as new and the session-start hook leaves it out: if the clock that "
         f"wrote it was wrong, {remove_each}"
     )
+    # what is said beside the rows that can be read (a warning) or cannot (a failure)
+    notes, note_fixes = [], []
+    if future:
+        notes.append(_ahead(future, now))
+        note_fixes.append(ahead_fix)
+    if empty:
+        notes.append(
+            f"{len(empty)} {'is' if len(empty) == 1 else 'are'} nothing but credentials, "
+            f"redacted (stored before kenning refused such notes): {listed(list(empty))}"
+        )
+        note_fixes.append(
+            # (qa-s67a F3) and its own text would only say "[REDACTED:…]": nothing to keep
+            'such a note says nothing, comes first in a search naming its kind ("github '
+            'token") and makes the next one an "identical content" duplicate: remove each '
+            "with `kenning forget <id> --group-id all`, and remember instead what the "
+            "credential is for, where it is kept and how to rotate it"
+        )
     if not fields and not vectors:
         if total == 0:  # an empty store has no model stamped yet: no dimension to name
             return Check("rows", OK, "no rows yet")
@@ -750,9 +787,9 @@ def rows_check(
                 f"all {total} rows decode; every vector is a finite {dimension}-dimensional "
                 "unit vector"
             )
-        if not future:
+        if not notes:
             return Check("rows", OK, decoded)
-        return Check("rows", WARNING, f"{decoded}; {_ahead(future, now)}", ahead_fix)
+        return Check("rows", WARNING, "; ".join([decoded, *notes]), "; ".join(note_fixes))
     problems = fields + vectors
     fixes = []
     if vectors:
@@ -762,15 +799,8 @@ def rows_check(
         )
     if fields:
         fixes += field_fixes
-    if future:
-        fixes.append(ahead_fix)
-    return Check(
-        "rows",
-        FAILED,
-        f"{len(problems)} of {total} rows cannot be read as they are: {listed(problems)}"
-        + (f"; {_ahead(future, now)}" if future else ""),
-        "; ".join(fixes),
-    )
+    unread = f"{len(problems)} of {total} rows cannot be read as they are: {listed(problems)}"
+    return Check("rows", FAILED, "; ".join([unread, *notes]), "; ".join(fixes + note_fixes))
 
 
 def listed(problems: list[str]) -> str:

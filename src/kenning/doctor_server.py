@@ -49,6 +49,7 @@ from .doctor import (
     WARNING,
     Check,
     DoctorReport,
+    credentials_only,
     expected_provenance,
     project_check,
     provenance_check,
@@ -346,6 +347,7 @@ def _rows_and_project(
 
     vectors: list[str] = []
     future: list[str] = []
+    empty: list[str] = []
     counts: Counter[str] = Counter()
     horizon = now + FUTURE_TOLERANCE
     batch: list[tuple[str, np.ndarray]] = []
@@ -365,6 +367,8 @@ def _rows_and_project(
         counts[memory.group_id] += 1
         if memory.stored_at > horizon:
             future.append(f"{memory.id!r}: {memory.stored_at.isoformat(timespec='seconds')}")
+        if (named := credentials_only(memory)) is not None:
+            empty.append(named)
         vector = np.asarray(record.vector, dtype=np.float32).reshape(-1)
         if dimension is not None and vector.shape[0] != dimension:
             vectors.append(f"{memory.id!r}: vector {vector_problem(vector, dimension)}")
@@ -386,6 +390,7 @@ def _rows_and_project(
         list(dict.fromkeys(d.fix for d in damaged if d.fix and not d.vector_only)),
         "remove each with `kenning forget <id> --group-id all` (after `kenning export "
         "--group-id all` keeps its text)",
+        empty,
     )
     if not counts:
         yield Check("project", SKIPPED, "no memories yet")
