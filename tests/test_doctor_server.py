@@ -259,6 +259,9 @@ def test_a_missing_or_invalid_hnsw_index_is_said_with_its_fix(
     assert "no vector index (kenning_memories_hnsw)" in check["message"], check
     assert ("INVALID" in check["message"]) == (how == "invalid"), check
     assert "kenning reembed" in check["fix"] and "owner" in check["fix"], check
+    # said once, in the fix: the message repeated it in other words
+    assert "reembed` with this store" not in check["message"], check
+    assert check["fix"].count("kenning reembed") == 1, check
     assert run_cli(project, "reembed", env={"KENNING_STORE": pg_url}).returncode == 0
     after = json.loads(_doctor(project, pg_url, "--json").stdout)
     assert next(c for c in after["checks"] if c["name"] == "index")["status"] == "ok", after

@@ -257,22 +257,16 @@ def _pg_index(backend: PostgresBackend, health: StoreHealth, stamped: int | None
             "that model fail",
             _dimension_fix(health.dimension, NEW_DIMENSION_REMEDY),
         )
-    note = backend.missing_index() if health.hnsw is not True else None
-    if note is not None:
+    missing = backend.missing_index_parts() if health.hnsw is not True else None
+    if missing is not None:
         invalid = (
             "its vector index kenning_memories_hnsw is INVALID (what a cancelled or failed "
             "`CREATE INDEX CONCURRENTLY` leaves), which searches do not use: "
             if health.hnsw is False
             else ""
         )
-        return Check(
-            "index",
-            WARNING,
-            invalid + note,
-            "unless a `kenning migrate` or `kenning import` into the store is still running, "
-            "run `kenning reembed` as the table's owner: it builds the index concurrently "
-            "(reads and writes go on meanwhile)",
-        )
+        what, fix = missing  # the fix said once, in its place (the note's own said it twice)
+        return Check("index", WARNING, invalid + what, fix)
     n = health.rows
     return Check(
         "index",

@@ -575,17 +575,24 @@ class StoreHealth:
 
 
 def _missing_index_note(location: str, owner: str | None) -> str:
-    """What a store without its HNSW index is told, and the fix: who may run it named
-    (``owner``, the table's owning role, :func:`shown_role`), so that a teammate knows whom
-    to ask."""
+    """What a store without its HNSW index is told, and the fix (:func:`_missing_index_parts`),
+    in one message."""
+    return "; ".join(_missing_index_parts(location, owner))
+
+
+def _missing_index_parts(location: str, owner: str | None) -> tuple[str, str]:
+    """What is wrong with a store without its HNSW index, and the fix apart (doctor says
+    each in its place): who may run it named (``owner``, the table's owning role,
+    :func:`shown_role`), so that a teammate knows whom to ask."""
     who = "the table's owner" if owner is None else f"the table's owner (role {owner})"
     return (
         f"the store at {location} has no vector index (kenning_memories_hnsw): a `kenning "
         "migrate` or `kenning import` into it (or a `kenning reembed` building it) is "
         "running, or was stopped before its end; searches are exact, by a sequential scan, "
-        "and slow down as the store grows; unless that run is still going, `kenning reembed` "
-        f"with this store (its KENNING_STORE or --store), run by {who} or a member of "
-        "that role, builds it (reads and writes go on meanwhile)"
+        "and slow down as the store grows",
+        "unless that run is still going, `kenning reembed` with this store (its "
+        f"KENNING_STORE or --store), run by {who} or a member of that role, builds it "
+        "(reads and writes go on meanwhile)",
     )
 
 
@@ -1957,11 +1964,16 @@ class PostgresBackend:
         return None if row is None else bool(row[0])
 
     def missing_index(self) -> str | None:
+        parts = self.missing_index_parts()
+        return None if parts is None else "; ".join(parts)
+
+    def missing_index_parts(self) -> tuple[str, str] | None:
+        """:meth:`missing_index`'s note as what is wrong and its fix, apart."""
         with self._connection() as conn:  # the open's own rule (what its warning says)
             dimension, missing, owner = self._table_dimension_and_index(conn)
         if dimension is None or not missing:
             return None
-        return _missing_index_note(self.location, owner and shown_role(owner))
+        return _missing_index_parts(self.location, owner and shown_role(owner))
 
     def table_owner(self) -> str | None:
         with self._connection() as conn:
