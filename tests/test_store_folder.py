@@ -483,3 +483,50 @@ def test_export_does_not_replace_a_read_only_backup(project: Path) -> None:
     r = run_cli(project, "export", "-o", str(backup))
     assert r.returncode == 1 and "it is read-only" in r.stderr, r.stderr
     assert backup.read_text() == "the backup of last week\n"
+
+
+def test_doctor_says_what_a_write_does_in_a_read_only_folder_of_writable_files(
+    project: Path,
+) -> None:
+    """qa-s67c F3: a store whose folder is read-only but whose memory.db, -wal and -shm can
+    be written while another process holds it open: remember stores (SQLite writes the
+    three in place), and the ui offered edits, but doctor said "can be read but not written
+    … remember, forget and import fail". The write's truth wins: doctor says the store is
+    written in place, and what the folder still costs. Once the -wal and -shm are gone, a
+    write would have to create them: then both say read-only."""
+    import os
+    import sqlite3
+    import sys
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        store.remember("Deploys happen on Tuesdays only", "rule")
+    folder = project / ".kenning"
+    db = folder / "memory.db"
+
+    def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+        command = _as_a_user(sys.executable, "-m", "kenning", *args)
+        env = {**os.environ, "KENNING_EMBEDDER": "hashing"}
+        return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
+
+    holder = sqlite3.connect(db)  # another process's (an MCP server's, the ui's) open store
+    holder.execute("SELECT count(*) FROM memories").fetchone()
+    assert (folder / "memory.db-wal").exists() and (folder / "memory.db-shm").exists()
+    os.chmod(folder, 0o555)
+    try:
+        stored = kenning("remember", "--type", "rule", "Releases are cut on Mondays")
+        assert stored.returncode == 0, stored.stderr  # the write's truth
+        doctor = kenning("doctor")
+        assert doctor.returncode == 0, doctor.stdout
+        assert "can be read but not written" not in doctor.stdout, doctor.stdout
+        (line,) = [x for x in doctor.stdout.splitlines() if x.startswith("warning store:")]
+        assert "is written in place" in line and "remember, forget and import work" in line
+        assert f"fix: make {folder} writable" in doctor.stdout
+        holder.close()  # (with the rights to, SQLite removes the -wal and -shm)
+        assert not (folder / "memory.db-wal").exists()
+        refused = kenning("remember", "--type", "rule", "Hotfixes skip the release train")
+        assert refused.returncode == 1 and "read-only" in refused.stderr, refused.stderr
+        doctor = kenning("doctor")
+        assert "can be read but not written" in doctor.stdout, doctor.stdout
+    finally:
+        holder.close()
+        os.chmod(folder, 0o755)

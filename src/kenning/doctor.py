@@ -353,20 +353,12 @@ def _server_location(project: Project, *, named: bool) -> Check:
     )
 
 
-def _writable(path: Path) -> bool:
-    """Whether this process may write the store file and create files beside it."""
-    from .backends.sqlite import on_read_only_mount
-
-    if on_read_only_mount(path):
-        return False
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-
-
 def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:
-    """A read-only connection, and whether the store's folder could not be written: a WAL
-    store is then read as an immutable file, as kenning's reads do (SQLite cannot create
-    the ``-shm`` it reads through)."""
-    from .backends.sqlite import decode_text, is_read_only_error
+    """A read-only connection, and whether a write to the store is refused as read-only
+    (:func:`~kenning.backends.sqlite.refuses_writes`, the backend's own rule): a WAL store
+    whose folder cannot be written is then read as an immutable file, as kenning's reads do
+    (SQLite cannot create the ``-shm`` it reads through)."""
+    from .backends.sqlite import decode_text, is_read_only_error, refuses_writes
 
     uri = path.resolve().as_uri()
     conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
@@ -375,7 +367,7 @@ def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header
         # (a WAL and its -shm left beside the store open read-only without an error, on a
         # read-only mount too: whether it can be written is asked of the file system)
-        return conn, not _writable(path)
+        return conn, refuses_writes(path)
     except sqlite3.OperationalError as exc:
         conn.close()
         if not is_read_only_error(exc, path):
@@ -1129,6 +1121,22 @@ def _check_store(
                     f"{path} can be read but not written: its folder or file is read-only "
                     "(recall and search work; remember, forget and import fail)",
                     f"make {path.parent} and the files in it writable by you",
+                )
+            )
+        elif not os.access(path.parent, os.W_OK):
+            # what a write does, not what the folder's mode suggests: the store, its -wal and
+            # its -shm are written in place (qa-s67c F3: doctor said "remember fails" of a
+            # store remember wrote, and the ui offered edits)
+            checks.append(
+                Check(
+                    "store",
+                    WARNING,
+                    f"{path} is written in place: its folder is read-only, but the store and "
+                    f"its {path.name}-wal and -shm can be written (remember, forget and import "
+                    "work); a file kenning creates or replaces beside it cannot be (the "
+                    "vector file that speeds search up is then kept in memory), and once the "
+                    "-wal and -shm are removed the store turns read-only",
+                    f"make {path.parent} writable by you",
                 )
             )
         else:

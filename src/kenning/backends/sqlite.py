@@ -2286,6 +2286,22 @@ def on_read_only_mount(path: Path) -> bool:
         return False
 
 
+def refuses_writes(path: Path) -> bool:
+    """Whether a write to the store file at ``path`` is refused as read-only, told without
+    opening it (``kenning doctor``), by what the backend meets: its open falls back to
+    read-only where SQLite cannot create the -wal and -shm it writes through (a read-only
+    mount, or a folder this process may not write while they are not there), and
+    :meth:`SQLiteBackend.check_writable` refuses a file of the store that is read-only. A
+    folder that cannot be written does not refuse a write by itself: while the -wal and
+    -shm are there (a process has the store open, or one that could not remove them left
+    them), SQLite writes all three in place (qa-s67c F3)."""
+    if on_read_only_mount(path) or _read_only_files(path):
+        return True
+    if os.access(path.parent, os.W_OK):
+        return False
+    return not all(path.with_name(path.name + end).is_file() for end in ("-wal", "-shm"))
+
+
 def _cannot_open(path: Path, exc: sqlite3.Error) -> str:
     if is_read_only_error(exc, path):
         return _read_only(path)
