@@ -561,6 +561,18 @@ def _read_output(raw: str) -> str:
     return sys.stdin.buffer.read().decode("utf-8", errors="replace")
 
 
+def _read_log(raw: str, quiet: bool = False) -> str:
+    """What is read of a log given as RAW (or - for stdin, :func:`_read_output`): of a huge
+    one, a bounded part (:func:`kenning.log_window.log_window`: its start, its first error,
+    its end), said in one line on stderr (unless ``quiet``); never refused for its size."""
+    from .log_window import log_window
+
+    window = log_window(_read_output(raw))
+    if window.notice() and not quiet:
+        click.echo(window.notice(), err=True)
+    return window.text
+
+
 def _read_note(content: str, as_json: bool) -> str:
     """The note's text (CONTENT, or standard input for -); with --json, input that cannot
     be read is answered as a rejected note, as every other refused note is."""
@@ -751,7 +763,7 @@ def recall(
 
         if query is not None:
             raise click.UsageError("pass either QUERY or --error, not both")
-        queries, fallbacks = error_recall_queries(_read_output(raw_error))
+        queries, fallbacks = error_recall_queries(_read_log(raw_error, quiet))
     elif query is None:
         raise click.UsageError("missing QUERY (or --error RAW)")
     elif query == "-":  # the query from standard input, as remember takes a note
@@ -1324,7 +1336,7 @@ def query_error(raw: str) -> None:
             f"{raw!r} is a file, and RAW is the error's text: `kenning query error - < "
             f"{shlex.quote(raw)}` reads the file"
         )
-    click.echo(query_from_error(_read_output(raw)))
+    click.echo(query_from_error(_read_log(raw)))
 
 
 # -- source documents ------------------------------------------------------------------

@@ -31,6 +31,7 @@ from .log_formats import (
     said_beside_error,
     without_container_prefix,
 )
+from .log_window import log_window
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
@@ -383,8 +384,10 @@ def query_from_plan(text: str) -> str:
 
 def query_from_error(raw: str) -> str:
     """The parsed error signature of ``raw`` (≤ 300 chars): never a whole stack trace, and
-    never a diff (refused, saying what to pass)."""
-    reject_diff(raw or "")
+    never a diff (refused, saying what to pass). Of a huge log, the part
+    :func:`~kenning.log_window.log_window` reads."""
+    raw = log_window(raw or "").text
+    reject_diff(raw)
     signature = extract_error_signature(raw or "")
     if not signature:
         raise UserInputError("the error text is empty: paste the error message or log")
@@ -419,8 +422,10 @@ def error_recall_queries(
     (:meth:`~kenning.store.MemoryStore.recall_many`): its signature and the errors its lines
     tell in a sentence (:func:`queries_from_error`), and the errors its warnings name above
     its crash (:func:`warned_errors`), as :meth:`~kenning.store.MemoryStore.recall_many`
-    asks a pasted log's; one line is read as an error too."""
-    raw = as_printed(raw)  # (a test runner's JSON report: the failures it stands for)
+    asks a pasted log's; one line is read as an error too. Of a huge log, the part
+    :func:`~kenning.log_window.log_window` reads (its head, its first error, its tail)."""
+    # (a test runner's JSON report: the failures it stands for)
+    raw = as_printed(log_window(raw).text)
     queries: list[tuple[str, bool | None]] = [(error, True) for error in queries_from_error(raw)]
     asked = {query for query, _ in queries}
     return queries, [(error, True) for error in warned_errors(raw, asked)]
@@ -472,8 +477,9 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     three times, against three hosts), and none that ``asked`` holds (the crash's own,
     warned of before it was given up on). A warning after the crash (a shutdown's broken
     pipe), one logged at DEBUG or INFO (a handled error) and one more than
-    :data:`WARNED_LINES_READ` lines above it are not its cause."""
-    lines = as_printed(raw).splitlines()
+    :data:`WARNED_LINES_READ` lines above it are not its cause. Of a huge log, the part
+    :func:`~kenning.log_window.log_window` reads."""
+    lines = as_printed(log_window(raw).text).splitlines()
     levels: dict[int, str | None] = {}  # each line's own level, read once
     crash = next(
         (
@@ -767,8 +773,11 @@ def queries_from_error(raw: str) -> list[str]:
     (:func:`query_from_error`), and the errors its lines tell in a sentence, each a query of
     its own, up to :data:`MOST_ERRORS_TOLD`, as the prompt hook asks them
     (:func:`errors_told_on_lines`: "the worker fails with KeyError: 'user'" then "and the api
-    with ValueError: bad value" had one signature, either line's)."""
-    raw = as_printed(raw)  # (a test runner's JSON report: the failures it stands for)
+    with ValueError: bad value" had one signature, either line's). Of a huge log, the part
+    :func:`~kenning.log_window.log_window` reads."""
+    raw = as_printed(
+        log_window(raw).text
+    )  # (a test runner's JSON report: the failures it stands for)
     signature = query_from_error(raw)
     lines = raw.splitlines()
     beside = errors_beside_signature(lines, signature)
@@ -835,6 +844,7 @@ def reports_error(text: str) -> bool:
     stack trace when the worker dies") is not one. A class with its message
     (``KeyError: 'user'``), one that starts its line (``KeyError in the login view``, a
     Java trace's ``Exception in thread "main" …``) and any other error form still are."""
+    text = log_window(text).text  # (of a huge log, the part read: its lines are read here)
     if not looks_like_error(text):
         return False
 

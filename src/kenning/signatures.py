@@ -33,6 +33,7 @@ from .log_formats import (
     without_container_prefix,
     without_run_log_prefixes,
 )
+from .log_window import log_window
 from .truncation import cut_at_word_boundary
 
 __all__ = [
@@ -1530,10 +1531,11 @@ _LINE_STAMP = lazy(
 
 
 def looks_like_error(text: str) -> bool:
-    """Heuristic: is ``text`` an error message, log or ERROR-FIX entry (0.40 floor)?"""
+    """Heuristic: is ``text`` an error message, log or ERROR-FIX entry (0.40 floor)? Of a
+    huge log, the part :func:`~kenning.log_window.log_window` reads."""
     if not text:
         return False
-    text = as_printed(without_run_log_prefixes(ANSI.sub("", text)))
+    text = as_printed(without_run_log_prefixes(ANSI.sub("", log_window(text).text)))
     if _LINE_STAMP.search(text):  # (the patterns that start a line start after it)
         text = _LINE_STAMP.sub("", text)
     if _LOOKS_LIKE_ERROR.search(text) is not None:
