@@ -21,7 +21,7 @@ from kenning.log_window import (
     log_window,
 )
 from kenning.querybuild import error_recall_queries, query_from_error, reports_error
-from kenning.signatures import looks_like_error
+from kenning.signatures import extract_error_signature, looks_like_error
 
 from .cli_runner import run_cli
 from .test_json_reports import go_test_json, jest_json
@@ -71,6 +71,7 @@ def test_a_20_mb_line_is_read_to_its_line_limit() -> None:
     assert queries[0][0].startswith("Error: Cannot find module 'semver' xxx")
     assert looks_like_error(line) and reports_error(line)
     assert query_from_error(line) == queries[0][0]
+    assert extract_error_signature(line) == queries[0][0]
 
 
 def test_a_5_mb_log_whose_error_is_at_its_end_is_read_by_its_end() -> None:

@@ -47,6 +47,7 @@ __all__ = [
     "WHOLE_MAX_LINES",
     "LogWindow",
     "log_window",
+    "read_of_log",
 ]
 
 #: A line is read to this character. The longest line of the error corpora (QA corpora
@@ -145,6 +146,12 @@ class LogWindow:
             "another part read, pass it alone (`sed -n 'FIRST,LASTp' LOG | kenning recall "
             "--error -`)"
         )
+
+
+def read_of_log(raw: str) -> str:
+    """:func:`log_window`'s text: ``raw`` itself (no work) when it is any query recall takes,
+    as most texts the readers are given are (a line, an error)."""
+    return raw if len(raw) <= MAX_QUERY_CHARS else log_window(raw).text
 
 
 def log_window(raw: str) -> LogWindow:

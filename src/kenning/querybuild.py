@@ -31,7 +31,7 @@ from .log_formats import (
     said_beside_error,
     without_container_prefix,
 )
-from .log_window import log_window
+from .log_window import read_of_log
 from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
@@ -386,7 +386,7 @@ def query_from_error(raw: str) -> str:
     """The parsed error signature of ``raw`` (≤ 300 chars): never a whole stack trace, and
     never a diff (refused, saying what to pass). Of a huge log, the part
     :func:`~kenning.log_window.log_window` reads."""
-    raw = log_window(raw or "").text
+    raw = read_of_log(raw or "")
     reject_diff(raw)
     signature = extract_error_signature(raw or "")
     if not signature:
@@ -425,7 +425,7 @@ def error_recall_queries(
     asks a pasted log's; one line is read as an error too. Of a huge log, the part
     :func:`~kenning.log_window.log_window` reads (its head, its first error, its tail)."""
     # (a test runner's JSON report: the failures it stands for)
-    raw = as_printed(log_window(raw).text)
+    raw = as_printed(read_of_log(raw))
     queries: list[tuple[str, bool | None]] = [(error, True) for error in queries_from_error(raw)]
     asked = {query for query, _ in queries}
     return queries, [(error, True) for error in warned_errors(raw, asked)]
@@ -479,7 +479,7 @@ def warned_errors(raw: str, asked: Collection[str] = ()) -> list[str]:
     pipe), one logged at DEBUG or INFO (a handled error) and one more than
     :data:`WARNED_LINES_READ` lines above it are not its cause. Of a huge log, the part
     :func:`~kenning.log_window.log_window` reads."""
-    lines = as_printed(log_window(raw).text).splitlines()
+    lines = as_printed(read_of_log(raw)).splitlines()
     levels: dict[int, str | None] = {}  # each line's own level, read once
     crash = next(
         (
@@ -775,9 +775,7 @@ def queries_from_error(raw: str) -> list[str]:
     (:func:`errors_told_on_lines`: "the worker fails with KeyError: 'user'" then "and the api
     with ValueError: bad value" had one signature, either line's). Of a huge log, the part
     :func:`~kenning.log_window.log_window` reads."""
-    raw = as_printed(
-        log_window(raw).text
-    )  # (a test runner's JSON report: the failures it stands for)
+    raw = as_printed(read_of_log(raw))  # (a test runner's JSON report: the failures it stands for)
     signature = query_from_error(raw)
     lines = raw.splitlines()
     beside = errors_beside_signature(lines, signature)
@@ -844,7 +842,7 @@ def reports_error(text: str) -> bool:
     stack trace when the worker dies") is not one. A class with its message
     (``KeyError: 'user'``), one that starts its line (``KeyError in the login view``, a
     Java trace's ``Exception in thread "main" …``) and any other error form still are."""
-    text = log_window(text).text  # (of a huge log, the part read: its lines are read here)
+    text = read_of_log(text)  # (of a huge log, the part read: its lines are read here)
     if not looks_like_error(text):
         return False
 

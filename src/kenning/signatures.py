@@ -33,7 +33,7 @@ from .log_formats import (
     without_container_prefix,
     without_run_log_prefixes,
 )
-from .log_window import log_window
+from .log_window import read_of_log
 from .truncation import cut_at_word_boundary
 
 __all__ = [
@@ -831,8 +831,11 @@ def extract_error_signature(raw: str) -> str:
 
 
 def signatures_of(raw: str, limit: int) -> list[str]:
+    """The ``limit`` best signatures of ``raw`` (:func:`extract_error_signature`). Of a huge
+    log, the part :func:`~kenning.log_window.log_window` reads."""
     if not raw or not raw.strip():
         return []
+    raw = read_of_log(raw)
     raw = without_run_log_prefixes(raw)  # (gh's job and step before each line of a CI log)
     raw = as_printed(raw)  # (a test runner's JSON report: the failures it stands for)
     if raw.lstrip().startswith("{"):  # an error event or a log of JSON lines: its error
@@ -1535,7 +1538,7 @@ def looks_like_error(text: str) -> bool:
     huge log, the part :func:`~kenning.log_window.log_window` reads."""
     if not text:
         return False
-    text = as_printed(without_run_log_prefixes(ANSI.sub("", log_window(text).text)))
+    text = as_printed(without_run_log_prefixes(ANSI.sub("", read_of_log(text))))
     if _LINE_STAMP.search(text):  # (the patterns that start a line start after it)
         text = _LINE_STAMP.sub("", text)
     if _LOOKS_LIKE_ERROR.search(text) is not None:
