@@ -560,6 +560,31 @@ def test_a_team_store_that_never_answers_is_said_within_the_budget(
     assert took < 5
 
 
+@pytest.mark.parametrize("wait", ["2", "30"])
+def test_pgconnect_timeout_is_the_wait_of_a_url_that_sets_none(project: Path, wait: str) -> None:
+    """libpq's PGCONNECT_TIMEOUT, which psql and the Codex installer pass on, was overridden
+    by kenning's own default (10 s) written into the connection string: a command gave up
+    after 10 s whatever it said. It is the wait of a URL that sets none now, and a hook
+    still cuts a longer one to its budget's half."""
+    from .cli_runner import run_cli
+
+    url = "postgresql://kenning:pw-never-shown-2d8e@127.0.0.1:{port}/kenning"
+    with _a_server_that_never_answers() as port:
+        env = {"KENNING_STORE": url.format(port=port), "PGCONNECT_TIMEOUT": wait}
+        if wait == "2":  # a command waits what the variable says, not 10 s
+            started = time.monotonic()
+            r = run_cli(project, "recall", "how do we deploy", env=env)
+            took = time.monotonic() - started
+            assert r.returncode == 3, r.stderr
+            assert "did not answer in time" in r.stderr
+            assert took < 6, took
+        else:  # a hook's budget still wins over a longer one
+            env["KENNING_HOOK_TIMEOUT"] = "5"
+            proc = hook_here("prompt-submit", payload("prompt_submit_error", project), project, env)
+            assert "gave up" not in proc.stderr, proc.stderr
+            assert "did not answer in time" in json.loads(proc.stdout)["systemMessage"]
+
+
 def test_a_team_store_that_refuses_the_password_is_said_to_the_user(
     project: Path,
     pg_url: str,  # noqa: F811

@@ -61,6 +61,7 @@ import base64
 import hashlib
 import json
 import logging
+import os
 import re
 import struct
 import threading
@@ -991,12 +992,18 @@ class PostgresBackend:
                 "tcp_user_timeout": str(TCP_USER_TIMEOUT_MS),
                 **TCP_KEEPALIVES,
             }
+            given_timeout = given.get("connect_timeout")
+            if given_timeout is None and os.environ.get("PGCONNECT_TIMEOUT"):
+                # libpq's variable stands for a connect_timeout the URL leaves out, as for
+                # psql (kenning's default, written into the conninfo, overrode it)
+                given_timeout = os.environ["PGCONNECT_TIMEOUT"]
+                defaults.pop("connect_timeout")
             # the URL's own settings win (a shorter connect_timeout, a team's
             # application_name for pg_stat_activity), but for a connect_timeout past the
             # caller's limit (0 is none)
             settings = {key: value for key, value in defaults.items() if key not in given}
             if max_connect_timeout is not None and not _waits_at_most(
-                given.get("connect_timeout"), max_connect_timeout
+                given_timeout, max_connect_timeout
             ):
                 settings["connect_timeout"] = str(max_connect_timeout)
             self._conninfo = psycopg.conninfo.make_conninfo(url, **settings)
