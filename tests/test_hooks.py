@@ -560,6 +560,55 @@ def test_a_team_store_that_never_answers_is_said_within_the_budget(
     assert took < 5
 
 
+def test_a_team_store_whose_addresses_none_answers_is_said_when_the_budget_ends(
+    project: Path,
+) -> None:
+    """A URL of several hosts (or a host name of several addresses) none of which answers:
+    libpq waits out each in turn, so the hook's budget ended first and the user was told
+    nothing, "gave up after 5 s" on stderr alone (qa-s68b F1). The budget's end says it."""
+    with contextlib.ExitStack() as stack:
+        ports = [stack.enter_context(_a_server_that_never_answers()) for _ in range(3)]
+        hosts = ",".join(f"127.0.0.1:{port}" for port in ports)
+        env = {
+            "KENNING_STORE": f"postgresql://kenning:pw-never-shown-7a1c@{hosts}/kenning",
+            "KENNING_HOOK_TIMEOUT": "5",
+        }
+        proc = run_hook("prompt-submit", payload("prompt_submit_error", project), project, env)
+    assert proc.returncode == 0
+    assert "gave up after 5 s" in proc.stderr
+    message = json.loads(proc.stdout)["systemMessage"]
+    assert message.startswith(
+        f"kenning: knowledge base NOT consulted: the store at postgresql://kenning@{hosts}/"
+    ), message
+    assert "did not answer within the hook's 5 s (KENNING_HOOK_TIMEOUT)" in message
+    assert "pw-never-shown-7a1c" not in proc.stdout + proc.stderr
+
+
+def test_a_team_store_whose_table_is_held_is_said_when_the_budget_ends(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A server that connects but does not answer in time: a migration's or an import's
+    lock on the memories table held every prompt's query past the budget, and the user was
+    told nothing (qa-s68b F6). The budget's end says it; the tool-failure hook, which may
+    run many times in a turn, says it on stderr only."""
+    import psycopg
+
+    with open_store(pg_url, cwd=project, embedder="hashing") as store:
+        store.remember("ERROR-FIX: KeyError: 'user' | FIX: check the session", "error_fix")
+    env = {"KENNING_STORE": pg_url, "KENNING_EMBEDDER": "hashing", "KENNING_HOOK_TIMEOUT": "3"}
+    with psycopg.connect(pg_url) as holder:
+        holder.execute("LOCK TABLE kenning_memories IN ACCESS EXCLUSIVE MODE")
+        proc = run_hook("prompt-submit", payload("prompt_submit_error", project), project, env)
+        failed = run_hook("tool-failure", payload("tool_failure_pytest", project), project, env)
+        holder.rollback()
+    assert proc.returncode == 0 and "gave up after 3 s" in proc.stderr
+    message = json.loads(proc.stdout)["systemMessage"]
+    assert message.startswith("kenning: knowledge base NOT consulted: the store at "), message
+    assert "did not answer within the hook's 3 s" in message
+    assert failed.stdout == "" and "gave up after 3 s" in failed.stderr
+
+
 @pytest.mark.parametrize("wait", ["2", "30"])
 def test_pgconnect_timeout_is_the_wait_of_a_url_that_sets_none(project: Path, wait: str) -> None:
     """libpq's PGCONNECT_TIMEOUT, which psql and the Codex installer pass on, was overridden

@@ -691,10 +691,14 @@ def context_for(
 
 
 def _store_is_named_by_url(cwd: Path) -> bool:
-    """Whether the session's store is a server's (or a Qdrant folder's): KENNING_STORE, of
-    the environment or the project's own .env, names a URL (a mistyped one too). A committed
-    .env's is no store of the user's (kenning refuses it): a cloned repository does not make
-    kenning speak to the user at every prompt."""
+    return _store_named_by_url(cwd) is not None
+
+
+def _store_named_by_url(cwd: Path) -> str | None:
+    """KENNING_STORE, of the environment or the project's own .env, when it names the
+    session's store by a URL (a server's, a mistyped one too, or a Qdrant folder's); None
+    otherwise. A committed .env's is no store of the user's (kenning refuses it): a cloned
+    repository does not make kenning speak to the user at every prompt."""
     from ..project import find_checkout, settings_committed
 
     try:
@@ -702,11 +706,11 @@ def _store_is_named_by_url(cwd: Path) -> bool:
         root = checkout.settings_root if checkout is not None else None
         value, origin = config.project_variable("KENNING_STORE", root)
         if origin == ".env" and root is not None and settings_committed(root):
-            return False
+            return None
     except Exception:  # (what cannot be told is not said to the user)
-        return False
+        return None
     text = (value or "").strip().lower()
-    return "://" in text or text.startswith(config.QDRANT_LOCAL_PREFIX)
+    return value if "://" in text or text.startswith(config.QDRANT_LOCAL_PREFIX) else None
 
 
 def _store_context(
@@ -881,7 +885,7 @@ class _Warnings(logging.Handler):
 def _describe(exc: BaseException) -> str:
     from ..errors import KenningError
 
-    if isinstance(exc, HookSkip | KenningError):
+    if isinstance(exc, HookSkip | KenningError | ServerStoreNotConsulted):
         return str(exc)
     return f"skipped after an unexpected {type(exc).__name__}: {exc}"
 
@@ -896,16 +900,49 @@ def _unavailable_message(event: str, error: BaseException) -> str:
     for any other failure, or a hook that says it on stderr only
     (:data:`SYSTEM_MESSAGE_EVENTS`). A line on stderr alone is shown to no one, and a
     session without recalled memories looks like one where nothing was relevant."""
-    from ..render import safe_message_start
-
     if event not in SYSTEM_MESSAGE_EVENTS or not isinstance(
         error, (StoreUnavailable, ServerStoreNotConsulted)
     ):
         return ""
-    message = " ".join(safe_message_start(str(error), _SYSTEM_MESSAGE_CHARS).split())
+    return _said_to_user(str(error))
+
+
+def _said_to_user(text: str) -> str:
+    """Claude Code's JSON that shows ``text`` to the user, on one line, cut and escaped."""
+    from ..render import safe_message_start
+
+    message = " ".join(safe_message_start(text, _SYSTEM_MESSAGE_CHARS).split())
     if len(message) > _SYSTEM_MESSAGE_CHARS:
         message = message[: _SYSTEM_MESSAGE_CHARS - 1] + "…"
     return json.dumps({"systemMessage": f"kenning: {message}"}, ensure_ascii=True) + "\n"
+
+
+def _no_answer_message(event: str, raw: bytes | None, seconds: float) -> str:
+    """The JSON that shows the user a hook whose budget ran out while its store is named by
+    a URL: a server that takes the connection but does not answer in time (a table a long
+    import or migration holds, a slow network), or a host name of several addresses none
+    of which answers (libpq waits out each in turn), said as a server that is down is
+    (qa-s68b F1, F6); ``""`` for another store, another hook, or what cannot be told."""
+    if event not in SYSTEM_MESSAGE_EVENTS or raw is None:
+        return ""
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+        if not isinstance(payload, dict):
+            return ""
+        named = _store_named_by_url(_project_dir(payload))
+    except Exception:  # (what cannot be told is not said to the user)
+        return ""
+    if named is None:
+        return ""
+    from ..redaction import redact_url
+
+    return _said_to_user(
+        f"knowledge base NOT consulted: the store at {redact_url(named.strip())} did not "
+        f"answer within the hook's {seconds:g} s ({BUDGET_ENV}); the session goes on without "
+        "recalled memories. Check that the server answers (a table a long import or "
+        "migration holds, a host name whose addresses do not answer, a slow network), or "
+        f"give the hooks longer ({BUDGET_ENV})"
+    )
 
 
 def run(
@@ -981,6 +1018,7 @@ def _run(
             outcome["reading"] = True
             raw = _read_input(stdin)
             outcome["reading"] = False
+            outcome["raw"] = raw
             outcome["output"] = _from_raw(
                 event,
                 raw,
@@ -1018,6 +1056,11 @@ def _run(
             f"gave up after {seconds:g} s ({BUDGET_ENV}); the session goes on without "
             "recalled memories"
         )
+        said_to_user = _no_answer_message(event, outcome.get("raw"), seconds)
+        if said_to_user:
+            with contextlib.suppress(OSError, ValueError):
+                stdout.write(said_to_user)
+                stdout.flush()
         return False
     error = outcome.get("error")
     if error is not None:
