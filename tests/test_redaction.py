@@ -1239,6 +1239,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "string_escapes": _repeat("\\u0041\\/\\x41\\\\"),
     "escaped_assignments": _repeat("\\u0070assword\\u003d\\u0022a"),
     "character_references": _repeat("&#65;&#x41;&quot;&amp;"),
+    "nested_escapes": _repeat("\\\\\\\\u0041\\\\/"),
     "base64_blobs": _repeat("cGFzc3dvcmQ9YWFhYWFhYWE= "),  # "password=aaaaaaaa" each
     "secret_json_open": lambda size: '{"kind":"Secret","data":' + '{"k":"v",' * (size // 9),
     "secret_json_quotes": lambda size: '"Secret" "data" ' + '\\"' * (size // 3),
@@ -2365,6 +2366,14 @@ def _escaped(text: str) -> str:
         (f"<pre>token &#{ord(GH[0])};{GH[1:]}</pre>", GH[1:]),
         (f"<code>token &#x{ord(GH[0]):x};{GH[1:]}</code>", GH[1:]),
         ("<add key=&quot;DbPassword&quot; value=&quot;Hy6tB1q9Zx&quot; />", "Hy6tB1q9Zx"),
+        # escaped twice and three times: a docker json-file line of a PHP app's JSON log, a
+        # tool's JSON result quoting a JSON report (qa-s68a F6)
+        (
+            '{"log": "{\\"dsn\\":\\"postgresql:\\\\/\\\\/app:Hy6tB1q9Zx@db\\\\/x\\"}\\n"}',
+            "Hy6tB1q9Zx",
+        ),
+        ('{"stdout": "{\\"m\\":\\"\\\\u0041KIAQYLPMN5HFIQR7XYZ\\"}"}', "QYLPMN5HFIQR7XYZ"),
+        ('{"a": "{\\"b\\": \\"\\\\\\\\u0041KIAQYLPMN5HFIQR7XYZ\\"}"}', "QYLPMN5HFIQR7XYZ"),
     ],
 )
 def test_a_secret_written_with_string_escapes_is_redacted(text: str, secret: str) -> None:
@@ -2381,6 +2390,7 @@ def test_a_secret_written_with_string_escapes_is_redacted(text: str, secret: str
     "kept",
     [
         '{"path": "C:\\\\Users\\\\x86\\\\AppData\\\\u0041pp"}',  # escaped backslashes
+        '{"log": "{\\"path\\": \\"C:\\\\\\\\Users\\\\\\\\x86\\"}"}',  # and escaped again
         '{"msg": "caf\\u00e9 d\\u00e9j\\u00e0 vu \\u001b[31mFAIL\\u001b[0m"}',
         '{"url": "https:\\/\\/example.com\\/a?b=1&c=2", "emoji": "\\ud83d\\ude00"}',
         "<p>Tom &amp; Jerry &lt;3 &quot;quoted&quot; &#8212; &#x1F600; &#1114112; &#0;</p>",

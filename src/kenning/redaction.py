@@ -3085,39 +3085,79 @@ def _unescaped(escape: str) -> str | None:
     return char if char.isprintable() else None
 
 
+#: How many times a text's escapes are decoded in turn: a JSON string inside a JSON string
+#: (a docker json-file line of a PHP app's log, a tool's JSON result quoting a JSON report)
+#: writes a secret's ``\\u0041`` as ``\\\\u0041``, decoded in two rounds.
+_ESCAPE_ROUNDS = 3
+
+
 def _find_escaped(scan: str) -> list[_Hit]:
     """The rules' hits in ``scan`` read with its string escapes and character references
     decoded, spanned over the escapes in ``scan`` (each decoded character keeps where it came
-    from). A text is read again only when an escape stands for an ASCII character other than
-    a backslash: the parts of a credential, its key and its syntax are ASCII, while a Windows
-    path in JSON (``C:\\\\Users``) and the non-ASCII letters Python's ``json.dumps`` escapes
+    from), up to :data:`_ESCAPE_ROUNDS` levels of escaping deep. A text is read again only
+    when an escape stands for an ASCII character other than a backslash: the parts of a
+    credential, its key and its syntax are ASCII, while a Windows path in JSON
+    (``C:\\\\Users``) and the non-ASCII letters Python's ``json.dumps`` escapes
     (``caf\\u00e9``) are everywhere, and reading them again would double the cost."""
-    if "\\" not in scan and "&" not in scan:
-        return []
+    hits: list[_Hit] = []
+    text = scan
+    origin: list[int] | None = None  # where each character of text starts in scan
+    for _ in range(_ESCAPE_ROUNDS):
+        decoded = _unescaped_text(text)
+        if decoded is None:
+            break
+        text, starts = decoded
+        if origin is not None:
+            starts = [origin[i] for i in starts]
+        origin = starts
+        hits.extend(
+            _Hit(origin[h.start], origin[h.end], h.kind, h.rank)
+            for h in _find_all(text)
+            if h.end > h.start
+        )
+    return hits
+
+
+def _stands_for_ascii(char: str | None) -> bool:
+    return char is not None and char.isascii() and char != "\\"
+
+
+def _unescaped_text(text: str) -> tuple[str, list[int]] | None:
+    """``text`` with one level of its escapes decoded, and where each of its characters
+    (and its end) starts in ``text``; None when no escape stands for an ASCII character
+    other than a backslash (:func:`_find_escaped`)."""
+    if "\\" not in text and "&" not in text:
+        return None
     parts: list[str] = []
-    starts: list[int] = []  # where each decoded character starts in scan
+    starts: list[int] = []
     pos = 0
     decoded_any = False
-    for m in _ESCAPE.finditer(scan):
+    for m in _ESCAPE.finditer(text):
         char = _unescaped(m.group(0))
         if char is None:
             continue
-        decoded_any = decoded_any or (char != "\\" and char.isascii())
-        parts.append(scan[pos : m.start()])
+        # an escaped backslash counts when an escape of such a character follows it: the
+        # next round's (``\\\\u0041``; not ``C:\\\\Users``)
+        decoded_any = (
+            decoded_any
+            or _stands_for_ascii(char)
+            or (
+                char == "\\"
+                and (after := _ESCAPE.match(text, m.end() - 1)) is not None
+                and _stands_for_ascii(_unescaped(after.group(0)))
+            )
+        )
+        parts.append(text[pos : m.start()])
         starts.extend(range(pos, m.start()))
         parts.append(char)
         starts.append(m.start())
         pos = m.end()
     if not decoded_any:
-        return []
-    parts.append(scan[pos:])
-    starts.extend(range(pos, len(scan)))
-    starts.append(len(scan))
-    return [
-        _Hit(starts[h.start], starts[h.end], h.kind, h.rank)
-        for h in _find_all("".join(parts))
-        if h.end > h.start
-    ]
+        return None
+    parts.append(text[pos:])
+    starts.extend(range(pos, len(text)))
+    starts.append(len(text))
+    return "".join(parts), starts
 
 
 #: A run of base64 (standard alphabet, padded or not) long enough to hold a credential.
