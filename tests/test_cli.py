@@ -1698,6 +1698,17 @@ def test_query_error_given_a_files_name_says_how_to_read_it(project: Path) -> No
     assert r.returncode == 0 and r.stdout.strip() == "KeyError: 'user_id'", r.stdout
 
 
+def test_recall_error_given_a_files_name_says_how_to_read_it(project: Path) -> None:
+    """`kenning recall --error ci.log` recalled for the text "ci.log" ("no memory scored at
+    least 0.40", exit 0), where `query error ci.log` said how to read the file (qa-s68a F7)."""
+    (project / "ci.log").write_text("sqlite3.OperationalError: database is locked\n")
+    r = run_cli(project, "recall", "--error", "ci.log")
+    assert r.returncode == 1, r.stdout
+    assert "'ci.log' is a file" in r.stderr and "kenning recall --error - < ci.log" in r.stderr
+    r = run_cli(project, "recall", "--error", "KeyError: 'user_id'")  # text, not a file
+    assert r.returncode == 0, r.stderr
+
+
 def test_edit_json_says_whether_anything_changed(project: Path) -> None:
     """`kenning edit --json` answered a no-op edit (the memory's own type) as "stored", as a
     real one: a script could tell them apart only by the reason's words."""

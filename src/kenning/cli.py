@@ -763,6 +763,7 @@ def recall(
 
         if query is not None:
             raise click.UsageError("pass either QUERY or --error, not both")
+        _refuse_a_log_name(raw_error, "--error", "kenning recall --error -")
         queries, fallbacks = error_recall_queries(_read_log(raw_error, quiet))
     elif query is None:
         raise click.UsageError("missing QUERY (or --error RAW)")
@@ -1329,14 +1330,19 @@ def query_error(raw: str) -> None:
     """
     from .querybuild import query_from_error
 
+    _refuse_a_log_name(raw, "RAW", "kenning query error -")
+    click.echo(query_from_error(_read_log(raw)))
+
+
+def _refuse_a_log_name(raw: str, what: str, reads_stdin: str) -> None:
+    """A log's name where its text goes (as `query plan FILE` takes one) is refused with
+    the command that reads the file: the name came back as the "signature", and recall
+    searched for it ("no memory scored at least 0.40")."""
     if raw != "-" and not any(c.isspace() for c in raw) and os.path.isfile(raw):
-        # a log's name where its text goes (as `query plan FILE` takes one): the name came
-        # back as the "signature", and recall searched for it
         raise UserInputError(
-            f"{raw!r} is a file, and RAW is the error's text: `kenning query error - < "
+            f"{raw!r} is a file, and {what} is the error's text: `{reads_stdin} < "
             f"{shlex.quote(raw)}` reads the file"
         )
-    click.echo(query_from_error(_read_log(raw)))
 
 
 # -- source documents ------------------------------------------------------------------
