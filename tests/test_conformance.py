@@ -2420,7 +2420,10 @@ def test_postgres_index_built_by_two_sessions_at_once_is_no_error(pg_url: str) -
                 "USING hnsw (embedding vector_cosine_ops)"
             )
             builder.start()
-            waiting = "SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted"
+            # the concurrent build waits for the table (the other build's lock), not for a
+            # transaction: a wait for 'transactionid' was never seen, the loop ran 10 s to
+            # its deadline
+            waiting = "SELECT 1 FROM pg_locks WHERE locktype = 'relation' AND NOT granted"
             with psycopg.connect(pg_url) as watch:
                 deadline = time.monotonic() + 10
                 while watch.execute(waiting).fetchone() is None and time.monotonic() < deadline:
