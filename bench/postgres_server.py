@@ -40,15 +40,16 @@ _RAM_FOLDER = "/dev/shm"
 _RAM_FREE_MIN = 1 << 30
 
 
-def _ram_folder() -> str | None:
-    """:data:`_RAM_FOLDER` when it exists, is writable and has room, else None (disk)."""
+def _ram_folder(room_needed: int = _RAM_FREE_MIN) -> str | None:
+    """:data:`_RAM_FOLDER` when it exists, is writable and has ``room_needed`` bytes free,
+    else None (disk). The test suite's temporary folders use it too (tests/conftest.py)."""
     try:
         room = os.statvfs(_RAM_FOLDER)
     except OSError:  # no such folder (macOS)
         return None
     if not os.access(_RAM_FOLDER, os.W_OK | os.X_OK):
         return None
-    return _RAM_FOLDER if room.f_bavail * room.f_frsize >= _RAM_FREE_MIN else None
+    return _RAM_FOLDER if room.f_bavail * room.f_frsize >= room_needed else None
 
 
 def _free_port() -> int:

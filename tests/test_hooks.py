@@ -11,6 +11,7 @@ test project. Every failure mode must end with exit 0, no stdout and one stderr 
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import os
@@ -380,7 +381,8 @@ def test_a_path_in_an_unknown_users_home_is_named(seeded: MemoryStore, variable:
 def _damaged_cache_copy(target: Path) -> Path:
     """The model cache the suite built, linked into ``target`` (the 90 MB weights are not
     copied: a rebuild replaces files by renaming, never writes into them), with the graph
-    file garbled."""
+    file garbled. Copied where ``target`` is on another file system than the cache (the
+    suite's temporary folders in RAM: tests/conftest.py)."""
     from kenning import config
 
     source = config.cache_dir()
@@ -392,7 +394,12 @@ def _damaged_cache_copy(target: Path) -> Path:
                 data[100::97] = bytes(b ^ 0xFF for b in data[100::97])
                 (target / folder / file.name).write_bytes(bytes(data))
             elif file.suffix in (".data", ".json"):
-                os.link(file, target / folder / file.name)
+                try:
+                    os.link(file, target / folder / file.name)
+                except OSError as exc:
+                    if exc.errno != errno.EXDEV:
+                        raise
+                    shutil.copyfile(file, target / folder / file.name)
     return target
 
 
