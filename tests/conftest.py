@@ -54,6 +54,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return  # once, in the process that starts the workers
     _temporary_folders_in_ram()
+    _git_config_of_its_own()
     # Byte-compile the project's own modules before any process imports them. Where
     # PYTHONDONTWRITEBYTECODE is set (as on the shared machines) no import writes a .pyc, so
     # each of the suite's few hundred `python -m kenning` / `python -m bench` processes
@@ -87,6 +88,21 @@ def _temporary_folders_in_ram() -> None:
         return
     os.environ["TMPDIR"] = ram
     tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
+
+def _git_config_of_its_own() -> None:
+    """Every git the suite runs (its own, kenning's, the agents') reads a global config of the
+    suite's, an author and nothing else, instead of the user's ``~/.gitconfig``: a
+    ``safe.directory = *`` there let git trust a checkout another user owns, which the tests
+    of git's refusal need it to refuse (hooks, aliases and the like would change what the
+    tests see too). Readable by the other user some tests run kenning as; removed at exit."""
+    folder = Path(tempfile.mkdtemp(prefix="kenning-test-git-"))
+    atexit.register(shutil.rmtree, folder, True)
+    folder.chmod(0o755)
+    config = folder / "gitconfig"
+    config.write_text("[user]\n\tname = t\n\temail = t@example.com\n")
+    config.chmod(0o644)
+    os.environ["GIT_CONFIG_GLOBAL"] = str(config)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
