@@ -1778,6 +1778,10 @@ def test_outside_a_checkout_a_notes_files_are_not_this_folders(
     assert hits[noted]["stale"] is True and hits[noted]["source_ok"] is True
 
 
+#: What :func:`_lines_of` puts after a stream's last line.
+_END = ""
+
+
 def _lines_of(stream: Any) -> queue.Queue[str]:
     """The lines of a child's output stream as they come (read by a thread of its own)."""
     import threading
@@ -1787,6 +1791,7 @@ def _lines_of(stream: Any) -> queue.Queue[str]:
     def read() -> None:
         for line in stream:
             lines.put(line)
+        lines.put(_END)
 
     threading.Thread(target=read, daemon=True).start()
     return lines
@@ -1803,10 +1808,20 @@ def _line_with(lines: queue.Queue[str], words: str, timeout: float) -> str:
             line = lines.get(timeout=max(0.01, end - time.monotonic()))
         except queue.Empty:
             break
+        if line == _END:
+            break
         if words in line:
             return line
         seen.append(line)
     raise AssertionError(f"no line with {words!r} in {timeout} s: {seen}")
+
+
+def _rest_of(lines: queue.Queue[str], timeout: float = 30) -> list[str]:
+    """The lines :func:`_lines_of` has yet to give, up to the stream's end."""
+    rest = []
+    while (line := lines.get(timeout=timeout)) != _END:
+        rest.append(line)
+    return rest
 
 
 @pytest.mark.parametrize(
@@ -1967,16 +1982,27 @@ def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
                 children.append(_kenning_child(project, "reembed", "--store", pg_url))
             else:
                 children.append(_kenning_child(project, "migrate", "--to", pg_url))
+            asked = time.monotonic()
             _session_waiting_for_the_index_lock(pg_url, first)
-            time.sleep(BUILD_WAIT_SAY_S + 1)  # long enough for the second to say so
+            # the first build is held until the second has said whom it waits for, not for
+            # a fixed BUILD_WAIT_SAY_S + 1 s: on a loaded host its line came later than that
+            second_err, seen = _lines_of(children[1].stderr), []
+            deadline = time.monotonic() + 60
+            while not any("waits for" in line for line in seen):
+                line = second_err.get(timeout=max(0.01, deadline - time.monotonic()))
+                assert line != _END, seen
+                seen.append(line)
+            assert time.monotonic() - asked >= BUILD_WAIT_SAY_S
             writer.commit()
-            done = [child.communicate(timeout=120) for child in children]
+            out1, err1 = children[0].communicate(timeout=120)
+            children[1].wait(timeout=120)
+            out2 = children[1].stdout.read()
+            err2 = "".join([*seen, *_rest_of(second_err)])
         finally:
             for child in children:
                 if child.poll() is None:
                     child.kill()
                     child.wait()
-    (out1, err1), (out2, err2) = done
     assert [c.returncode for c in children] == [0, 0], (err1, err2)
     assert "built the store's missing vector index" in out1, (out1, err1)
     assert "built the store's missing vector index" not in out2, out2
