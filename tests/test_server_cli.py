@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from kenning import open_store
+from kenning.errors import KenningError
 from tests.backends import (  # noqa: F401  (fixtures used by name)
     PostgresDatabases,
     pg_databases,
@@ -2178,3 +2179,143 @@ def test_the_page_says_a_team_store_it_cannot_write_is_read_only(
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute(f'DROP OWNED BY "{role}"')
             conn.execute(f'DROP ROLE "{role}"')
+
+
+@contextlib.contextmanager
+def _role(admin_url: str, grants: tuple[str, ...], setting: str = "") -> Iterator[str]:
+    """A login role of its own on the test's database (``GRANT <each of grants> TO it``,
+    then ``ALTER ROLE it <setting>``), as a DBA makes one for a teammate or a replica; its
+    URL, with its password. Dropped afterwards."""
+    import uuid
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    role = f"r_{uuid.uuid4().hex[:8]}"
+    parts = urlsplit(admin_url)
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw-{role}'")
+        conn.execute(f'GRANT USAGE ON SCHEMA public TO "{role}"')
+        for grant in grants:
+            conn.execute(f'GRANT {grant} TO "{role}"')
+        if setting:
+            conn.execute(f'ALTER ROLE "{role}" {setting}')
+    try:
+        yield parts._replace(netloc=f"{role}:pw-{role}@{parts.hostname}:{parts.port}").geturl()
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP OWNED BY "{role}"')
+            conn.execute(f'DROP ROLE "{role}"')
+
+
+class _CountingEmbedder:
+    """The hashing embedder, counting the texts it is asked to embed (the test's own
+    embedder: what a refused write embedded)."""
+
+    def __init__(self) -> None:
+        from kenning.embedders.hashing import HashingEmbedder
+
+        self._inner = HashingEmbedder()
+        self.texts = 0
+
+    @property
+    def provenance(self) -> Any:
+        return self._inner.provenance
+
+    def embed(self, texts: Any) -> Any:
+        self.texts += len(texts)
+        return self._inner.embed(texts)
+
+
+_ALL_RIGHTS = "SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public"
+
+
+@pytest.mark.parametrize(
+    ("grants", "setting", "said"),
+    [
+        # a read replica's role (ALTER ROLE … SET default_transaction_read_only = on)
+        (
+            (_ALL_RIGHTS,),
+            "SET default_transaction_read_only = on",
+            "this role's sessions are read-only",
+        ),
+        (("SELECT ON ALL TABLES IN SCHEMA public",), "", "permission denied for table"),
+    ],
+)
+def test_a_write_this_role_cannot_make_is_refused_first_with_the_cause_the_open_found(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    grants: tuple[str, ...],
+    setting: str,
+    said: str,
+) -> None:
+    """qa-s68b F2: for a role whose sessions are read-only the open knew why a write would
+    be refused, but remember, edit and forget went ahead (a remember loaded the model and
+    embedded its text first) and failed with "the server is read-only (a standby); point
+    writers at the primary's URL": a primary that does not exist. Every write is refused
+    now before anything is embedded, with the open's cause and fix; here a model that
+    cannot be loaded would be named instead."""
+    from urllib.parse import urlsplit
+
+    from kenning import NewMemory, embedders
+
+    with open_store(pg_url, cwd=project, embedder="hashing") as store:
+        noted = store.remember("Deploys go through the release branch", "rule").id
+    no_model = tmp_path / "no-model"
+    no_model.mkdir()
+    monkeypatch.setattr(embedders, "_LOADED", {})  # as a process that has not loaded it yet
+    with _role(pg_url, grants, setting) as url:
+        env = {"KENNING_STORE": url, "KENNING_MODEL_DIR": str(no_model)}
+        for args in (
+            ("remember", "--type", "rule", "Retry budgets in the deploy script are five"),
+            ("edit", noted, "--content", "Deploys go through the release branch only"),
+            ("edit", noted, "--type", "decision"),
+            ("forget", noted),
+        ):
+            r = kenning(project, *args, env=env)
+            assert r.returncode == 1, (args, r.stderr)
+            (line,) = r.stderr.splitlines()
+            assert said in line and "standby" not in line and "model" not in line, (args, line)
+            assert str(urlsplit(url).password) not in line, line
+        counting = _CountingEmbedder()
+        with open_store(url, cwd=project, embedder=counting) as store:  # type: ignore[arg-type]
+            for write in (
+                lambda: store.remember_many([NewMemory("Releases are cut on Mondays", "rule")]),
+                lambda: store.update(noted, content="Deploys go through main"),
+                lambda: store.mark_reviewed(noted),
+                lambda: store.forget(noted),
+            ):
+                with pytest.raises(KenningError, match=said):
+                    write()
+            assert counting.texts == 0
+            if setting:  # the write's own refusal (ReadOnlySqlTransaction) says the same
+                with pytest.raises(KenningError, match=said):
+                    store.backend.set_meta("asked", "directly")
+            assert [m.id for m in store.browse(limit=None)] == [noted]
+
+
+def test_a_read_only_refusal_the_open_did_not_foresee_names_both_causes(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A write refused as read-only where the open found no cause (the store's first write,
+    by a role whose sessions are read-only, creating its tables) said "the server is
+    read-only (a standby)" alone; it names both causes and both fixes now, and a write
+    says "write to", not "query"."""
+    with _role(
+        pg_url, ("CREATE ON SCHEMA public",), "SET default_transaction_read_only = on"
+    ) as url:
+        r = kenning(
+            project,
+            "remember",
+            "--type",
+            "rule",
+            "Deploys go through main",
+            env={"KENNING_STORE": url, "KENNING_EMBEDDER": "hashing"},
+        )
+        assert r.returncode == 1, r.stderr
+        (line,) = r.stderr.splitlines()
+        assert "a standby, or this role's sessions are read-only" in line, line
+        assert "primary's URL" in line and "default_transaction_read_only = off" in line, line

@@ -133,6 +133,48 @@ def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
         os.chmod(db, 0o644)
 
 
+def test_a_write_to_a_read_only_store_is_refused_before_the_model_is_loaded(
+    project: Path,
+) -> None:
+    """remember, edit and import of a read-only store loaded the model and embedded the
+    text (a second or more) before the write was refused; an edit said the model was
+    missing where it could not be loaded. Each is refused first now, by the read-only
+    check every write starts with (MemoryStore.check_can_write): here a model that cannot
+    be loaded would be named instead. Nothing is written."""
+    import os
+    import sys
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        memory_id = store.remember("Deploys happen on Tuesdays only", "rule").id
+    exported = run_cli(project, "export", "-o", str(project / "backup.jsonl"))
+    assert exported.returncode == 0, exported.stderr
+    folder = project / ".kenning"
+    db = folder / "memory.db"
+    before = db.read_bytes()
+    no_model = project.parent / "no-model"
+    no_model.mkdir()
+    os.chmod(db, 0o444)
+    os.chmod(folder, 0o555)
+    try:
+        env = {**os.environ, "KENNING_MODEL_DIR": str(no_model)}
+        for write in (
+            ("remember", "Deploys happen on Fridays"),
+            ("edit", memory_id, "--content", "Deploys happen on Wednesdays only"),
+            ("forget", memory_id),
+            ("import", str(project / "backup.jsonl")),
+        ):
+            command = _as_a_user(sys.executable, "-m", "kenning", *write)
+            refused = subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
+            assert refused.returncode == 1, (write, refused.stderr)
+            (line,) = refused.stderr.splitlines()
+            assert "read-only" in line and f"make {folder}" in line, (write, line)
+            assert "model" not in line, (write, line)
+        assert db.read_bytes() == before
+    finally:
+        os.chmod(folder, 0o755)
+        os.chmod(db, 0o644)
+
+
 def test_a_read_only_shm_left_by_a_read_is_named_by_every_write(
     project: Path, minilm: Embedder
 ) -> None:

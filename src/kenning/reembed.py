@@ -141,7 +141,7 @@ def reembed(
     they come out otherwise), and ``unchanged`` counts the others (re-embedding them all
     would give the same vectors, at the model's speed: half an hour at 100k memories).
     ``every`` re-embeds every memory all the same."""
-    store.check_location()
+    store.check_can_write()
     with _running(store):
         done = _reembed(store, batch_size, progress, every)
     prepare_search(store.backend)  # every vector new: the search file now, not in a hook

@@ -365,10 +365,22 @@ class StoreBase:
         change of several steps (retire, then add) that must not stop after its first.
         A store that is read-only here is refused first: the check of the vectors loads
         the model."""
+        self.check_can_write()
+        self._check_provenance(stamp=False)
+
+    def check_can_write(self) -> None:
+        """Where a write starts (remember, import, edit, forget, mark reviewed, reembed): the
+        store-location guard, then the refusal of a store that is read-only here (a
+        read-only file, folder or mount; a PostgreSQL standby, a role whose sessions are
+        read-only or that may not write the store's tables), with its reason and fix as
+        :meth:`read_only_reason` says it. Before anything is embedded: the model is not
+        loaded (a second, for nothing) to be told the write was never possible, and the
+        write does not fail later with a vaguer cause. Costs nothing on a writable store
+        (a few ``stat`` calls for a file; a server asks again only a store its open found
+        read-only)."""
         self.check_location()
         if isinstance(self.backend, KnowsItIsReadOnly):
             self.backend.check_writable()
-        self._check_provenance(stamp=False)
 
     def read_only_reason(self) -> str | None:
         """Why a write to this store would be refused here because it is read-only (its

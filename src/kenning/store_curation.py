@@ -180,7 +180,7 @@ class StoreCuration(StoreWrites):
             raise UserInputError("pass the new content, the new type, or both")
         metadata = check_metadata_argument(metadata)
         gid = self.resolve_group(group_id)
-        self.check_location()
+        self.check_can_write()
         self._check_provenance(stamp=False)
         old: Memory | None = None  # the memory edited, once read: every answer names it
         try:
@@ -322,7 +322,7 @@ class StoreCuration(StoreWrites):
         memory_id = _check_memory_id(memory_id)
         moment = parse_timestamp(now) if now else utc_now()
         gid = self.resolve_group(group_id)
-        self.check_location()
+        self.check_can_write()
         with self.backend.exclusive():
             memory, vector = self._stored(memory_id)
             if gid is not None and memory.group_id != gid:

@@ -243,7 +243,7 @@ class StoreFreshness(StoreBase):
         """Record the files memory ``memory_id`` names as they are now: it is fresh again
         (someone checked it against them). Content, vector and the rest are kept."""
         memory_id = _check_memory_id(memory_id)
-        self.check_location()
+        self.check_can_write()
         with self.backend.exclusive():
             memory, vector = self._stored(memory_id)
             refreshed = self._with_files_recorded(memory)

@@ -482,7 +482,7 @@ class StoreWrites(StoreReads):
         id_redactions = (
             self.project.id_redactions if group_id is None else group_id_redactions(group_id)
         )
-        self.check_location()
+        self.check_can_write()
         results: list[RememberResult | None] = [None] * len(items)
         prepared: list[tuple[int, PreparedMemory]] = []
         if any(isinstance(i.source, str) and i.source for i in items):
@@ -592,7 +592,7 @@ class StoreWrites(StoreReads):
         a note whose content redaction changed keeps its vector too (an import embeds those
         while it checks the file); otherwise a given vector describes the text before
         redaction, and such a note is embedded again."""
-        self.check_location()
+        self.check_can_write()
         results: list[RememberResult | None] = [None] * len(prepared)
         self._write_prepared(
             list(enumerate(prepared)),
@@ -880,7 +880,7 @@ class StoreWrites(StoreReads):
                 "pass the id of the memory to forget (see `kenning search --json`)"
             )
         memory_id = _check_text(memory_id, "the memory id").strip()
-        self.check_location()
+        self.check_can_write()
         gid = self.resolve_group(group_id)
         with self.backend.exclusive():
             found = self.backend.get([memory_id])

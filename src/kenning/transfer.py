@@ -185,6 +185,7 @@ def import_memories(
     ``vectors=False`` uses none of the file's vectors: every memory is embedded from its
     text (a file from someone else: a well-formed vector of another note's text passes
     every check, and would have the memory recalled for that note's queries)."""
+    store.check_can_write()  # a read-only store: said before the file is read and embedded
     with _collector_paused():
         if isinstance(store.backend, BulkLoader):
             return _import_pipelined(store, lines, progress, vectors)
@@ -376,6 +377,7 @@ def import_validated(
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Write what :func:`validate_import` accepted (see :func:`import_memories`)."""
+    store.check_can_write()  # before the notes the check left to embed are embedded
     with _collector_paused():
         return _import_validated(store, checked, progress)
 

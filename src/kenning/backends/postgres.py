@@ -920,6 +920,9 @@ class PostgresBackend:
         self._dimension: int | None = None
         #: Why a write would be refused, as the open found it (:meth:`check_writable`).
         self._cannot_write: str | None = None
+        #: That reason when it is a server or session that refuses every write (a standby,
+        #: ``default_transaction_read_only``): what a write's ReadOnlySqlTransaction means.
+        self._read_only_said: str | None = None
         #: Whether a word can be sent to the database (None until asked: see _holds).
         self._holds_word: Callable[[str], bool] | None = None
         #: The store's schema version, and what a read selects from it: an older store is
@@ -1113,7 +1116,12 @@ class PostgresBackend:
                 "pg_dump; see pg_stat_activity); nothing was changed — retry once it ends"
             ) from None
         except pg_errors.ReadOnlySqlTransaction:
-            raise KenningError(_read_only_server(self.location, doing)) from None
+            # the open knows which (a standby, or this role's read-only sessions); a store
+            # it did not find (created by this write) or a server changed since: either
+            said = self._read_only_said or _read_only_either(
+                self.location, "write to" if doing == "query" else doing, self._role_in_sql()
+            )
+            raise KenningError(said) from None
         except pg_errors.InsufficientPrivilege as exc:
             said = self._scrub(str(exc.diag.message_primary or exc))
             role = self._role_in_sql()
@@ -1523,16 +1531,19 @@ class PostgresBackend:
                 {"s": self._named_schema},
             )
         )
+        self._read_only_said = None
         if standby:
-            return _read_only_server(self.location)
-        if read_only:
-            return (
+            self._read_only_said = _read_only_server(self.location)
+        elif read_only:
+            self._read_only_said = (
                 f"cannot write to PostgreSQL at {self.location}: this role's sessions are "
                 "read-only (default_transaction_read_only is on for the role, the database "
                 "or in the URL's options); use a role (or URL) that may write, or have the "
                 f"role's owner run `ALTER ROLE {self._role_in_sql()} SET "
                 "default_transaction_read_only = off`"
             )
+        if self._read_only_said is not None:
+            return self._read_only_said
         if may_write is False:
             where = _quoted_identifier(self._named_schema or "public")
             return (
@@ -2936,11 +2947,24 @@ _CONNECTION_REMEDY = (
 )
 
 
-def _read_only_server(location: str, doing: str = "write to") -> str:
+def _read_only_server(location: str) -> str:
     """A server that refuses every write."""
     return (
-        f"cannot {doing} PostgreSQL at {location}: the server is read-only (a standby); "
+        f"cannot write to PostgreSQL at {location}: the server is read-only (a standby); "
         "point writers at the primary's URL"
+    )
+
+
+def _read_only_either(location: str, doing: str, role: str) -> str:
+    """A write refused as read-only where the open did not find why: a standby or
+    read-only sessions for this role look alike to the write (ReadOnlySqlTransaction)."""
+    return (
+        f"cannot {doing} PostgreSQL at {location}: the server refused the write as "
+        "read-only (a standby, or this role's sessions are read-only: "
+        "default_transaction_read_only on for the role, the database or in the URL's "
+        "options); point writers at the primary's URL, or use a role (or URL) that may "
+        f"write, or have the role's owner run `ALTER ROLE {role} SET "
+        "default_transaction_read_only = off`"
     )
 
 
