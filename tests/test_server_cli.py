@@ -2110,7 +2110,7 @@ def test_a_scram_key_of_the_wrong_length_is_refused_without_its_length(
 @pytest.mark.parametrize(
     ("rights", "setting", "said"),
     [
-        ("SELECT", "", "permission denied for table kenning_memories"),
+        ("SELECT", "", "permission denied for tables kenning_memories, kenning_fts_stats"),
         # a read replica's role, as a DBA makes one on a primary (or a hot standby's sessions)
         (
             "SELECT, INSERT, UPDATE, DELETE",
@@ -2319,3 +2319,50 @@ def test_a_read_only_refusal_the_open_did_not_foresee_names_both_causes(
         (line,) = r.stderr.splitlines()
         assert "a standby, or this role's sessions are read-only" in line, line
         assert "primary's URL" in line and "default_transaction_read_only = off" in line, line
+
+
+@pytest.mark.parametrize("schema", [None, "team_a"])
+def test_a_role_that_may_write_the_memories_alone_is_told_every_table_it_lacks(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    schema: str | None,
+) -> None:
+    """qa-s68b F4: a role with INSERT, UPDATE and DELETE on kenning_memories alone was taken
+    for one that may write (the ui offered Edit and Forget), and every write failed on
+    kenning_fts_stats, which the statistics triggers write as the writer. The open asks
+    every table a write touches: the read-only reason names the three it lacks, with the
+    GRANT, which, run by the owner, lets the write through."""
+    import re
+    from urllib.parse import quote
+
+    import psycopg
+
+    if schema is not None:
+        pg_url += "?options=" + quote(f"-csearch_path={schema},public")
+    with open_store(pg_url, cwd=project, embedder="hashing") as store:
+        store.remember("Deploys go through the release branch", "rule")
+    where = schema or "public"
+    grants = (
+        f"USAGE ON SCHEMA {where}",
+        f"SELECT ON ALL TABLES IN SCHEMA {where}",
+        f"INSERT, UPDATE, DELETE ON {where}.kenning_memories",
+    )
+    with _role(pg_url.split("?")[0], grants) as url:
+        if schema is not None:
+            url += "?options=" + quote(f"-csearch_path={schema},public")
+        with open_store(url, cwd=project, embedder="hashing") as store:
+            reason = store.read_only_reason()
+            assert reason is not None, "taken for a role that may write"
+            assert (
+                "permission denied for tables kenning_fts_stats, kenning_fts_terms, "
+                "kenning_counts (each write updates" in reason
+            ), reason
+            with pytest.raises(KenningError) as refused:
+                store.remember("Releases are cut on Mondays", "rule")
+            assert str(refused.value) == reason
+            (grant,) = re.findall(r"`(GRANT [^`]+)`", reason)
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                conn.execute(grant)
+            assert store.read_only_reason() is None
+            assert store.remember("Releases are cut on Mondays", "rule").status == "stored"
+            assert store.forget(store.remember("Hotfixes skip the train", "rule").id)

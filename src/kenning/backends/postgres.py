@@ -535,6 +535,19 @@ _STORE_TABLES = (
     (2, "kenning_fts_terms"),
     (2, "kenning_counts"),
 )
+#: What a write needs of each table it writes (those of :data:`_STORE_TABLES` a write
+#: touches; the ones that exist are asked): the memories' rows, and the full-text
+#: statistics and counts that the statement triggers of migrations 2 and 6 keep. Those
+#: triggers are not SECURITY DEFINER: they run as the writer, who needs the rights there
+#: too (``INSERT … ON CONFLICT DO UPDATE`` and ``SET n = n + …`` read the row: SELECT).
+#: kenning_meta is left out: written only by a store's first stamp, a reembed and the
+#: rules' record, not by every write.
+_WRITE_RIGHTS = (
+    ("kenning_memories", "SELECT,INSERT,UPDATE,DELETE"),
+    ("kenning_fts_stats", "SELECT,UPDATE"),
+    ("kenning_fts_terms", "SELECT,INSERT,UPDATE,DELETE"),
+    ("kenning_counts", "SELECT,INSERT,UPDATE,DELETE"),
+)
 #: The memories table's columns, each with the schema version that adds it.
 _MEMORY_COLUMNS = (
     (2, "seq"),
@@ -1520,15 +1533,21 @@ class PostgresBackend:
         it; None when it may write (or the memories table is not there yet: the first write
         creating it says what it lacks). One round trip: a standby or a session that is
         read-only (``default_transaction_read_only`` set for the role, the database or in
-        the URL's options), or a role without INSERT, UPDATE or DELETE on the memories."""
-        read_only, standby, may_write = _first(
+        the URL's options), or a role without a right a write needs on a table it writes
+        (:data:`_WRITE_RIGHTS`, of the tables there are), named with the GRANT."""
+        read_only, standby, lacking = _first(
             conn.execute(
                 "SELECT current_setting('transaction_read_only') = 'on', pg_is_in_recovery(), "
-                "(SELECT bool_and(has_table_privilege(t.oid, p)) FROM pg_class t, "
-                "unnest(ARRAY['INSERT', 'UPDATE', 'DELETE']) p WHERE t.oid = to_regclass("
-                "CASE WHEN %(s)s::text IS NULL THEN 'kenning_memories' "
-                "ELSE quote_ident(%(s)s::text) || '.kenning_memories' END))",
-                {"s": self._named_schema},
+                "(SELECT array_agg(w.t ORDER BY w.o) FROM (SELECT t, p, o, to_regclass(CASE "
+                "WHEN %(s)s::text IS NULL THEN t ELSE quote_ident(%(s)s::text) || '.' || t "
+                "END) AS r FROM unnest(%(t)s::text[], %(p)s::text[]) WITH ORDINALITY AS u(t, "
+                "p, o)) w WHERE w.r IS NOT NULL AND NOT (SELECT bool_and(has_table_privilege("
+                "w.r, x)) FROM unnest(string_to_array(w.p, ',')) x))",
+                {
+                    "s": self._named_schema,
+                    "t": [t for t, _ in _WRITE_RIGHTS],
+                    "p": [p for _, p in _WRITE_RIGHTS],
+                },
             )
         )
         self._read_only_said = None
@@ -1544,13 +1563,26 @@ class PostgresBackend:
             )
         if self._read_only_said is not None:
             return self._read_only_said
-        if may_write is False:
-            where = _quoted_identifier(self._named_schema or "public")
+        if lacking:
+            tables = [str(t) for t in lacking]
+            named = ", ".join(tables)
+            schema = self._named_schema
+            grant = (  # (a role that may write none of them: the schema's, as a DBA grants)
+                f"ALL TABLES IN SCHEMA {_quoted_identifier(schema or 'public')}"
+                if len(tables) == len(_WRITE_RIGHTS)
+                else ", ".join(f"{_quoted_identifier(schema)}.{t}" if schema else t for t in tables)
+            )
+            why = (
+                "this role may read the store, not write it"
+                if "kenning_memories" in tables
+                else "each write updates the full-text statistics and counts kept there "
+                "too, by triggers that run as the writer"
+            )
             return (
                 f"cannot write to PostgreSQL at {self.location}: permission denied for "
-                "table kenning_memories (this role may read the store, not write it); the "
-                "store's owner (or a DBA) must grant it the right (`GRANT SELECT, INSERT, "
-                f"UPDATE, DELETE ON ALL TABLES IN SCHEMA {where} TO {self._role_in_sql()}`)"
+                f"table{'s' if len(tables) > 1 else ''} {named} ({why}); the store's owner "
+                "(or a DBA) must grant it the rights (`GRANT SELECT, INSERT, UPDATE, DELETE "
+                f"ON {grant} TO {self._role_in_sql()}`)"
             )
         return None
 
