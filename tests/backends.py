@@ -136,6 +136,33 @@ def pg_url(pg_databases: PostgresDatabases) -> Iterator[str]:
         pg_databases.drop(name)
 
 
+@contextlib.contextmanager
+def login_role(admin_url: str, grants: tuple[str, ...], setting: str = "") -> Iterator[str]:
+    """A login role of its own on the test's database (``GRANT <each of grants> TO it``,
+    then ``ALTER ROLE it <setting>``), as a DBA makes one for a teammate or a replica; its
+    URL, with its password. Dropped afterwards."""
+    import uuid
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    role = f"r_{uuid.uuid4().hex[:8]}"
+    parts = urlsplit(admin_url)
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw-{role}'")
+        conn.execute(f'GRANT USAGE ON SCHEMA public TO "{role}"')
+        for grant in grants:
+            conn.execute(f'GRANT {grant} TO "{role}"')
+        if setting:
+            conn.execute(f'ALTER ROLE "{role}" {setting}')
+    try:
+        yield parts._replace(netloc=f"{role}:pw-{role}@{parts.hostname}:{parts.port}").geturl()
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP OWNED BY "{role}"')
+            conn.execute(f'DROP ROLE "{role}"')
+
+
 #: Every trigger of a PostgreSQL store's memories table, each on ("O"): the statistics
 #: triggers (an atomic bulk load turns them off until it ends) and migration 9's row trigger
 #: that computes each row's words (never off).

