@@ -66,7 +66,7 @@ def test_a_20_mb_line_is_read_to_its_line_limit() -> None:
     line = "Error: Cannot find module 'semver' " + "x" * 20_000_000
     window = log_window(line)
     assert window.text == line[:LINE_MAX_CHARS]
-    assert window.cut_lines == 1 and "over 4,000 characters" in window.notice()
+    assert window.cut_lines == 1 and "only to their 4,000th character" in window.notice()
     queries, _ = error_recall_queries(line)
     assert queries[0][0].startswith("Error: Cannot find module 'semver' xxx")
     assert looks_like_error(line) and reports_error(line)
@@ -75,7 +75,7 @@ def test_a_20_mb_line_is_read_to_its_line_limit() -> None:
 
 
 def test_a_5_mb_log_whose_error_is_at_its_end_is_read_by_its_end() -> None:
-    """Its head, its first error and its tail are read; a line between them is not (read, a
+    """Its head, its errors and its tail are read; a line between them is not (read, a
     line that tells an error in a sentence is a query of its own)."""
     later = "and the cache fails with RuntimeError: the pool is closed for the night"
     lines = [
@@ -95,12 +95,13 @@ def test_a_5_mb_log_whose_error_is_at_its_end_is_read_by_its_end() -> None:
     assert window.first_error == 30_001
     assert window.parts[-1] == (total - TAIL_LINES + 1, total)
     assert window.text.endswith(TRACEBACK)
-    assert TOLD in window.text and later not in window.text
+    assert TOLD in window.text and later in window.text  # (its first and its last error)
+    assert window.errors == (30_001, 55_002)
+    assert info_lines(1, 40_000)[0] not in window.text
     queries, _ = error_recall_queries(log)
     asked = [query for query, _ in queries]
     assert asked[0] == "KeyError: 'user'"
     assert "ValueError: bad value for the queue name" in asked
-    assert not any("RuntimeError" in query for query in asked)
     # read again, what was read is read whole (the CLI reads a log, then asks its queries)
     assert log_window(window.text).text is window.text
 
@@ -124,7 +125,7 @@ def test_a_build_s_first_error_is_read_with_megabytes_after_it() -> None:
     bounded(window.text)
     assert window.first_error == 5_001  # (its traceback's first line)
     assert missing in window.text
-    assert "around its first error" in window.notice()
+    assert "4,981–5,200 around an error" in window.notice()
     queries, _ = error_recall_queries(log)
     assert queries[0] == (f"{missing} (exit code 1)", True)
     # an early error, within the head, is read as the head
@@ -189,3 +190,193 @@ def test_recall_error_says_on_stderr_what_it_read_of_a_huge_log(
     query = run_cli(project, "query", "error", "-", stdin=log)
     assert query.returncode == 0 and query.stdout.strip() == "KeyError: 'user'"
     assert "read in part" in query.stderr
+
+
+def test_recall_error_finds_the_fix_of_a_maven_failure_in_the_middle(
+    store: MemoryStore, project: Path
+) -> None:
+    """qa-s68a F1 through the CLI: a Maven build whose OutOfMemoryError is after 1,300
+    passing test classes and before 2,500 downloads; the notice names the error's part."""
+    fix = store.remember(
+        "ERROR-FIX: java.lang.OutOfMemoryError: Java heap space in surefire fork | FIX: set "
+        "argLine -Xmx2g in the surefire plugin configuration",
+        "error_fix",
+    )
+    lines = ["[INFO] Scanning for projects...", *maven_tests(1_300), *OOM, *downloads(2_500)]
+    log = ("\n".join(lines) + "\n").encode()
+    r = run_cli(project, "recall", "--error", "-", "--json", stdin=log)
+    assert r.returncode == 0, r.stderr
+    answer = json.loads(r.stdout)
+    assert answer["query"] == "java.lang.OutOfMemoryError: Java heap space"
+    assert answer["results"][0]["id"] == fix.id
+    assert "(1–200, 1,283–1,502 around an error, 1,808–3,807)" in r.stderr
+
+
+def maven_tests(n: int) -> list[str]:
+    """Maven's line for each test class that passed: it holds "Errors" and "Failures"."""
+    return [
+        f"[INFO] Tests run: 3, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.{i % 9} s "
+        f"- in com.acme.T{i}"
+        for i in range(n)
+    ]
+
+
+OOM = [
+    "[INFO] Running com.acme.BigTest",
+    "[ERROR] Tests run: 4, Failures: 0, Errors: 1, Skipped: 0, Time elapsed: 12.3 s <<< "
+    "FAILURE! - in com.acme.BigTest",
+    "[ERROR] testLoad(com.acme.BigTest)  Time elapsed: 12.1 s  <<< ERROR!",
+    "java.lang.OutOfMemoryError: Java heap space",
+    "\tat java.util.Arrays.copyOf(Arrays.java:3236)",
+    "\tat com.acme.Loader.load(Loader.java:88)",
+]
+
+
+def downloads(n: int) -> list[str]:
+    return [
+        f"[INFO] Downloaded from central: https://repo.maven.apache.org/maven2/org/lib{i}/"
+        f"lib{i}/1.{i}/lib{i}-1.{i}.jar ({i % 900} kB)"
+        for i in range(n)
+    ]
+
+
+def test_an_error_after_thousands_of_lines_that_only_name_an_error_word_is_read() -> None:
+    """qa-s68a F1: Maven's per-class "Tests run: 3, Failures: 0, Errors: 0" (and test names
+    with "error" in them) are not errors; the search for the error between the head and
+    the tail is not used up by them: the OutOfMemoryError in the middle is read."""
+    lines = ["[INFO] Scanning for projects...", *maven_tests(5_000), *OOM, *downloads(2_500)]
+    lines[1_000:1_000] = [f"tests/test_auth.py::test_login_error_{i} PASSED" for i in range(900)]
+    log = "\n".join(lines) + "\n"
+    queries, _ = error_recall_queries(log)
+    assert queries[0] == ("java.lang.OutOfMemoryError: Java heap space", True)
+    window = log_window(log)
+    bounded(window.text)
+    oom = lines.index("java.lang.OutOfMemoryError: Java heap space") + 1
+    assert "java.lang.OutOfMemoryError: Java heap space" in window.text
+    assert window.search_stopped is None and window.errors[0] == oom - 2
+
+
+def test_an_error_a_passing_test_logs_does_not_hide_the_failure_after_it() -> None:
+    """qa-s68a F2: an ERROR logged on purpose by a passing test is the first error of the
+    middle; the run's failure later in the middle is read too, and is the query."""
+    passes = [f"tests/test_api.py::test_case_{i} PASSED" for i in range(3_500)]
+    benign = [
+        "tests/test_client.py::test_retry_on_outage ",
+        "-------------------------------- live log call --------------------------------",
+        "ERROR    app.client:client.py:88 request failed: requests.exceptions.ConnectionError:"
+        " simulated outage",
+        "PASSED",
+    ]
+    failure = [
+        "tests/test_store.py::test_concurrent_write FAILED",
+        "    def test_concurrent_write(db):",
+        ">       db.execute('INSERT INTO t VALUES (1)')",
+        "E       sqlite3.OperationalError: database is locked",
+    ]
+    lines = [*passes[:300], *benign, *passes[300:700], *failure, *passes[700:]]
+    log = "\n".join(lines)
+    window = log_window(log)
+    bounded(window.text)
+    assert "simulated outage" in window.text
+    assert "E       sqlite3.OperationalError: database is locked" in window.text
+    assert len(window.errors) == 2
+    queries, _ = error_recall_queries(log)
+    assert queries[0] == ("sqlite3.OperationalError: database is locked", True)
+
+
+def test_a_long_java_trace_in_the_middle_is_read_to_its_root_cause() -> None:
+    """qa-s68a F11: a Spring trace of ~290 lines (more than the 200 read from an error):
+    its frames and ``Caused by`` lines are read on, down to the root cause."""
+
+    def frames(n: int, where: str) -> list[str]:
+        return [f"\tat org.{where}.Frame{i}.call(Frame{i}.java:{i + 10})" for i in range(n)]
+
+    trace = [
+        "2024-05-02 09:15:00.001 ERROR 1 --- [main] o.s.boot.SpringApplication : "
+        "Application run failed",
+        "org.springframework.beans.factory.BeanCreationException: Error creating bean with "
+        "name 'entityManagerFactory'",
+        *frames(120, "springframework"),
+        "Caused by: org.hibernate.service.spi.ServiceException: Unable to create requested "
+        "service [org.hibernate.engine.jdbc.env.spi.JdbcEnvironment]",
+        *frames(120, "hibernate"),
+        "Caused by: org.postgresql.util.PSQLException: Connection to db:5432 refused.",
+        *frames(30, "postgresql"),
+        "Caused by: java.net.ConnectException: Connection refused",
+        *frames(10, "java.net"),
+        "\t... 42 common frames omitted",
+    ]
+    lines = [*info_lines(600), *trace, *info_lines(2_500, 600)]
+    log = "\n".join(lines)
+    window = log_window(log)
+    bounded(window.text)
+    assert "Caused by: java.net.ConnectException: Connection refused" in window.text
+    assert "\t... 42 common frames omitted" in window.text
+    assert info_lines(1, 700)[0] not in window.text  # (the trace's part ends with it)
+    queries, _ = error_recall_queries(log)
+    assert queries[0][0] == "Caused by: java.net.ConnectException: Connection refused"
+
+
+def test_a_progress_bar_redrawn_with_cr_is_read_as_a_terminal_shows_it() -> None:
+    """qa-s68a F3: cargo's progress bar, redrawn 900 times with \\r on one line, then the
+    error after its last \\r: the line is read as it shows (its last redraw), not cut at its
+    4,000th character inside the redraws."""
+    bar = "".join(
+        f"\r   Building [{'=' * (i * 40 // 900):<40}] {i}/900: crate_{i}(build)" for i in range(900)
+    )
+    error = (
+        "error[E0308]: mismatched types\n --> src/parse.rs:42:17\n   |\n42 |     let n: u32 = "
+        "value;\n   |            ---   ^^^^^ expected `u32`, found `i64`\n\n"
+        "error: could not compile `parser` (lib) due to 1 previous error\n"
+    )
+    log = "   Compiling parser v0.1.0\n" + bar + "\r\x1b[K" + error
+    window = log_window(log)
+    assert window.text.split("\n")[1] == "\x1b[Kerror[E0308]: mismatched types"
+    assert window.redrawn == 1 and "redrawn with \\r" in window.notice()
+    assert error_recall_queries(log)[0][0] == ("error[E0308]: mismatched types", True)
+    # a CRLF log is not redrawn: its \r ends its lines
+    crlf = "\r\n".join([*info_lines(4_000), TRACEBACK.replace("\n", "\r\n")])
+    assert log_window(crlf).redrawn == 0
+    assert error_recall_queries(crlf)[0][0][0] == "KeyError: 'user'"
+
+
+def test_the_lines_read_are_the_lines_the_readers_split(tmp_path: Path) -> None:
+    """qa-s68a F5: the lines bounded are the readers' (``str.splitlines``: also at \\r,
+    \\f, …): 1.2 MB of ``x\\r`` or ``a\\f`` segments is not read as 600,000 lines."""
+    for segment in ("x\r", "a\f"):
+        log = "\n".join(segment * 2_000 for _ in range(300)) + "\n" + TRACEBACK + "\n"
+        window = log_window(log)
+        bounded(window.text)
+        assert len(window.text.splitlines()) <= WHOLE_MAX_LINES
+        assert error_recall_queries(log)[0][0] == ("KeyError: 'user'", True)
+
+
+def test_the_notice_s_line_numbers_are_the_input_s(tmp_path: Path) -> None:
+    """qa-s68a F4: the parts the notice names are the input's lines (as ``sed -n`` and
+    ``wc -l`` count them), also of an input over 20,000,000 characters (cut first); a JSON
+    report's are said to be the lines it prints as, with no ``sed`` hint."""
+    panic = "panic: runtime error: invalid memory address or nil pointer dereference"
+    lines = [f"{i:07d} " + "y" * 192 for i in range(108_000)]
+    lines[60_000] = panic
+    log = "\n".join(lines) + "\n"
+    assert len(log) > 20_000_000
+    window = log_window(log)
+    bounded(window.text)
+    assert window.lines == len(lines) and window.left_out_raw
+    assert 60_001 in window.errors
+    read = window.text.split("\n")
+    for first, last in window.parts:  # (what sed -n 'FIRST,LASTp' prints is what was read)
+        part = [line[:LINE_MAX_CHARS] for line in lines[first - 1 : last]]
+        start = read.index(part[0])
+        assert read[start : start + len(part)] == part
+    assert window.parts[-1][1] == len(lines)
+    small = "\n".join(info_lines(30_000)) + "\n"  # (wc -l: 30,000)
+    assert log_window(small).lines == 30_000 and log_window(small).parts[-1][1] == 30_000
+    at = {"Time": "2024-05-01T12:00:00.1Z", "Package": "example.com/cart", "Test": "TestLoad"}
+    events = [
+        json.dumps({**at, "Action": "output", "Output": f"    load_test.go:9: row {i} ok\n"})
+        for i in range(30_000)
+    ]
+    report = log_window("\n".join(events) + "\n" + go_test_json())
+    assert report.as_printed and "lines of its JSON report as printed" in report.notice()
+    assert "sed -n" not in report.notice()

@@ -10,39 +10,49 @@ agent's failed command of several MB took seconds to minutes (a 20 MB line 40–
 jest report whose failure holds a 40k-line snapshot diff 3.75 s, ``go test -json`` of 200k
 events 22.7 s: qa-s67b F7).
 
-:func:`log_window` bounds it. A log is read as its tool printed it
+:func:`log_window` bounds it, rather than reading more whole: a 1 MB pytest log read whole
+took 14 s, 300,000 characters of it 6.7 s (measured 2026-12-06 on the loaded 2 shared
+cores; a tool-failure hook has 5 s). A log is read as its tool printed it
 (:func:`~kenning.json_reports.as_printed`: a JSON report's failures, not its bookkeeping);
-one that is then at most :data:`WHOLE_MAX_LINES` lines and :data:`WHOLE_MAX_CHARS`
-characters, with no line over :data:`LINE_MAX_CHARS`, is read whole, as it always was (so
-is any text of at most :data:`~kenning.protocol.MAX_QUERY_CHARS`, whatever its lines). Of
-a longer one, the part read is:
+one that is then at most :data:`WHOLE_MAX_LINES` lines (as ``str.splitlines``, every
+reader's, counts them) and :data:`WHOLE_MAX_CHARS` characters, with no line over
+:data:`LINE_MAX_CHARS`, is read whole, as it always was (so is any text of at most
+:data:`~kenning.protocol.MAX_QUERY_CHARS`, whatever its lines). Of a longer one, the part
+read is:
 
 * its first :data:`HEAD_LINES` lines (the command, its setup, an early error),
-* the lines around its first error after those (:data:`FIRST_ERROR_ABOVE` above it,
-  :data:`FIRST_ERROR_BELOW` from it: a build's first error is often the cause of those
-  after it),
+* the lines around its errors after those (:data:`ERROR_REGIONS`: its first, its last and
+  the first of each other kind; :data:`FIRST_ERROR_ABOVE` above each, :data:`FIRST_ERROR_BELOW`
+  from it, a stack trace on to its root cause): a build's first error is often the cause of
+  those after it, an error a passing test logs on purpose is not what failed the run,
 * its last :data:`TAIL_LINES` lines (a log ends with its error; a crash's warnings are
   read up to :data:`~kenning.querybuild.LINES_READ_FOR_WARNINGS` lines above it),
 
-each part within its share of characters, each line to its :data:`LINE_MAX_CHARS`-th
-character, the parts joined by a blank line. :meth:`LogWindow.notice` says what was read,
-for a command to tell its user. Pure: strings in, strings out.
+each part within its share of characters, each line as a terminal shows it (a progress
+bar's last redraw) to its :data:`LINE_MAX_CHARS`-th character, the parts joined by a blank
+line. Its errors are found by one regular expression over the lines between, and a test of
+each kind of line that holds an error word, not of each line (:data:`_ERROR_WORDS`).
+:meth:`LogWindow.notice` says what was read, in the input's line numbers (a JSON report's:
+as printed), for a command to tell its user. Pure: strings in, strings out.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .json_reports import REPORT_MAX_CHARS, as_printed
 from .protocol import MAX_QUERY_CHARS
 
 __all__ = [
+    "ERROR_REGIONS",
     "FIRST_ERROR_ABOVE",
     "FIRST_ERROR_BELOW",
     "HEAD_LINES",
     "LINE_MAX_CHARS",
     "RAW_MAX_CHARS",
     "TAIL_LINES",
+    "TRACE_MAX_LINES",
     "WHOLE_MAX_CHARS",
     "WHOLE_MAX_LINES",
     "LogWindow",
@@ -54,6 +64,8 @@ __all__ = [
 #: qa-s62b…f and shared/eval, 16,573 texts) is 1,122 characters, a fingerprint reads a
 #: signature's first 2,000 (:data:`~kenning.fingerprints.FINGERPRINT_MAX_CHARS`) and a
 #: signature keeps 300: what an error says is at its line's start. A 3 MB line cost 3.5 s.
+#: A line a progress bar redrew with ``\r`` is first read as a terminal shows it (its last
+#: redraw: an error printed after the bar is what shows).
 LINE_MAX_CHARS = 4_000
 #: The last lines read: as many as a crash's warnings are read above it
 #: (:data:`~kenning.querybuild.LINES_READ_FOR_WARNINGS`); the longest text of the corpora
@@ -61,91 +73,145 @@ LINE_MAX_CHARS = 4_000
 TAIL_LINES = 2_000
 #: The first lines read (a command's echo, its setup, an error of its configuration).
 HEAD_LINES = 200
-#: Around the first error between the head and the tail: lines above it (what a build
+#: Around each error read between the head and the tail: lines above it (what a build
 #: printed before the line that reports the error: the linker's ``undefined reference``
-#: above ``collect2: error``) and from it on (a traceback's frames down to its exception, a
-#: Java exception's ``Caused by`` chain).
+#: above ``collect2: error``) and from it on (a traceback's frames down to its exception).
+#: A stack trace goes on past them while its lines are a trace's (indented frames,
+#: ``Caused by: …``, ``... 12 more``), up to :data:`TRACE_MAX_LINES`: a Spring or
+#: Hibernate trace of 200–400 lines ends with its root cause.
 FIRST_ERROR_ABOVE = 20
 FIRST_ERROR_BELOW = 200
+TRACE_MAX_LINES = 1_000
+#: The errors between the head and the tail whose lines are read: the first, the last
+#: (what failed a run is often the last error before its summary) and the first of each
+#: other kind (a line of another shape, its digits aside), in that order, within
+#: :data:`MIDDLE_LINES` lines and :data:`MIDDLE_CHARS` characters: an ERROR a passing test
+#: logs on purpose is not the only error read.
+ERROR_REGIONS = 4
+MIDDLE_LINES = TRACE_MAX_LINES
 #: The characters read of a log that is not read whole: the tail's, the head's and the
-#: first error's shares. At the measured ~1.5–4 µs a character (above), 300,000 is ~0.5 s
-#: of reading on a quiet core, ~1.2 s on a loaded one.
+#: errors' shares (one error's part within :data:`FIRST_ERROR_CHARS`, a trace's within the
+#: middle's). At the measured ~1.5–4 µs a character (above), 350,000 is ~0.5–1.4 s of
+#: reading.
 TAIL_CHARS = 250_000
 HEAD_CHARS = 25_000
 FIRST_ERROR_CHARS = 25_000
+MIDDLE_CHARS = 75_000
 #: A log of at most this many lines and characters (no line over :data:`LINE_MAX_CHARS`) is
 #: read whole: every text of the corpora is (the longest, 431,040 characters, is a
 #: paraphrase corpus's TSV, not a log, and is read in part). What is read of a longer one
 #: fits (its parts and the blank lines between them): read again, it is read whole.
-WHOLE_MAX_LINES = HEAD_LINES + FIRST_ERROR_ABOVE + FIRST_ERROR_BELOW + TAIL_LINES + 2
-WHOLE_MAX_CHARS = HEAD_CHARS + FIRST_ERROR_CHARS + TAIL_CHARS + 2
+WHOLE_MAX_LINES = HEAD_LINES + MIDDLE_LINES + TAIL_LINES + ERROR_REGIONS + 1
+WHOLE_MAX_CHARS = HEAD_CHARS + MIDDLE_CHARS + TAIL_CHARS + ERROR_REGIONS + 1
 #: Past this many characters a log is cut before its JSON reports are read (its first
 #: lines and its last characters, from a line's start): the longest report read
 #: (:data:`~kenning.json_reports.REPORT_MAX_CHARS`) still fits. Reading reports costs ~60 ms
 #: a MB (go test -json, 23 MB: 1.4 s; a 19 MB jest report: 0.9 s).
 RAW_MAX_CHARS = REPORT_MAX_CHARS
-#: The words a line that reports an error holds one of (looked for with ``str.find``, ~1 ms
-#: a MB a word): only the lines that hold one are read as an error (at most
-#: :data:`FIRST_ERROR_TRIES_CHARS` characters of them) to find the first error.
-_ERROR_WORDS = (
-    "rror", "RROR", "xception", "fail", "Fail", "FAIL", "fatal", "Fatal", "FATAL", "panic",
-    "PANIC", "Traceback", "denied", "refused", "ERR!", "rrno", "exit code", "exit status",
-    "Segmentation", "Caused by", "undefined", "abort", "Abort",
-)  # fmt: skip
-FIRST_ERROR_TRIES_CHARS = 100_000
+#: The words a line that reports an error holds one of (found by one regular expression
+#: over the middle): only the lines that hold one may be an error. Whether one is, is
+#: :func:`~kenning.signatures.looks_like_error` (~2.5 µs a character: 0.25 ms a line), so
+#: it is asked once a line's shape (its digits aside: Maven's thousand ``Tests run: 3,
+#: Failures: 0, Errors: 0 … - in com.acme.T12`` lines are one), first of the lines an
+#: error's form is :data:`_ERROR_FORM` in (within :data:`ERROR_TRIES_CHARS`: ~0.6 s), of the
+#: others (a test named ``test_fails_with_bad_password``) within :data:`WEAK_TRIES_CHARS`.
+_ERROR_WORDS = re.compile(
+    "rror|RROR|xception|fail|Fail|FAIL|fatal|Fatal|FATAL|panic|PANIC|Traceback|denied|"
+    "refused|ERR!|rrno|exit code|exit status|Segmentation|Caused by|undefined|abort|Abort"
+)
+_ERROR_FORM = re.compile(
+    r"(?:Error|Exception|ERROR|FATAL|[Ff]atal|[Pp]anic|PANIC|FAIL(?:ED|URE)?)\b|error(?:\[\w+\])?:"
+    r"|Traceback|ERR!|Caused by|Segmentation|exit (?:code|status) [1-9]|failed\b(?<!\b0 failed)"
+    r"|denied|refused|undefined reference"
+)
+ERROR_TRIES_CHARS = 250_000
+WEAK_TRIES_CHARS = 100_000
+#: Candidate lines looked at in all (~3 µs each): past them the search stops (20 MB of
+#: lines that each hold an error word), and the notice says so.
+CANDIDATES_MAX = 200_000
+_TRACE_GOES_ON = re.compile(r"[ \t]|Caused by|Suppressed:|\.\.\. \d+ (?:more|common)")
+#: What ``str.splitlines`` (every reader's) ends a line at besides ``\n``: in a log read in
+#: part a ``\r`` is read as a terminal shows it, the others as a space, so that the lines
+#: read are the lines bounded.
+_OTHER_BREAKS = re.compile("\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_AS_SPACE = str.maketrans(dict.fromkeys("\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
+_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_SHAPE = str.maketrans("123456789", "111111111")
 
 
 @dataclass(frozen=True)
 class LogWindow:
-    """What is read of a log: ``text``, and which of its lines (as printed) that is."""
+    """What is read of a log: ``text``, and which of its lines that is."""
 
     text: str
-    #: the log's lines, as printed (its JSON reports read)
+    #: the log's lines (as ``wc -l`` counts them, and one more for a last line with no
+    #: newline); of a JSON report, the lines it prints as (:attr:`as_printed`)
     lines: int
-    #: ``(first, last)`` line numbers (from 1) of each part read; ``()`` when read whole
+    #: ``(first, last)`` line numbers (from 1) of each part read; ``()`` when all were
     parts: tuple[tuple[int, int], ...] = ()
     #: how many lines read were longer than :data:`LINE_MAX_CHARS`, read to it
     cut_lines: int = 0
-    #: where the first error of the part between the head and the tail is (line number)
-    first_error: int | None = None
+    #: the line numbers of the errors between the head and the tail whose lines were read
+    errors: tuple[int, ...] = ()
     #: lines left out before the log's reports were read (:data:`RAW_MAX_CHARS`)
     left_out_raw: int = 0
+    #: lines a progress bar redrew with ``\r``, read as a terminal shows them
+    redrawn: int = 0
+    #: whether the line numbers are those of a JSON report as printed, not the input's
+    as_printed: bool = False
+    #: the line the search for errors between the head and the tail stopped at (too many
+    #: lines that hold an error word), None when it read them all
+    search_stopped: int | None = None
+
+    @property
+    def first_error(self) -> int | None:
+        return self.errors[0] if self.errors else None
 
     @property
     def whole(self) -> bool:
-        return not self.parts and not self.cut_lines and not self.left_out_raw
+        return not (self.parts or self.cut_lines or self.left_out_raw or self.redrawn)
 
-    def notice(self) -> str:
-        """One line that says what was read (``""`` when the log was read whole)."""
+    def notice(self, command: str = "kenning recall --error -") -> str:
+        """One line that says what was read (``""`` when the log was read whole), and how
+        to have ``command`` read another part."""
         if self.whole:
             return ""
         said: list[str] = []
-        if self.left_out_raw:
-            said.append(
-                f"the first {HEAD_LINES} and the last lines of a log over {RAW_MAX_CHARS:,} "
-                f"characters ({self.left_out_raw:,} lines left out between them), and of those"
-            )
+        of = "lines of its JSON report as printed" if self.as_printed else "lines"
         if self.parts:
             read = sum(last - first + 1 for first, last in self.parts)
             spans = ", ".join(
                 f"{first:,}–{last:,}"
-                + (" around its first error" if first <= (self.first_error or 0) <= last else "")
+                + (" around an error" if any(first <= e <= last for e in self.errors) else "")
                 for first, last in self.parts
             )
-            said.append(f"{read:,} of the log's {self.lines:,} lines ({spans})")
+            said.append(f"{read:,} of the log's {self.lines:,} {of} ({spans})")
+        if self.redrawn:
+            said.append(f"{self.redrawn:,} line(s) redrawn with \\r as a terminal shows them")
         if self.cut_lines:
-            plural = "s" if self.cut_lines > 1 else ""
-            said.append(
-                f"{self.cut_lines:,} line{plural} over {LINE_MAX_CHARS:,} characters to the "
-                f"{LINE_MAX_CHARS:,}th"
-            )
-        return (
-            "read in part: kenning read "
-            + " and ".join(said)
-            + ": a log's errors are at its start, its first error and its end; to have "
-            "another part read, pass it alone (`sed -n 'FIRST,LASTp' LOG | kenning recall "
-            "--error -`)"
+            said.append(f"{self.cut_lines:,} line(s) only to their {LINE_MAX_CHARS:,}th character")
+        why = (
+            "kenning reads a long log's first lines, the lines around its errors and its last lines"
         )
+        if self.left_out_raw:
+            why += f" (of an input over {RAW_MAX_CHARS:,} characters, only in its last ones)"
+        if self.search_stopped:
+            why += (
+                f"; it looked for errors up to line {self.search_stopped:,} (too many lines "
+                "name an error word)"
+            )
+        if self.parts and not self.as_printed:
+            how = (
+                f"to have another part read, pass it alone (`sed -n 'FIRST,LASTp' LOG | {command}`)"
+            )
+        elif self.cut_lines and not self.parts:
+            how = (
+                f"to have the rest of a line read, pass it alone (`sed -n 'LINEp' LOG | cut "
+                f"-c{LINE_MAX_CHARS + 1}- | {command}`)"
+            )
+        else:
+            how = f"to have another part read, pass it alone to `{command}`"
+        return f"read in part: kenning read {' and '.join(said)}: {why}; {how}"
 
 
 def read_of_log(raw: str) -> str:
@@ -157,126 +223,259 @@ def read_of_log(raw: str) -> str:
 def log_window(raw: str) -> LogWindow:
     """What is read of ``raw``, a pasted log or error (see the module's docstring): ``raw``
     itself, whole, when it is short enough; else its JSON reports read as printed and, of
-    that, the head, the first error's lines and the tail."""
+    that, the head, the errors' lines and the tail."""
     if len(raw) <= MAX_QUERY_CHARS:  # (any query recall takes is read whole, as it was)
-        return LogWindow(raw, raw.count("\n") + 1)
-    text, cut_raw, left_out = (raw, 0, 0) if len(raw) <= RAW_MAX_CHARS else _raw_cut(raw)
-    text = as_printed(text)
-    lines = text.split("\n")
-    longest = len(text) if len(text) <= LINE_MAX_CHARS else max(map(len, lines))
+        return LogWindow(raw, _counted(raw))
+    head_raw = left_out = cut = redrawn = 0
+    text = raw
+    if len(raw) > RAW_MAX_CHARS:
+        text, head_raw, left_out, cut, redrawn = _raw_cut(raw)
+    printed = as_printed(text)
+    report = printed is not text
+    text = printed
     if (
         len(text) <= WHOLE_MAX_CHARS
-        and len(lines) <= WHOLE_MAX_LINES
-        and longest <= LINE_MAX_CHARS
         and text is raw
-        and not left_out
+        and text.count("\n") + len(_OTHER_BREAKS.findall(text)) < WHOLE_MAX_LINES
+        and max(map(len, text.split("\n"))) <= LINE_MAX_CHARS
     ):
-        return LogWindow(raw, len(lines))
-    if len(text) <= WHOLE_MAX_CHARS and len(lines) <= WHOLE_MAX_LINES:
-        read = [line[:LINE_MAX_CHARS] for line in lines]
-        cut = cut_raw + sum(len(line) > LINE_MAX_CHARS for line in lines)
-        return LogWindow("\n".join(read), len(lines), cut_lines=cut, left_out_raw=left_out)
-    head_end = _lines_within(lines, range(min(HEAD_LINES, len(lines))), HEAD_CHARS)
-    tail = range(len(lines) - 1, head_end - 1, -1)
-    tail_start = len(lines) - _lines_within(lines, tail[:TAIL_LINES], TAIL_CHARS)
-    spans = [(0, head_end)]
-    error = _first_error(lines, head_end, tail_start)
-    if error is not None:
-        start = max(head_end, error - FIRST_ERROR_ABOVE)
-        below = range(start, min(tail_start, error + FIRST_ERROR_BELOW))
-        spans.append((start, start + _lines_within(lines, below, FIRST_ERROR_CHARS)))
-    spans.append((tail_start, len(lines)))
-    joined: list[tuple[int, int]] = []  # (two parts that meet are one)
-    for a, b in spans:
+        return LogWindow(raw, _counted(raw))
+    # the lines as offsets into ``text`` (a trailing newline ends the last line)
+    end = len(text) - 1 if text.endswith("\n") else len(text)
+    n_lines = text.count("\n", 0, end) + 1
+    if left_out and not report:  # the head is the input's first lines, then a blank line
+        blank = _forward(text, 0, head_raw, len(text), end)[0]
+        head_end, head_n = blank, head_raw
+        middle, middle_n = blank + 1, head_raw + 1
+    else:
+        head_end, head_n = _forward(text, 0, HEAD_LINES, HEAD_CHARS, end)
+        middle, middle_n = head_end, head_n
+    tail_start, tail_n = _backward(text, end, TAIL_LINES, TAIL_CHARS, middle)
+    found, stopped = _errors(text, middle, middle_n, tail_start)
+    spans = [(0, head_n, 0, head_end - 1)]  # (the head's last line without its newline)
+    spans += _error_parts(text, found, middle, middle_n, tail_start)
+    spans.append((n_lines - tail_n, n_lines, tail_start, end))
+    spans.sort()
+    joined: list[tuple[int, int, int, int]] = []  # (two parts that meet are one)
+    for a, b, at, to in spans:
         if b <= a:
             continue
         if joined and joined[-1][1] >= a:
-            joined[-1] = (joined[-1][0], max(joined[-1][1], b))
+            if b > joined[-1][1]:
+                joined[-1] = (joined[-1][0], b, joined[-1][2], to)
         else:
-            joined.append((a, b))
-    spans = joined
-    kept = [[line[:LINE_MAX_CHARS] for line in lines[a:b]] for a, b in spans]
-    cut = cut_raw + sum(len(line) > LINE_MAX_CHARS for a, b in spans for line in lines[a:b])
-    parts = tuple((a + 1, b) for a, b in spans)
-    if parts == ((1, len(lines)),):
+            joined.append((a, b, at, to))
+    read: list[str] = []
+    for _, _, at, to in joined:
+        if read:
+            read.append("")  # (a blank line between two parts)
+        for line in text[at:to].split("\n"):
+            shown, was_redrawn, was_cut = _shown(line)
+            read.append(shown)
+            redrawn += was_redrawn
+            cut += was_cut
+
+    def numbered(i: int) -> int:  # the input's line number of ``text``'s line ``i`` (from 0)
+        return i + left_out if left_out and not report and i > head_raw else i + 1
+
+    parts = tuple((numbered(a), numbered(b - 1)) for a, b, _, _ in joined)
+    lines = numbered(n_lines - 1)
+    if parts == ((1, lines),):
         parts = ()
     return LogWindow(
-        "\n\n".join("\n".join(part) for part in kept),  # (a blank line between two parts)
-        len(lines),
+        "\n".join(read),
+        lines,
         parts,
         cut,
-        error + 1 if error is not None else None,
+        tuple(numbered(i) for i, _, _ in found),
         left_out,
+        redrawn,
+        report,
+        numbered(stopped) if stopped is not None else None,
     )
 
 
-def _lines_within(lines: list[str], indexes: range, chars: int) -> int:
-    """How many of ``lines[i] for i in indexes`` (in that order) fit in ``chars`` characters,
-    each line counted to its :data:`LINE_MAX_CHARS`-th (at least one: a part is never
-    empty for a line that is too long)."""
-    used = 0
-    for n, i in enumerate(indexes):
-        used += min(len(lines[i]), LINE_MAX_CHARS) + 1
+def _counted(text: str) -> int:
+    """``text``'s lines as ``wc -l`` counts them, and its last line if no newline ends it."""
+    return text.count("\n") + (not text.endswith("\n"))
+
+
+def _shown(line: str) -> tuple[str, bool, bool]:
+    """``line`` as it is read: as a terminal shows it (what its last ``\r`` with text after
+    it is followed by: a progress bar's last redraw, an error printed over it), the other
+    line breaks of ``str.splitlines`` as a space, to its :data:`LINE_MAX_CHARS`-th
+    character; with whether it was redrawn and whether it was cut."""
+    end = len(line) - 1 if line.endswith("\r") else len(line)  # (a CRLF line's end)
+    start = 0
+    at = line.rfind("\r", 0, end)
+    redrawn = at >= 0
+    for _ in range(100):  # (a redraw that blanks the line shows the one before it)
+        if at < 0:
+            break
+        if _CSI.sub("", line[at + 1 : min(end, at + 1 + LINE_MAX_CHARS)]).strip():
+            start = at + 1
+            break
+        end, at = at, line.rfind("\r", 0, at)
+    else:
+        start = at + 1
+    cut = end - start > LINE_MAX_CHARS
+    shown = line[start : min(end, start + LINE_MAX_CHARS)]
+    if redrawn or len(shown) != len(line):
+        shown = shown.replace("\r", " ")
+    return shown.translate(_AS_SPACE), redrawn, cut
+
+
+def _cost(text: str, start: int, end: int) -> int:
+    """The characters ``text[start:end]``, a line, is read as (:func:`_shown`), and its
+    newline: a progress bar's line is its last redraw."""
+    if text.find("\r", start, end - 1) >= 0:
+        return len(_shown(text[start:end])[0]) + 1
+    return min(end - start, LINE_MAX_CHARS) + 1
+
+
+def _forward(text: str, at: int, lines: int, chars: int, stop: int) -> tuple[int, int]:
+    """From the line that starts at ``at``: the offset past the last of the next ``lines``
+    lines that fit in ``chars`` characters (each counted to its :data:`LINE_MAX_CHARS`-th;
+    at least one), and how many that is; never past ``stop``."""
+    used = n = 0
+    while n < lines and at < stop:
+        end = text.find("\n", at, stop)
+        end = stop if end < 0 else end
+        used += _cost(text, at, end)
         if used > chars and n:
-            return n
-    return len(indexes)
+            break
+        n += 1
+        at = end + 1
+    return min(at, stop + 1), n
 
 
-def _first_error(lines: list[str], start: int, end: int) -> int | None:
-    """The index of the first of ``lines[start:end]`` that reports an error written at an
-    error's level (not a warning's), looking only at the lines that hold one of
-    :data:`_ERROR_WORDS`, at most :data:`FIRST_ERROR_TRIES_CHARS` characters of them."""
+def _backward(text: str, end: int, lines: int, chars: int, stop: int) -> tuple[int, int]:
+    """The offset of the first of the last ``lines`` lines before ``end`` (not before
+    ``stop``, a line's start) that fit in ``chars`` characters (at least one), and how many
+    that is."""
+    used = n = 0
+    start = line_end = end
+    while n < lines and start > stop:
+        line_start = max(text.rfind("\n", stop, line_end) + 1, stop)
+        used += _cost(text, line_start, line_end)
+        if used > chars and n:
+            break
+        n += 1
+        start, line_end = line_start, line_start - 1
+    return start, n
+
+
+def _errors(
+    text: str, start: int, line_no: int, end: int
+) -> tuple[list[tuple[int, str, int]], int | None]:
+    """The errors of ``text[start:end]`` (its first line is ``line_no``, from 0): each line
+    that holds an error word and is written at an error's level (see :data:`ERROR_TRIES_CHARS`),
+    as its line number, shape and offset; with the line the search stopped at, if it did."""
     from .signatures import looks_like_error, written_below_error
 
-    if end <= start:
-        return None
-    middle = "\n".join(lines[start:end])
-    found = {word: middle.find(word) for word in _ERROR_WORDS}
-    tried = 0
-    line_at = start  # the index of the line that starts at offset ``at`` of ``middle``
-    at = 0
-    while tried < FIRST_ERROR_TRIES_CHARS:
-        hits = [where for where in found.values() if where >= 0]
-        if not hits:
-            return None
-        hit = min(hits)
-        line_at += middle.count("\n", at, hit)
-        newline = middle.rfind("\n", at, hit)
-        at = newline + 1 if newline >= 0 else at
-        line = lines[line_at][:LINE_MAX_CHARS]
-        if looks_like_error(line) and not written_below_error(line):
-            return line_at
-        tried += len(line) + 1
-        after = at + len(lines[line_at]) + 1  # the next line's first character
-        for word, where in found.items():
-            if 0 <= where < after:
-                found[word] = middle.find(word, after)
-    return None
+    found: list[tuple[int, str, int]] = []
+    verdicts: dict[str, bool] = {}
+    tries = weak = looked = 0
+    counted = start
+    at = start
+    while at < end:
+        hit = _ERROR_WORDS.search(text, at, end)
+        if hit is None:
+            break
+        line_start = text.rfind("\n", start, hit.start()) + 1 or start
+        line_end = text.find("\n", hit.start(), end)
+        line_end = end if line_end < 0 else line_end
+        line_no += text.count("\n", counted, line_start)
+        counted, at = line_start, line_end + 1
+        looked += 1
+        if looked > CANDIDATES_MAX:
+            return found, line_no
+        if weak >= WEAK_TRIES_CHARS and not _ERROR_FORM.search(
+            text, line_start, min(line_end, line_start + LINE_MAX_CHARS)
+        ):
+            continue  # (the lines with no error's form have had their share)
+        line = text[line_start:line_end]
+        if len(line) > LINE_MAX_CHARS or "\r" in line:
+            line = _shown(line)[0]
+        shape = line.translate(_SHAPE)
+        verdict = verdicts.get(shape)
+        if verdict is None:
+            if _ERROR_FORM.search(line) is not None:
+                tries += len(line) + 1
+                if tries > ERROR_TRIES_CHARS:
+                    return found, line_no
+            elif weak < WEAK_TRIES_CHARS:
+                weak += len(line) + 1
+            else:
+                continue
+            verdict = looks_like_error(line) and not written_below_error(line)
+            verdicts[shape] = verdict
+        if verdict:
+            found.append((line_no, shape, line_start))
+    return found, None
 
 
-def _raw_cut(raw: str) -> tuple[str, int, int]:
+def _error_parts(
+    text: str, found: list[tuple[int, str, int]], start: int, start_no: int, end: int
+) -> list[tuple[int, int, int, int]]:
+    """The parts read around the errors ``found`` (see :data:`ERROR_REGIONS`) between
+    ``start`` (line ``start_no``) and ``end``: ``(first line, past last, offset, end)``."""
+    if not found:
+        return []
+    chosen = [found[0], found[-1]]
+    shapes = {found[0][1], found[-1][1]}
+    for error in found:
+        if len(chosen) >= ERROR_REGIONS:
+            break
+        if error[1] not in shapes:
+            shapes.add(error[1])
+            chosen.append(error)
+    parts: list[tuple[int, int, int, int]] = []
+    lines, chars = MIDDLE_LINES, MIDDLE_CHARS
+    for line_no, _, line_start in chosen:
+        if lines <= 0 or chars <= 0 or any(a <= line_no < b for a, b, _, _ in parts):
+            continue
+        first, at = line_no, line_start
+        while first > start_no and line_no - first < FIRST_ERROR_ABOVE:
+            at = text.rfind("\n", start, at - 1) + 1 or start
+            first -= 1
+        n = used = 0
+        to = at
+        while to < end and n < lines and first + n < line_no + TRACE_MAX_LINES:
+            below = first + n >= line_no + FIRST_ERROR_BELOW
+            if below and not _TRACE_GOES_ON.match(text, to):
+                break
+            line_end = text.find("\n", to, end)
+            line_end = end if line_end < 0 else line_end
+            used += _cost(text, to, line_end)
+            if n and (used > chars or (not below and used > FIRST_ERROR_CHARS)):
+                break
+            n += 1
+            to = line_end + 1
+        parts.append((first, first + n, at, min(to - 1, end)))
+        lines, chars = lines - n, chars - used
+    return parts
+
+
+def _raw_cut(raw: str) -> tuple[str, int, int, int, int]:
     """``raw`` over :data:`RAW_MAX_CHARS`: its first :data:`HEAD_LINES` lines (within
-    :data:`HEAD_CHARS`) and its last lines within :data:`RAW_MAX_CHARS`, a blank line
-    between them; a line longer than a report is read to :data:`LINE_MAX_CHARS` (no report
-    of its length is read). With the number of lines cut so, and of lines left out."""
-    head: list[str] = []
-    at = used = cut = 0
-    while len(head) < HEAD_LINES and at < len(raw) and used < HEAD_CHARS:
-        end = raw.find("\n", at)
-        end = len(raw) if end < 0 else end
-        head.append(raw[at : min(end, at + LINE_MAX_CHARS)])
-        cut += end - at > LINE_MAX_CHARS
-        used += len(head[-1]) + 1
-        at = end + 1
-    tail: list[str] = []
-    end, used = len(raw), 0
-    while end > at and used < RAW_MAX_CHARS:
-        start = max(raw.rfind("\n", at, end) + 1, at)
-        line = raw[start:end]
-        tail.append(line[:LINE_MAX_CHARS] if len(line) > REPORT_MAX_CHARS else line)
-        cut += len(line) > REPORT_MAX_CHARS
-        used += len(tail[-1]) + 1
-        end = start - 1
-    left_out = raw.count("\n", at, end) + 1 if end > at else 0
+    :data:`HEAD_CHARS`) and its last lines within :data:`RAW_MAX_CHARS` (from a line's
+    start), a blank line between them; a line longer than that is read as
+    :func:`_shown` reads it. With the head's lines, the lines left out, and how many lines
+    were cut and redrawn so."""
+    head_end, head_n = _forward(raw, 0, HEAD_LINES, HEAD_CHARS, len(raw))
+    head = [_shown(line) for line in raw[: max(head_end - 1, 0)].split("\n")][:head_n]
+    tail_start = raw.find("\n", max(head_end, len(raw) - RAW_MAX_CHARS) - 1) + 1
+    if tail_start <= head_end:  # (no line starts in the last RAW_MAX_CHARS: the last line)
+        tail_start = max(raw.rfind("\n", head_end) + 1, head_end)
+    tail = raw[tail_start:]
+    cut = redrawn = 0
+    if len(tail) > RAW_MAX_CHARS:
+        shown, redrawn, cut = _shown(tail.rstrip("\n"))
+        tail = shown + "\n" * tail.endswith("\n")
+    left_out = raw.count("\n", head_end, tail_start) if tail_start > head_end else 0
+    cut += sum(was_cut for _, _, was_cut in head)
+    redrawn += sum(was for _, was, _ in head)
     between = "\n\n" if left_out else "\n"  # (a blank line where lines were left out)
-    return "\n".join(head) + (between + "\n".join(reversed(tail)) if tail else ""), cut, left_out
+    text = "\n".join(line for line, _, _ in head) + (between + tail if tail else "")
+    return text, head_n, left_out, cut, redrawn
