@@ -189,7 +189,7 @@ def test_recall_error_says_on_stderr_what_it_read_of_a_huge_log(
     assert small.returncode == 0 and "read in part" not in small.stderr
     query = run_cli(project, "query", "error", "-", stdin=log)
     assert query.returncode == 0 and query.stdout.strip() == "KeyError: 'user'"
-    assert "read in part" in query.stderr
+    assert "read in part" in query.stderr and "| kenning query error -`)" in query.stderr
 
 
 def test_recall_error_finds_the_fix_of_a_maven_failure_in_the_middle(

@@ -561,15 +561,15 @@ def _read_output(raw: str) -> str:
     return sys.stdin.buffer.read().decode("utf-8", errors="replace")
 
 
-def _read_log(raw: str, quiet: bool = False) -> str:
+def _read_log(raw: str, quiet: bool = False, command: str = "kenning recall --error -") -> str:
     """What is read of a log given as RAW (or - for stdin, :func:`_read_output`): of a huge
     one, a bounded part (:func:`kenning.log_window.log_window`: its start, its first error,
     its end), said in one line on stderr (unless ``quiet``); never refused for its size."""
     from .log_window import log_window
 
     window = log_window(_read_output(raw))
-    if window.notice() and not quiet:
-        click.echo(window.notice(), err=True)
+    if window.notice() and not quiet:  # (how to have ``command`` read another part)
+        click.echo(window.notice(command), err=True)
     return window.text
 
 
@@ -1331,7 +1331,7 @@ def query_error(raw: str) -> None:
     from .querybuild import query_from_error
 
     _refuse_a_log_name(raw, "RAW", "kenning query error -")
-    click.echo(query_from_error(_read_log(raw)))
+    click.echo(query_from_error(_read_log(raw, command="kenning query error -")))
 
 
 def _refuse_a_log_name(raw: str, what: str, reads_stdin: str) -> None:
