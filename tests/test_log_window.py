@@ -284,6 +284,46 @@ def test_an_error_a_passing_test_logs_does_not_hide_the_failure_after_it() -> No
     assert queries[0] == ("sqlite3.OperationalError: database is locked", True)
 
 
+def test_errors_a_service_logged_with_ids_do_not_hide_its_crash() -> None:
+    """qa-s68c L1: a service's benign ERROR lines each carry a request id and an order's
+    hex, so each was a kind of its own (digits aside), and three of them took the regions
+    read around errors after the first and the last; the traceback between them was never
+    read. What varies in a line is not its kind now, and a crash's kinds are read first."""
+    rng = iter(range(10_000))
+
+    def hx() -> str:
+        return f"{(next(rng) * 2654435761) % 16**12:012x}"
+
+    def info(n: int) -> list[str]:
+        return [f"2026-12-06T01:00:00Z INFO  [req={hx()}] GET /api/items/{i} 200" for i in range(n)]
+
+    benign = [
+        "payment declined for order {} (card_declined)",
+        "upstream returned 404 for sku {}",
+        "validation failed for user {}: email taken",
+        "cache refresh failed for key {}",
+    ]
+    lines = info(450)
+    for message in benign:
+        lines += [f"2026-12-06T01:10:00Z ERROR [req={hx()}] " + message.format(hx()), *info(150)]
+    lines += [
+        f"2026-12-06T01:20:00Z ERROR [req={hx()}] unhandled exception in worker",
+        "Traceback (most recent call last):",
+        '  File "/app/worker/db.py", line 41, in connect',
+        "    return psycopg2.connect(DSN)",
+        "psycopg2.OperationalError: FATAL:  sorry, too many clients already",
+        *info(250),
+        f"2026-12-06T01:30:00Z ERROR [req={hx()}] upstream returned 404 for sku {hx()}",
+        *info(2_400),
+    ]
+    log = "\n".join(lines)
+    window = log_window(log)
+    bounded(window.text)
+    assert "sorry, too many clients already" in window.text
+    queries, _ = error_recall_queries(log)
+    assert ("psycopg2.OperationalError: FATAL: sorry, too many clients already", True) in queries
+
+
 def test_a_long_java_trace_in_the_middle_is_read_to_its_root_cause() -> None:
     """qa-s68a F11: a Spring trace of ~290 lines (more than the 200 read from an error):
     its frames and ``Caused by`` lines are read on, down to the root cause."""

@@ -84,7 +84,8 @@ FIRST_ERROR_BELOW = 200
 TRACE_MAX_LINES = 1_000
 #: The errors between the head and the tail whose lines are read: the first, the last
 #: (what failed a run is often the last error before its summary) and the first of each
-#: other kind (a line of another shape, its digits aside), in that order, within
+#: other kind (a line of another shape, what varies aside: :data:`_VARIES`), a crash's
+#: kinds first (:data:`_CRASH`), within
 #: :data:`MIDDLE_LINES` lines and :data:`MIDDLE_CHARS` characters: an ERROR a passing test
 #: logs on purpose is not the only error read.
 ERROR_REGIONS = 4
@@ -136,7 +137,16 @@ _TRACE_GOES_ON = re.compile(r"[ \t]|Caused by|Suppressed:|\.\.\. \d+ (?:more|com
 _OTHER_BREAKS = re.compile("\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _AS_SPACE = str.maketrans(dict.fromkeys("\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
 _CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-_SHAPE = str.maketrans("123456789", "111111111")
+#: What varies between two lines of one error (a request id, an order's hex, a user, a
+#: count, a quoted value): read as one mark, so that a kind of line is its message (qa-s68c
+#: L1: every benign ``ERROR [req=<hex>] … for order <hex>`` line had been a kind of its own).
+_VARIES = re.compile(r"[0-9a-fA-F]{6,}|\w*\d\w*|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"")
+#: A line that reports a crash, not an error a program logged and went on from: its kinds
+#: are read first (a traceback's start, an exception's or a panic's line, a `Caused by`).
+_CRASH = re.compile(
+    r"Traceback \(most recent call last\)|^\s*(?:[\w.$#]+\.)?\w*(?:Error|Exception)\b[:(]"
+    r"|^\s*Caused by|\bpanic(?:ked)?\b|\bFATAL\b|Segmentation fault|^\s*error(?:\[\w+\])?:"
+)
 
 
 @dataclass(frozen=True)
@@ -397,7 +407,7 @@ def _errors(
         line = text[line_start:line_end]
         if len(line) > LINE_MAX_CHARS or "\r" in line:
             line = _shown(line)[0]
-        shape = line.translate(_SHAPE)
+        shape = _VARIES.sub("#", line)
         verdict = verdicts.get(shape)
         if verdict is None:
             if _ERROR_FORM.search(line) is not None:
@@ -424,12 +434,16 @@ def _error_parts(
         return []
     chosen = [found[0], found[-1]]
     shapes = {found[0][1], found[-1][1]}
+    # the first of each other kind, a crash's kinds before those of errors a program logged
+    # and went on from (a declined payment, a 404 it answered)
+    firsts: list[tuple[int, str, int]] = []
     for error in found:
-        if len(chosen) >= ERROR_REGIONS:
-            break
         if error[1] not in shapes:
             shapes.add(error[1])
-            chosen.append(error)
+            firsts.append(error)
+    others = sorted(firsts, key=lambda e: _CRASH.search(e[1]) is None)  # (stable: in order)
+    for error in others[: ERROR_REGIONS - len(chosen)]:
+        chosen.append(error)
     parts: list[tuple[int, int, int, int]] = []
     lines, chars = MIDDLE_LINES, MIDDLE_CHARS
     for line_no, _, line_start in chosen:
