@@ -641,6 +641,24 @@ def test_pgconnect_timeout_is_the_wait_of_a_url_that_sets_none(project: Path, wa
             assert "did not answer in time" in json.loads(proc.stdout)["systemMessage"]
 
 
+def test_a_pgconnect_timeout_that_is_no_number_is_named(project: Path) -> None:
+    """PGCONNECT_TIMEOUT=abc was said as "cannot parse the PostgreSQL URL … correct it", in
+    the CLI and in the hooks' message, of a URL that was fine (qa-s68c H4)."""
+    from .cli_runner import run_cli
+
+    env = {
+        "KENNING_STORE": "postgresql://kenning:pw-never-shown-3b9d@127.0.0.1:9/kenning",
+        "PGCONNECT_TIMEOUT": "abc",
+    }
+    r = run_cli(project, "recall", "how do we deploy", env=env)
+    assert r.returncode != 0
+    assert "PGCONNECT_TIMEOUT='abc' is not a number of seconds" in r.stderr, r.stderr
+    assert "parse" not in r.stderr and "pw-never-shown-3b9d" not in r.stderr
+    proc = hook_here("prompt-submit", payload("prompt_submit_error", project), project, env)
+    message = json.loads(proc.stdout)["systemMessage"]
+    assert "PGCONNECT_TIMEOUT='abc' is not a number of seconds" in message, message
+
+
 def test_a_team_store_that_refuses_the_password_is_said_to_the_user(
     project: Path,
     pg_url: str,  # noqa: F811

@@ -1031,6 +1031,13 @@ class PostgresBackend:
                 # psql (kenning's default, written into the conninfo, overrode it)
                 given_timeout = os.environ["PGCONNECT_TIMEOUT"]
                 defaults.pop("connect_timeout")
+                if not _is_seconds(given_timeout):
+                    # psycopg reads it as the URL's ("cannot parse the PostgreSQL URL")
+                    raise KenningError(
+                        f"PGCONNECT_TIMEOUT={given_timeout[:40]!r} is not a number of seconds "
+                        f"(libpq's wait for a connection to {self.location}): set it to one, "
+                        "such as 10, or unset it; nothing was sent to a server"
+                    )
             # the URL's own settings win (a shorter connect_timeout, a team's
             # application_name for pg_stat_activity), but for a connect_timeout past the
             # caller's limit (0 is none)
@@ -3016,6 +3023,14 @@ def _read_only_either(location: str, doing: str, role: str) -> str:
         f"write, or have the role's owner run `ALTER ROLE {role} SET "
         "default_transaction_read_only = off`"
     )
+
+
+def _is_seconds(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _waits_at_most(connect_timeout: object, seconds: int) -> bool:
