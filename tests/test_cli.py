@@ -1705,6 +1705,9 @@ def test_recall_error_given_a_files_name_says_how_to_read_it(project: Path) -> N
     r = run_cli(project, "recall", "--error", "ci.log")
     assert r.returncode == 1, r.stdout
     assert "'ci.log' is a file" in r.stderr and "kenning recall --error - < ci.log" in r.stderr
+    (project / "ci build.log").write_text("sqlite3.OperationalError: database is locked\n")
+    r = run_cli(project, "recall", "--error", "ci build.log")  # a name with a space too
+    assert r.returncode == 1 and "'ci build.log' is a file" in r.stderr, r.stdout
     r = run_cli(project, "recall", "--error", "KeyError: 'user_id'")  # text, not a file
     assert r.returncode == 0, r.stderr
 

@@ -1338,7 +1338,8 @@ def _refuse_a_log_name(raw: str, what: str, reads_stdin: str) -> None:
     """A log's name where its text goes (as `query plan FILE` takes one) is refused with
     the command that reads the file: the name came back as the "signature", and recall
     searched for it ("no memory scored at least 0.40")."""
-    if raw != "-" and not any(c.isspace() for c in raw) and os.path.isfile(raw):
+    # (a name with spaces too, "ci build.log": qa-s68c E1; not an error's text of lines)
+    if raw != "-" and "\n" not in raw and len(raw) <= 4096 and os.path.isfile(raw):
         raise UserInputError(
             f"{raw!r} is a file, and {what} is the error's text: `{reads_stdin} < "
             f"{shlex.quote(raw)}` reads the file"
