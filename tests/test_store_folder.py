@@ -527,6 +527,39 @@ def test_export_does_not_replace_a_read_only_backup(project: Path) -> None:
     assert backup.read_text() == "the backup of last week\n"
 
 
+def test_doctor_reads_a_symlinked_store_where_its_file_is(project: Path) -> None:
+    """qa-s68c S2: `.kenning/memory.db` a link to a store in a folder this user may write,
+    `.kenning/` itself not: remember stored (SQLite writes the -wal and -shm beside the file
+    the link names) while doctor said "can be read but not written", asking the link's
+    folder."""
+    import os
+    import sys
+
+    data = project / "data"
+    data.mkdir()
+    with open_store(data / "memory.db", embedder="hashing") as store:
+        store.remember("Deploys happen on Tuesdays only", "rule")
+    folder = project / ".kenning"
+    folder.mkdir(exist_ok=True)
+    (folder / "memory.db").symlink_to(Path("..") / "data" / "memory.db")
+    for path in (data, *data.iterdir()):
+        os.chmod(path, 0o777)  # (the other user's to write)
+
+    def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+        command = _as_a_user(sys.executable, "-m", "kenning", *args)
+        env = {**os.environ, "KENNING_EMBEDDER": "hashing"}
+        return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
+
+    os.chmod(folder, 0o555)
+    try:
+        stored = kenning("remember", "--type", "rule", "Releases are cut on Mondays")
+        assert stored.returncode == 0, stored.stderr
+        doctor = kenning("doctor")
+        assert "can be read but not written" not in doctor.stdout, doctor.stdout
+    finally:
+        os.chmod(folder, 0o755)
+
+
 def test_doctor_says_what_a_write_does_in_a_read_only_folder_of_writable_files(
     project: Path,
 ) -> None:

@@ -1119,7 +1119,7 @@ def _check_store(
                     "store",
                     WARNING,
                     f"{path} can be read but not written: its folder or file is read-only "
-                    "(recall and search work; remember, forget and import fail)",
+                    "(recall and search work; remember, edit, forget and import fail)",
                     f"make {path.parent} and the files in it writable by you",
                 )
             )

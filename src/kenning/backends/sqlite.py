@@ -2294,7 +2294,9 @@ def refuses_writes(path: Path) -> bool:
     :meth:`SQLiteBackend.check_writable` refuses a file of the store that is read-only. A
     folder that cannot be written does not refuse a write by itself: while the -wal and
     -shm are there (a process has the store open, or one that could not remove them left
-    them), SQLite writes all three in place (qa-s67c F3)."""
+    them), SQLite writes all three in place (qa-s67c F3). A store file that is a symbolic
+    link is the file it names: SQLite writes its -wal and -shm beside that one (qa-s68c S2)."""
+    path = path.resolve()
     if on_read_only_mount(path) or _read_only_files(path):
         return True
     if os.access(path.parent, os.W_OK):
