@@ -324,6 +324,39 @@ def test_errors_a_service_logged_with_ids_do_not_hide_its_crash() -> None:
     assert ("psycopg2.OperationalError: FATAL: sorry, too many clients already", True) in queries
 
 
+def test_a_long_trace_handled_early_leaves_the_last_error_its_lines() -> None:
+    """qa-s68c L2: an error handled early in the log, logged with a trace of 900 frames,
+    was read on to the middle's whole character budget, and the run's real error after it
+    had no lines read. Each error's own lines come first now, traces with what is left."""
+    handled = [
+        "2024-05-02 09:14:40,500 ERROR o.a.c.c.C.[dispatcherServlet] : Servlet.service() "
+        "threw exception",
+        "org.springframework.security.access.AccessDeniedException: Access is denied",
+        *[
+            f"\tat org.springframework.security.web.FilterChainProxy$VirtualFilterChain"
+            f".doFilter(FilterChainProxy.java:{i})"
+            for i in range(900)
+        ],
+    ]
+    failure = [
+        "2024-05-02 09:15:00,001 WARN  c.z.h.p.PoolBase : HikariPool-1 - Connection is not "
+        "available, request timed out after 30000ms.",
+        "2024-05-02 09:15:00,002 ERROR o.h.e.j.s.SqlExceptionHelper : HikariPool-1 - "
+        "Connection is not available, request timed out after 30000ms.",
+        "org.hibernate.exception.JDBCConnectionException: Unable to acquire JDBC Connection",
+        "\tat org.hibernate.exception.internal.SQLStateConversionDelegate.convert(X.java:48)",
+    ]
+    lines = [*info_lines(400), *handled, *info_lines(300, 400), *failure, *info_lines(2_300, 700)]
+    log = "\n".join(lines)
+    window = log_window(log)
+    bounded(window.text)
+    assert "JDBCConnectionException: Unable to acquire JDBC Connection" in window.text
+    assert "AccessDeniedException: Access is denied" in window.text
+    # the trace read on below its first 200 lines with what was left, not to its end
+    assert "FilterChainProxy.java:400)" in window.text
+    assert "FilterChainProxy.java:899)" not in window.text
+
+
 def test_a_long_java_trace_in_the_middle_is_read_to_its_root_cause() -> None:
     """qa-s68a F11: a Spring trace of ~290 lines (more than the 200 read from an error):
     its frames and ``Caused by`` lines are read on, down to the root cause."""

@@ -444,31 +444,71 @@ def _error_parts(
     others = sorted(firsts, key=lambda e: _CRASH.search(e[1]) is None)  # (stable: in order)
     for error in others[: ERROR_REGIONS - len(chosen)]:
         chosen.append(error)
-    parts: list[tuple[int, int, int, int]] = []
+    # each error's own lines first (above it, and FIRST_ERROR_BELOW from it), then, with what
+    # is left, each stack trace on to its end: a long trace of an error handled early in the
+    # log does not take the lines of the errors after it (qa-s68c L2)
+    regions: list[list[int]] = []  # [first line, lines read, offset, past it, error's line]
     lines, chars = MIDDLE_LINES, MIDDLE_CHARS
     for line_no, _, line_start in chosen:
-        if lines <= 0 or chars <= 0 or any(a <= line_no < b for a, b, _, _ in parts):
+        if lines <= 0 or chars <= 0 or any(r[0] <= line_no < r[0] + r[1] for r in regions):
             continue
+        if any(_trace_holds(text, r, line_no, line_start) for r in regions):
+            continue  # (a `Caused by` of a trace read on below: read with it)
         first, at = line_no, line_start
         while first > start_no and line_no - first < FIRST_ERROR_ABOVE:
             at = text.rfind("\n", start, at - 1) + 1 or start
             first -= 1
-        n = used = 0
-        to = at
-        while to < end and n < lines and first + n < line_no + TRACE_MAX_LINES:
-            below = first + n >= line_no + FIRST_ERROR_BELOW
-            if below and not _TRACE_GOES_ON.match(text, to):
-                break
-            line_end = text.find("\n", to, end)
-            line_end = end if line_end < 0 else line_end
-            used += _cost(text, to, line_end)
-            if n and (used > chars or (not below and used > FIRST_ERROR_CHARS)):
-                break
-            n += 1
-            to = line_end + 1
-        parts.append((first, first + n, at, min(to - 1, end)))
+        most = min(lines, line_no + FIRST_ERROR_BELOW - first)
+        n, to, used = _read_on(text, at, end, most, min(chars, FIRST_ERROR_CHARS), trace=False)
+        regions.append([first, n, at, to, line_no])
         lines, chars = lines - n, chars - used
-    return parts
+    for region in regions:
+        first, n, _, to, line_no = region
+        if lines <= 0 or chars <= 0 or first + n < line_no + FIRST_ERROR_BELOW:
+            continue  # (out of room, or its lines ended before the trace's part)
+        most = min(lines, line_no + TRACE_MAX_LINES - first - n)
+        more, to, used = _read_on(text, to, end, most, chars, trace=True)
+        region[1], region[3] = n + more, to
+        lines, chars = lines - more, chars - used
+    return [(first, first + n, at, min(to - 1, end)) for first, n, at, to, _ in regions]
+
+
+def _trace_holds(text: str, region: list[int], line_no: int, line_start: int) -> bool:
+    """Whether the error at ``line_no`` (offset ``line_start``) is a line of the stack trace
+    that ``region``'s lines stopped in: the region read all it reads before a trace's part,
+    and every line from its end to the error, the error's too, goes on with a trace."""
+    first, n, _, to, error = region
+    if first + n < error + FIRST_ERROR_BELOW or not (
+        first + n <= line_no < error + TRACE_MAX_LINES
+    ):
+        return False
+    while to <= line_start:
+        if not _TRACE_GOES_ON.match(text, to):
+            return False
+        to = text.find("\n", to, line_start + 1) + 1 or line_start + 1
+    return True
+
+
+def _read_on(
+    text: str, at: int, end: int, most: int, chars: int, *, trace: bool
+) -> tuple[int, int, int]:
+    """The lines read from offset ``at`` (before ``end``): at most ``most`` lines within
+    ``chars`` characters (the first line whatever its length), and only while a stack
+    trace goes on when ``trace``; as (lines, the offset past them, characters)."""
+    n = used = 0
+    to = at
+    while to < end and n < most:
+        if trace and not _TRACE_GOES_ON.match(text, to):
+            break
+        line_end = text.find("\n", to, end)
+        line_end = end if line_end < 0 else line_end
+        cost = _cost(text, to, line_end)
+        if (n or trace) and used + cost > chars:
+            break
+        used += cost
+        n += 1
+        to = line_end + 1
+    return n, to, used
 
 
 def _raw_cut(raw: str) -> tuple[str, int, int, int, int]:
