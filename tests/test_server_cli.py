@@ -1052,26 +1052,13 @@ def test_a_password_holding_a_character_urls_reserve_is_refused_with_how_to_enco
 def _a_teammate_on_a_table_without_its_index(admin_url: str) -> Iterator[str]:
     """The URL of a new role that writes the store's table but does not own it, the table
     left without its HNSW index (as a killed bulk migrate leaves it); the role dropped after."""
-    import uuid
-    from urllib.parse import urlsplit
-
     import psycopg
 
-    parts = urlsplit(admin_url)
-    role = f"teammate_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute("DROP INDEX kenning_memories_hnsw")
-        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD 'pw'")
-        conn.execute(f'GRANT USAGE ON SCHEMA public TO "{role}"')
-        conn.execute(
-            f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "{role}"'
-        )
-    try:
-        yield parts._replace(netloc=f"{role}:pw@{parts.hostname}:{parts.port}").geturl()
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP OWNED BY "{role}"')
-            conn.execute(f'DROP ROLE "{role}"')
+    writes = ("SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public",)
+    with login_role(admin_url, writes) as url:
+        yield url
 
 
 def _index_build_waits(url: str, event: str) -> None:
