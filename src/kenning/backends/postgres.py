@@ -1018,9 +1018,7 @@ class PostgresBackend:
                 # locale) made psycopg send every parameter as bytea ('function
                 # set_config(unknown, bytea, boolean) does not exist' on every write)
                 "client_encoding": "UTF8",
-                "connect_timeout": str(
-                    min(connect_timeout, max_connect_timeout or connect_timeout)
-                ),
+                "connect_timeout": str(connect_timeout),
                 "application_name": "kenning",
                 "tcp_user_timeout": str(TCP_USER_TIMEOUT_MS),
                 **TCP_KEEPALIVES,
@@ -1040,11 +1038,10 @@ class PostgresBackend:
                     )
             # the URL's own settings win (a shorter connect_timeout, a team's
             # application_name for pg_stat_activity), but for a connect_timeout past the
-            # caller's limit (0 is none)
+            # caller's limit (0 is none): the URL's, the variable's or the default
             settings = {key: value for key, value in defaults.items() if key not in given}
-            if max_connect_timeout is not None and not _waits_at_most(
-                given_timeout, max_connect_timeout
-            ):
+            waits = given_timeout if given_timeout is not None else settings["connect_timeout"]
+            if max_connect_timeout is not None and not _waits_at_most(waits, max_connect_timeout):
                 settings["connect_timeout"] = str(max_connect_timeout)
             self._conninfo = psycopg.conninfo.make_conninfo(url, **settings)
             # read by psycopg itself before libpq sees the URL: a bad value raised from
@@ -3036,13 +3033,9 @@ def _is_seconds(value: str) -> bool:
 def _waits_at_most(connect_timeout: object, seconds: int) -> bool:
     """Whether a URL's ``connect_timeout`` (None: unset) waits ``seconds`` at most: a
     value libpq cannot read is left for its own message."""
-    if connect_timeout is None:
+    if connect_timeout is None or not _is_seconds(str(connect_timeout)):
         return True
-    try:
-        value = float(str(connect_timeout))
-    except ValueError:
-        return True
-    return 0 < value <= seconds
+    return 0 < float(str(connect_timeout)) <= seconds
 
 
 def _connection_remedy(detail: str, role: str = "<role>") -> str:
