@@ -563,13 +563,14 @@ def _read_output(raw: str) -> str:
 
 def _read_log(raw: str, quiet: bool = False, command: str = "kenning recall --error -") -> str:
     """What is read of a log given as RAW (or - for stdin, :func:`_read_output`): of a huge
-    one, a bounded part (:func:`kenning.log_window.log_window`: its start, its first error,
+    one, a bounded part (:func:`kenning.log_window.log_window`: its start, its errors,
     its end), said in one line on stderr (unless ``quiet``); never refused for its size."""
     from .log_window import log_window
 
     window = log_window(_read_output(raw))
-    if window.notice() and not quiet:  # (how to have ``command`` read another part)
-        click.echo(window.notice(command), err=True)
+    notice = window.notice(command)  # (and how to have ``command`` read another part)
+    if notice and not quiet:
+        click.echo(notice, err=True)
     return window.text
 
 

@@ -388,7 +388,7 @@ def query_from_error(raw: str) -> str:
     :func:`~kenning.log_window.log_window` reads."""
     raw = read_of_log(raw or "")
     reject_diff(raw)
-    signature = extract_error_signature(raw or "")
+    signature = extract_error_signature(raw)
     if not signature:
         raise UserInputError("the error text is empty: paste the error message or log")
     return cut_at_word_boundary(signature, ERROR_QUERY_MAX_CHARS)
@@ -423,7 +423,7 @@ def error_recall_queries(
     tell in a sentence (:func:`queries_from_error`), and the errors its warnings name above
     its crash (:func:`warned_errors`), as :meth:`~kenning.store.MemoryStore.recall_many`
     asks a pasted log's; one line is read as an error too. Of a huge log, the part
-    :func:`~kenning.log_window.log_window` reads (its head, its first error, its tail)."""
+    :func:`~kenning.log_window.log_window` reads (its head, its errors, its tail)."""
     # (a test runner's JSON report: the failures it stands for)
     raw = as_printed(read_of_log(raw))
     queries: list[tuple[str, bool | None]] = [(error, True) for error in queries_from_error(raw)]

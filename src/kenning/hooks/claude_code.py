@@ -1001,6 +1001,12 @@ def _run(
     def diagnose(message: str) -> None:
         _diagnose(stderr, event, *list(said), warnings.said_with(message))
 
+    def write(text: str) -> None:  # (said as it can be: a closed stdout is no failure)
+        if text:
+            with contextlib.suppress(OSError, ValueError):
+                stdout.write(text)
+                stdout.flush()
+
     if _is_terminal(stdin) and event not in EVENTS:
         diagnose(_unknown_event(event))  # there is no hook to try
         return True
@@ -1048,28 +1054,18 @@ def _run(
                 "they wait for the next session (or `kenning seed-solutions --changed-only`, "
                 "which has no time limit)"
             )
-            with contextlib.suppress(OSError, ValueError):
-                stdout.write(_hook_output(event, listed))
-                stdout.flush()
+            write(_hook_output(event, listed))
             return False
         diagnose(
             f"gave up after {seconds:g} s ({BUDGET_ENV}); the session goes on without "
             "recalled memories"
         )
-        said_to_user = _no_answer_message(event, outcome.get("raw"), seconds)
-        if said_to_user:
-            with contextlib.suppress(OSError, ValueError):
-                stdout.write(said_to_user)
-                stdout.flush()
+        write(_no_answer_message(event, outcome.get("raw"), seconds))
         return False
     error = outcome.get("error")
     if error is not None:
         diagnose(_describe(error))
-        said_to_user = _unavailable_message(event, error)
-        if said_to_user:
-            with contextlib.suppress(OSError, ValueError):
-                stdout.write(said_to_user)
-                stdout.flush()
+        write(_unavailable_message(event, error))
         return True
     # the hook did its work; what went wrong on the way, if anything, in one line
     problem = ""
