@@ -347,16 +347,8 @@ def _forward(text: str, at: int, lines: int, chars: int, stop: int) -> tuple[int
     """From the line that starts at ``at``: the offset past the last of the next ``lines``
     lines that fit in ``chars`` characters (each counted to its :data:`LINE_MAX_CHARS`-th;
     at least one), and how many that is; never past ``stop``."""
-    used = n = 0
-    while n < lines and at < stop:
-        end = text.find("\n", at, stop)
-        end = stop if end < 0 else end
-        used += _cost(text, at, end)
-        if used > chars and n:
-            break
-        n += 1
-        at = end + 1
-    return min(at, stop + 1), n
+    n, past, _ = _read_on(text, at, stop, lines, chars, trace=False)
+    return min(past, stop + 1), n
 
 
 def _backward(text: str, end: int, lines: int, chars: int, stop: int) -> tuple[int, int]:
