@@ -2625,6 +2625,19 @@ SAME_ERROR = [
     # a connection a client library could not make: whichever address, and a test server's
     # port from the ephemeral range (a new one every run)
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED ::1:5432"),
+    # a port another process holds: Docker's CLI says "docker:" before the daemon's answer
+    # (compose prints it alone) and names the endpoint after the compose project (qa-s69a F6)
+    (
+        "docker: Error response from daemon: driver failed programming external connectivity: "
+        "Bind for 0.0.0.0:5432 failed: port is already allocated",
+        "Error response from daemon: driver failed programming external connectivity on "
+        "endpoint invoicer-db-1 (3f2a9c0d8e7b): Bind for 0.0.0.0:5432 failed: port is already "
+        "allocated",
+    ),
+    (
+        "Error starting userland proxy: listen tcp4 0.0.0.0:6379: bind: address already in use",
+        "Error starting userland proxy: listen tcp4 [::]:6379: bind: address already in use",
+    ),
     ("Error: connect ECONNREFUSED 172.18.0.3:6379.", "Error: connect ECONNREFUSED [::1]:6379"),
     ("Error: connect ECONNREFUSED 127.0.0.1:41873", "Error: connect ECONNREFUSED 127.0.0.1:52110"),
     (
@@ -3091,6 +3104,19 @@ DIFFERENT_ERROR = [
     # the port of a connection a client library could not make is the service that did not
     # answer: redis' is not PostgreSQL's (the address is masked, and the port was too)
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED 127.0.0.1:6379"),
+    # a port another process holds: another service's (or another port's) is another error
+    (
+        "Error response from daemon: driver failed programming external connectivity on "
+        "endpoint invoicer-db-1 (3f2a9c0d8e7b): Bind for 0.0.0.0:5432 failed: port is already "
+        "allocated",
+        "Error response from daemon: driver failed programming external connectivity on "
+        "endpoint invoicer-cache-1 (9c0d8e7b3f2a): Bind for 0.0.0.0:6379 failed: port is already "
+        "allocated",
+    ),
+    (
+        "listen tcp 0.0.0.0:8080: bind: address already in use",
+        "listen tcp 0.0.0.0:9090: bind: address already in use",
+    ),
     ("Error: connect ETIMEDOUT 10.0.0.5:443", "Error: connect ETIMEDOUT 10.0.0.5:5432"),
     # turbo's exit status in parentheses (qa-s60b N6: 137, killed for its memory, was 1)
     ("ERROR  run failed: command  exited (137)", "ERROR  run failed: command  exited (1)"),

@@ -860,6 +860,7 @@ FINGERPRINT_RULES_PROBES = {
     # (17: npm 7+'s close of a failed script is a wrapper, kubectl's --prefix and logrus'
     # terminal lines are read: the probe's errors have neither)
     17: "73bee68de6c7eaa6",
+    18: "061f2cacf398a3cc",
 }
 
 
@@ -1653,6 +1654,30 @@ def test_node_20_s_refused_connection_finds_its_service_s_fix(store: MemoryStore
     hits = store.recall(f"the seed script fails:\n{node20_aggregate_error(6379)}").hits
     assert [(h.memory.id, h.match) for h in hits][:1] == [(redis.id, "fingerprint")], hits
     assert postgres.id not in [h.memory.id for h in hits], hits
+
+
+def test_a_port_docker_cannot_publish_finds_its_service_s_fix(store: MemoryStore) -> None:
+    """qa-s69a F6: Docker's "Bind for 0.0.0.0:5432 failed: port is already allocated" found
+    the fix stored for it at 0.79 (the daemon's answer names the compose endpoint, the note
+    did not) and redis' 6379 fix second at 0.67: the port says which service's is taken."""
+    postgres, redis = (
+        store.remember(
+            "ERROR-FIX: docker: Error response from daemon: driver failed programming external "
+            f"connectivity: Bind for 0.0.0.0:{port} failed: port is already allocated | FIX: {fix}"
+        )
+        for port, fix in (
+            (5432, "stop the local postgres (brew services stop postgresql) or map 5433:5432"),
+            (6379, "stop the local redis (brew services stop redis)"),
+        )
+    )
+    assert postgres.status == redis.status == "stored", (postgres, redis)
+    hits = store.recall(
+        "Error response from daemon: driver failed programming external connectivity on "
+        "endpoint invoicer-db-1 (3f2a9c0d8e7b): Bind for 0.0.0.0:5432 failed: port is already "
+        "allocated",
+    ).hits
+    assert [(h.memory.id, h.match) for h in hits][:1] == [(postgres.id, "fingerprint")], hits
+    assert redis.id not in [h.memory.id for h in hits], hits
 
 
 def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:

@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "specific"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 17
+RULES_VERSION = 18
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -1109,6 +1109,25 @@ _CONNECTION_PORT = (
         r"(?P<port>\d{1,5})(?=\))"
     ),
 )
+#: A port a server could not listen on because another process holds it, by the address
+#: and port: Docker's ``Bind for 0.0.0.0:5432 failed: port is already allocated`` and Go's
+#: ``listen tcp 0.0.0.0:5432: bind: address already in use`` (Docker's userland proxy, Docker
+#: Desktop, a Go server). The port says which service's port is taken, as a connection's does
+#: (qa-s69a F6: the fix stored for redis' 6379 came second at 0.67 for PostgreSQL's 5432).
+_BIND_PORT = (
+    lazy(rf"(?P<before>\bBind\s+for\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})(?=\s+failed\b)"),
+    lazy(
+        rf"(?P<before>\blisten\s+(?:tcp|udp)[46]?\s+){_ADDRESS}?(?P<between>:)(?P<port>\d{{1,5}})"
+        r"(?=:\s*bind\b)"
+    ),
+)
+#: What Docker says before a port it could not publish: the CLI's ``docker:`` before the
+#: daemon's answer (compose prints the answer alone), and the endpoint, named after the
+#: compose project and service, with its container's id.
+_DOCKER_DAEMON_SAID = lazy(r"^docker:\s+(?=error\s+response\s+from\s+daemon\b)", re.IGNORECASE)
+_DOCKER_ENDPOINT = lazy(
+    r"(\bexternal\s+connectivity)\s+on\s+endpoint\s+[\w.-]{1,200}\s+\([0-9a-f]{12,64}\)"
+)
 
 
 def _keep_token(index: int) -> str:
@@ -1178,6 +1197,8 @@ def error_fingerprint(signature: str) -> str:
     text = _NPM_ERR.sub("npm error", text, count=1)
     text = _JDK_NATIVE_THREAD.sub("unable to create native thread", text, count=1)
     text = _DOCKER_HUB_IMAGE.sub(r"\1", text, count=1)
+    text = _DOCKER_DAEMON_SAID.sub("", text, count=1)
+    text = _DOCKER_ENDPOINT.sub(r"\1", text, count=1)
     text = _KUBERNETES_VERB.sub(r"\1<verb>\2", text, count=1)
     text = _KUBERNETES_MOVED_GROUP.sub(
         lambda m: m.group(1) + _KUBERNETES_GROUP_NOW[m.group("resource")], text, count=1
@@ -1234,8 +1255,9 @@ def error_fingerprint(signature: str) -> str:
 
     text = _LOG_MESSAGE.sub(lambda m: f"{m.group('key')}{m.group('value')}", text)
     text = _QUOTED_EXIT_STATUS.sub(r"\1\2", text, count=1)
-    for pattern in _CONNECTION_PORT:  # (each connection a line tells: its second, redis, was
-        # any address's, and the first's, PostgreSQL's, fix its exact match, qa-s60c M1)
+    # each connection (or bind) a line tells: its second, redis, was any address's, and the
+    # first's, PostgreSQL's, fix its exact match (qa-s60c M1)
+    for pattern in (*_CONNECTION_PORT, *_BIND_PORT):
         text = pattern.sub(service_port, text)
     for pattern in _KEEP_MODULE:
         text = pattern.sub(keep, text)
