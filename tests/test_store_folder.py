@@ -556,6 +556,49 @@ def test_doctor_reads_a_symlinked_store_where_its_file_is(project: Path) -> None
         assert stored.returncode == 0, stored.stderr
         doctor = kenning("doctor")
         assert "can be read but not written" not in doctor.stdout, doctor.stdout
+        # the link's folder is read-only, the store's is not: nothing is "written in place"
+        assert "written in place" not in doctor.stdout, doctor.stdout
+        assert "\nok      store:" in doctor.stdout, doctor.stdout
+    finally:
+        os.chmod(folder, 0o755)
+
+
+def test_doctor_gives_the_guards_cause_for_a_symlinked_store_outside_the_project(
+    tmp_path: Path,
+) -> None:
+    """qa-s68c S2 (S1.out): `.kenning/memory.db` a link, in a folder this user cannot
+    write, to a writable store outside the project: the store-location guard refuses every
+    write (the location check says so), and the store check said beside it "its folder or
+    file is read-only", a second, wrong cause and fix. It names the guard now."""
+    import os
+    import sys
+
+    project = make_repo(tmp_path / "p")
+    elsewhere = make_repo(tmp_path / "other") / ".kenning"  # another project's store
+    with open_store(cwd=elsewhere.parent, embedder="hashing") as store:
+        store.remember("Deploys happen on Tuesdays only", "rule")
+    folder = project / ".kenning"
+    folder.mkdir()
+    (folder / "memory.db").symlink_to(elsewhere / "memory.db")
+    for path in (elsewhere, *elsewhere.iterdir()):
+        os.chmod(path, 0o777)  # (the other user's to write)
+
+    def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+        command = _as_a_user(sys.executable, "-m", "kenning", *args)
+        env = {**os.environ, "KENNING_EMBEDDER": "hashing"}
+        return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
+
+    os.chmod(folder, 0o555)
+    try:
+        refused = kenning("remember", "--type", "rule", "Releases are cut on Mondays")
+        assert refused.returncode == 1 and "outside the project root" in refused.stderr
+        doctor = kenning("doctor")
+        lines = doctor.stdout.splitlines()
+        (location,) = [x for x in lines if " location:" in x]
+        assert location.startswith("failed") and "outside the project root" in location
+        (store,) = [x for x in lines if " store:" in x]
+        assert store.startswith("ok") and "store-location guard" in store, doctor.stdout
+        assert "read-only" not in doctor.stdout and "in place" not in doctor.stdout
     finally:
         os.chmod(folder, 0o755)
 
@@ -594,7 +637,7 @@ def test_doctor_says_what_a_write_does_in_a_read_only_folder_of_writable_files(
         assert doctor.returncode == 0, doctor.stdout
         assert "can be read but not written" not in doctor.stdout, doctor.stdout
         (line,) = [x for x in doctor.stdout.splitlines() if x.startswith("warning store:")]
-        assert "is written in place" in line and "remember, forget and import work" in line
+        assert "is written in place" in line and "remember, edit, forget and import work" in line
         assert f"fix: make {folder} writable" in doctor.stdout
         holder.close()  # (with the rights to, SQLite removes the -wal and -shm)
         assert not (folder / "memory.db-wal").exists()

@@ -200,6 +200,9 @@ class _Located:
     check: Check
     url: str | None = None  # a server's store, or a Qdrant local-mode folder's
     project: Project | None = None  # the project of the store named by URL, when one is here
+    #: Writes to the store are refused from here by the store-location guard (the
+    #: ``location`` check says why, qa-s68c S2): the store check names no other cause.
+    guarded: bool = False
 
 
 def _locate(store_path: Path | None, cwd: Path | None, store_url: str | None = None) -> _Located:
@@ -291,6 +294,7 @@ def _locate(store_path: Path | None, cwd: Path | None, store_url: str | None = N
                     "refused from here (the store-location guard)",
                     "run kenning inside the store's project checkout to write to it",
                 ),
+                guarded=True,
             )
         return _Located(
             project.store_path,
@@ -300,6 +304,7 @@ def _locate(store_path: Path | None, cwd: Path | None, store_url: str | None = N
                 str(exc),
                 f"remove the symlink, or point KENNING_STORE at a file inside {project.root}",
             ),
+            guarded=True,
         )
     return _Located(
         project.store_path,
@@ -1113,17 +1118,32 @@ def _check_store(
         from .backends.sqlite import store_bytes
 
         size = store_bytes(path)
-        if read_only:
+        # a store file that is a link is written where the file it names is: its -wal and
+        # -shm go beside that one (qa-s68c S2)
+        folder = path.resolve().parent
+        if located.guarded:
+            # refused by the guard whatever its files allow: naming a read-only folder beside
+            # the location check's cause sent the user to the wrong fix (qa-s68c S2)
+            checks.append(
+                Check(
+                    "store",
+                    OK,
+                    f"{path} opens ({size} bytes with its WAL and the vector and ANN files "
+                    "kenning keeps beside it); writes to it from here are refused by the "
+                    "store-location guard (the location check), not by its files",
+                )
+            )
+        elif read_only:
             checks.append(
                 Check(
                     "store",
                     WARNING,
                     f"{path} can be read but not written: its folder or file is read-only "
                     "(recall and search work; remember, edit, forget and import fail)",
-                    f"make {path.parent} and the files in it writable by you",
+                    f"make {folder} and the files in it writable by you",
                 )
             )
-        elif not os.access(path.parent, os.W_OK):
+        elif not os.access(folder, os.W_OK):
             # what a write does, not what the folder's mode suggests: the store, its -wal and
             # its -shm are written in place (qa-s67c F3: doctor said "remember fails" of a
             # store remember wrote, and the ui offered edits)
@@ -1132,11 +1152,11 @@ def _check_store(
                     "store",
                     WARNING,
                     f"{path} is written in place: its folder is read-only, but the store and "
-                    f"its {path.name}-wal and -shm can be written (remember, forget and import "
-                    "work); a file kenning creates or replaces beside it cannot be (the "
+                    f"its {path.name}-wal and -shm can be written (remember, edit, forget and "
+                    "import work); a file kenning creates or replaces beside it cannot be (the "
                     "vector file that speeds search up is then kept in memory), and once the "
                     "-wal and -shm are removed the store turns read-only",
-                    f"make {path.parent} writable by you",
+                    f"make {folder} writable by you",
                 )
             )
         else:
