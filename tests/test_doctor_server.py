@@ -293,7 +293,17 @@ _ALL_RIGHTS = "SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public"
             ),
             "",
             "permission denied for tables kenning_fts_stats, kenning_fts_terms, kenning_counts",
-            "ON kenning_fts_stats, kenning_fts_terms, kenning_counts TO",
+            "ON kenning_fts_stats, kenning_fts_terms, kenning_counts, kenning_meta TO",
+        ),
+        (  # the four tables a note goes into, not the one of the store's records
+            (
+                "SELECT ON ALL TABLES IN SCHEMA public",
+                "INSERT, UPDATE, DELETE ON kenning_memories, kenning_fts_stats, "
+                "kenning_fts_terms, kenning_counts",
+            ),
+            "",
+            "permission denied for table kenning_meta (writes keep the store's records",
+            "ON kenning_meta TO",
         ),
     ],
 )

@@ -2316,7 +2316,7 @@ def test_a_role_that_may_write_the_memories_alone_is_told_every_table_it_lacks(
             assert reason is not None, "taken for a role that may write"
             assert (
                 "permission denied for tables kenning_fts_stats, kenning_fts_terms, "
-                "kenning_counts (each write updates" in reason
+                "kenning_counts, kenning_meta (each write updates" in reason
             ), reason
             with pytest.raises(KenningError) as refused:
                 store.remember("Releases are cut on Mondays", "rule")
@@ -2327,3 +2327,45 @@ def test_a_role_that_may_write_the_memories_alone_is_told_every_table_it_lacks(
             assert store.read_only_reason() is None
             assert store.remember("Releases are cut on Mondays", "rule").status == "stored"
             assert store.forget(store.remember("Hotfixes skip the train", "rule").id)
+
+
+def test_a_role_that_may_not_write_the_stores_records_is_refused_at_its_first_write(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A role with the rights on the four tables a note goes into but not on kenning_meta
+    was taken for one that may write (the ui offered changes, doctor said ok), and the
+    writes that keep the store's records there failed midway: a seeding wrote its notes,
+    then failed on its record of them; a first write to a store not stamped yet, a
+    reembed, the fingerprint rules' renewal. The open asks kenning_meta too: a write is
+    refused first, nothing embedded, with the GRANT that lets it through."""
+    import re
+
+    import psycopg
+
+    from kenning import NewMemory
+
+    with open_store(pg_url, cwd=project, embedder="hashing") as store:
+        store.remember("Deploys go through the release branch", "rule")
+    grants = (
+        "SELECT ON ALL TABLES IN SCHEMA public",
+        "INSERT, UPDATE, DELETE ON kenning_memories, kenning_fts_stats, kenning_fts_terms, "
+        "kenning_counts",
+    )
+    with login_role(pg_url, grants) as url:
+        counting = _CountingEmbedder()
+        with open_store(url, cwd=project, embedder=counting) as store:  # type: ignore[arg-type]
+            reason = store.read_only_reason()
+            assert reason is not None, "taken for a role that may write"
+            assert "permission denied for table kenning_meta (" in reason, reason
+            with pytest.raises(KenningError) as refused:
+                store.remember_many([NewMemory("Releases are cut on Mondays", "rule")])
+            assert str(refused.value) == reason
+            assert counting.texts == 0
+            (grant,) = re.findall(r"`(GRANT [^`]+)`", reason)
+            assert grant.endswith(" ON kenning_meta TO " + url.split("//")[1].split(":")[0])
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                conn.execute(grant)
+            assert store.read_only_reason() is None
+            store.backend.set_meta("asked", "directly")  # what a seeding's record does
+            assert store.remember("Releases are cut on Mondays", "rule").status == "stored"

@@ -540,13 +540,17 @@ _STORE_TABLES = (
 #: statistics and counts that the statement triggers of migrations 2 and 6 keep. Those
 #: triggers are not SECURITY DEFINER: they run as the writer, who needs the rights there
 #: too (``INSERT … ON CONFLICT DO UPDATE`` and ``SET n = n + …`` read the row: SELECT).
-#: kenning_meta is left out: written only by a store's first stamp, a reembed and the
-#: rules' record, not by every write.
+#: And kenning_meta, which writes keep their records in (``set_meta``: an upsert, or a
+#: delete): a write's stamp of the model on a store not stamped yet (or stamped by an older
+#: kenning), the error-fingerprint rules recorded with a first batch and renewed after a
+#: write, each seeding's record of its folders, a reembed's progress and stamp. Left out, a
+#: role with the four others was taken for one that may write, and those failed.
 _WRITE_RIGHTS = (
     ("kenning_memories", "SELECT,INSERT,UPDATE,DELETE"),
     ("kenning_fts_stats", "SELECT,UPDATE"),
     ("kenning_fts_terms", "SELECT,INSERT,UPDATE,DELETE"),
     ("kenning_counts", "SELECT,INSERT,UPDATE,DELETE"),
+    ("kenning_meta", "SELECT,INSERT,UPDATE,DELETE"),
 )
 #: The memories table's columns, each with the schema version that adds it.
 _MEMORY_COLUMNS = (
@@ -1594,12 +1598,21 @@ class PostgresBackend:
                 if len(tables) == len(_WRITE_RIGHTS)
                 else ", ".join(f"{_quoted_identifier(schema)}.{t}" if schema else t for t in tables)
             )
-            why = (
-                "this role may read the store, not write it"
-                if "kenning_memories" in tables
-                else "each write updates the full-text statistics and counts kept there "
-                "too, by triggers that run as the writer"
-            )
+            reasons = []
+            if "kenning_memories" in tables:
+                reasons.append("this role may read the store, not write it")
+            elif set(tables) - {"kenning_meta"}:
+                reasons.append(
+                    "each write updates the full-text statistics and counts kept there too, "
+                    "by triggers that run as the writer"
+                )
+            if "kenning_meta" in tables and "kenning_memories" not in tables:
+                reasons.append(
+                    "writes keep the store's records in kenning_meta: the model it is "
+                    "embedded with, the error-fingerprint rules, what was seeded, a "
+                    "reembed's progress"
+                )
+            why = "; ".join(reasons)
             return (
                 f"cannot write to PostgreSQL at {self.location}: permission denied for "
                 f"table{'s' if len(tables) > 1 else ''} {named} ({why}); the store's owner "
