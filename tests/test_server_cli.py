@@ -2369,3 +2369,65 @@ def test_a_role_that_may_not_write_the_stores_records_is_refused_at_its_first_wr
             assert store.read_only_reason() is None
             store.backend.set_meta("asked", "directly")  # what a seeding's record does
             assert store.remember("Releases are cut on Mondays", "rule").status == "stored"
+
+
+@pytest.mark.parametrize(
+    ("grants", "setting", "said"),
+    [
+        (
+            (_ALL_RIGHTS,),
+            "SET default_transaction_read_only = on",
+            "this role's sessions are read-only",
+        ),
+        (
+            ("SELECT ON ALL TABLES IN SCHEMA public",),
+            "",
+            "(this role may read the store, not write it)",
+        ),
+    ],
+)
+def test_migrate_into_a_store_this_role_cannot_write_is_refused_before_the_copy(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    grants: tuple[str, ...],
+    setting: str,
+    said: str,
+) -> None:
+    """`kenning migrate --to` a team store this role cannot write (a read-only role, a
+    replica's) was not refused early: the copy read the source, embedded again the notes it
+    redacts, and its first batch failed (for want of a right, with the grant's general
+    advice). It is refused now as the target opens, with the cause and fix its open found,
+    before a memory of the source is read or embedded; the target is left as it was."""
+    import contextlib
+    import re
+    import sqlite3
+
+    from kenning.migrate import migrate_store
+
+    with open_store(pg_url, cwd=project, embedder="hashing") as team:
+        team.remember("Deploys go through the release branch", "rule")  # stamped, as in use
+    env = {"KENNING_EMBEDDER": "hashing"}
+    for text in ("Deploy with the release script only", "Tags are semver"):
+        assert kenning(project, "remember", text, env=env).returncode == 0
+    with contextlib.closing(sqlite3.connect(project / ".kenning" / "memory.db")) as conn:
+        conn.execute(  # a credential another writer left: the copy redacts and re-embeds it
+            "UPDATE memories SET content = content || ? WHERE content LIKE 'Deploy with%'",
+            (" and AWS key AKIAIOSFODNN7EXAMPLE",),
+        )
+        conn.commit()
+    with login_role(pg_url, grants, setting) as url:
+        r = kenning(project, "migrate", "--to", url, env=env)
+        assert r.returncode == 1, (r.stdout, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert said in line and "standby" not in line, line
+        assert url.split("@")[0].split(":")[2] not in line  # (its password)
+        counting = _CountingEmbedder()
+        copied: list[int] = []
+        with (
+            open_store(cwd=project, embedder=counting) as store,  # type: ignore[arg-type]
+            pytest.raises(KenningError, match=re.escape(said)),
+        ):
+            migrate_store(store, url, progress=copied.append)
+        assert counting.texts == 0 and copied == []
+    with open_store(pg_url, cwd=project, embedder="hashing") as team:
+        assert team.count() == 1

@@ -36,6 +36,7 @@ from .backends.base import (
     ContentHashLister,
     Filters,
     IdentifiedStore,
+    KnowsItIsReadOnly,
     MemoryRecord,
     bulk_writes,
 )
@@ -503,6 +504,12 @@ def migrate_store(
                 f"the migration target {destination.location} is the store being migrated "
                 f"({store.location}), reached by another address; name another store with --to"
             )
+        if isinstance(destination, KnowsItIsReadOnly):
+            # a target this role cannot write (a standby, read-only sessions, a table without
+            # the rights, a read-only file): refused with the cause its open found, before a
+            # memory of the source is read or embedded; its first write failed with a vaguer
+            # cause, after the copy had read the source and embedded what it redacts
+            destination.check_writable()
         report = migrate(
             store.backend,
             destination,
