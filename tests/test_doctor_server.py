@@ -14,6 +14,7 @@ import pytest
 
 from kenning import open_store
 from kenning.doctor import run_doctor
+from kenning.errors import KenningError
 from kenning.model import Provenance
 from tests.backends import (  # noqa: F401  (fixtures used by name)
     PostgresDatabases,
@@ -385,6 +386,52 @@ def test_doctor_on_a_standby_warns_it_is_read_only_and_gives_fixes_for_the_prima
         assert r.returncode == 1, r.stderr
         (line,) = r.stderr.splitlines()
         assert "read-only (a standby)" in line and "primary's URL" in line, line
+
+        # `kenning migrate --to` the standby: refused as it opens, with the open's cause,
+        # before a memory of the source is read (it failed at its first batch)
+        for note in NOTES:
+            assert (
+                run_cli(project, "remember", note, env={"KENNING_EMBEDDER": "hashing"}).returncode
+                == 0
+            )
+        from kenning.migrate import migrate_store
+
+        copied: list[int] = []
+        with (
+            open_store(cwd=project, embedder="hashing") as store,
+            pytest.raises(KenningError, match=r"read-only \(a standby\)"),
+        ):
+            migrate_store(store, standby, progress=copied.append)
+        assert copied == []
+
+        # an older schema (as a kenning of schema 8 left it): its fix said "run one write as
+        # the owner", which a standby refuses, the owner's too: it names the primary
+        for statement in (
+            "DELETE FROM kenning_schema WHERE version = 9",
+            "DROP TRIGGER kenning_words_of_row ON kenning_memories",
+            "DROP FUNCTION kenning_words_of_row()",
+        ):
+            _sql(primary.url("postgres"), statement)
+        for _ in range(100):
+            with psycopg.connect(standby) as conn:
+                left = conn.execute("SELECT max(version) FROM kenning_schema").fetchone()
+            if left == (8,):
+                break
+            time.sleep(0.1)
+        checks = {
+            c["name"]: c for c in json.loads(_doctor(project, standby, "--json").stdout)["checks"]
+        }
+        schema = checks["schema"]
+        assert schema["status"] == "warning" and "standby" in schema["message"], schema
+        assert "with the primary's URL" in schema["fix"], schema
+        primary_said = next(
+            c
+            for c in json.loads(_doctor(project, primary.url("postgres"), "--json").stdout)[
+                "checks"
+            ]
+            if c["name"] == "schema"
+        )
+        assert "standby" not in primary_said["message"] + primary_said["fix"], primary_said
     finally:
         primary.stop()
 

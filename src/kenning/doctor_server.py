@@ -234,6 +234,19 @@ def _pg_schema(health: StoreHealth) -> Check:
             f"schema version {health.schema}; no memories yet (the first write creates their "
             f"table, at schema version {SCHEMA_VERSION})",
         )
+    if health.schema < SCHEMA_VERSION and health.standby:
+        # a standby refuses every write, the owner's too: the upgrade is the primary's, and
+        # the standby gets it from there
+        return Check(
+            "schema",
+            WARNING,
+            f"schema version {health.schema}, older than this kenning's ({SCHEMA_VERSION}): "
+            "reads work as it is; this server is a standby (a copy of its primary, which "
+            "refuses every write): the first write on the primary upgrades it, which needs "
+            "the table's owner, and the standby gets the upgrade from there",
+            "run one write (a `kenning remember`) with the primary's URL, as the role that "
+            "owns kenning_memories",
+        )
     if health.schema < SCHEMA_VERSION:
         return Check(
             "schema",

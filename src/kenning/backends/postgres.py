@@ -590,6 +590,9 @@ class StoreHealth:
     hnsw: bool | None
     #: The rows of the memories table.
     rows: int
+    #: The server is a standby (a copy of a primary, which refuses every write): a fix that
+    #: writes runs on the primary.
+    standby: bool = False
 
 
 def _missing_index_note(location: str, owner: str | None, standby: bool = False) -> str:
@@ -2106,7 +2109,8 @@ class PostgresBackend:
                 ]
                 hnsw = self._hnsw_state(conn)
                 rows = int(_first(conn.execute("SELECT count(*) FROM kenning_memories"))[0])
-        return StoreHealth(version, tuple(missing), dimension, hnsw, rows)
+            standby = bool(_first(conn.execute("SELECT pg_is_in_recovery()"))[0])
+        return StoreHealth(version, tuple(missing), dimension, hnsw, rows, standby)
 
     @staticmethod
     def _build_hnsw(conn: psycopg.Connection[Any]) -> None:
