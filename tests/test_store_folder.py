@@ -648,3 +648,67 @@ def test_doctor_says_what_a_write_does_in_a_read_only_folder_of_writable_files(
     finally:
         holder.close()
         os.chmod(folder, 0o755)
+
+
+@pytest.mark.parametrize("where", ["read-only folder", "read-only mount"])
+def test_a_wal_without_its_shm_is_read_and_what_it_holds_is_said_missing(
+    tmp_path: Path, where: str
+) -> None:
+    """qa-s68b F7: a store whose -wal is there without its -shm (a copy or backup that left
+    the -shm out), where the -shm cannot be created. In a read-only folder every command,
+    reads too, failed "unable to open database file", and doctor called the healthy store
+    damaged ("move it aside … restore from a backup"); on a read-only mount it was read as
+    an immutable file without the -wal: its notes silently missing. Both are read now as
+    far as SQLite can (the store as of its last checkpoint), every command and doctor say
+    which file holds the writes not read and how to get them back, and a write says what to
+    make writable; opened once where the folder can be written, the notes are back."""
+    import os
+    import sys
+
+    with _tmpfs(tmp_path / "mnt", "16m") as mount:
+        project = make_repo(mount / "p")
+        env = {**os.environ, "KENNING_EMBEDDER": "hashing"}
+        with open_store(cwd=project, embedder="hashing") as store:
+            store.remember("Deploys happen on Tuesdays only", "rule")
+        killed = (  # a writer killed after its write: no checkpoint, the note in the -wal
+            "import os; from kenning import open_store\n"
+            "s = open_store(embedder='hashing')\n"
+            "s.remember('Staging passwords rotate every quarter', 'rule')\n"
+            "os.kill(os.getpid(), 9)"
+        )
+        subprocess.run([sys.executable, "-c", killed], cwd=project, env=env, check=False)
+        folder = project / ".kenning"
+        wal = folder / "memory.db-wal"
+        assert wal.stat().st_size > 32
+        (folder / "memory.db-shm").unlink()  # as a backup tool leaves the copy
+        if where == "read-only mount":
+            subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+        else:
+            os.chmod(folder, 0o555)
+
+        def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+            command = _as_a_user(sys.executable, "-m", "kenning", *args)
+            return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
+
+        try:
+            listed = kenning("export", "-o", "-")
+            assert listed.returncode == 0, listed.stderr
+            assert "Deploys happen on Tuesdays only" in listed.stdout
+            said = [x for x in listed.stderr.splitlines() if str(wal) in x]
+            assert len(said) == 1 and "not read here" in said[0], listed.stderr
+            assert "not damaged" in said[0] and f"make {folder} writable" in said[0], said
+            refused = kenning("remember", "--type", "rule", "Hotfixes skip the train")
+            assert refused.returncode == 1, refused.stderr
+            assert "unable to open" not in refused.stderr and "writable" in refused.stderr
+            doctor = kenning("doctor")
+            assert doctor.returncode == 0, doctor.stdout
+            (line,) = [x for x in doctor.stdout.splitlines() if x.startswith("warning store:")]
+            assert "not whole" in line and str(wal) in line, line
+            assert "aside" not in doctor.stdout and "failed" not in doctor.stdout, doctor.stdout
+        finally:
+            if where == "read-only mount":
+                subprocess.run(["mount", "-o", "remount,rw", str(mount)], check=True)
+            os.chmod(folder, 0o755)
+        listed = kenning("export", "-o", "-")  # opened once where it can be written
+        assert "Staging passwords rotate every quarter" in listed.stdout, listed.stdout
+        assert str(wal) not in listed.stderr, listed.stderr

@@ -363,7 +363,7 @@ def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:
     (:func:`~kenning.backends.sqlite.refuses_writes`, the backend's own rule): a WAL store
     whose folder cannot be written is then read as an immutable file, as kenning's reads do
     (SQLite cannot create the ``-shm`` it reads through)."""
-    from .backends.sqlite import decode_text, is_read_only_error, refuses_writes
+    from .backends.sqlite import decode_text, is_read_only_error, refuses_writes, unread_wal
 
     uri = path.resolve().as_uri()
     conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
@@ -375,7 +375,9 @@ def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:
         return conn, refuses_writes(path)
     except sqlite3.OperationalError as exc:
         conn.close()
-        if not is_read_only_error(exc, path):
+        # a -wal without its -shm in a folder that cannot be written: SQLite says "unable to
+        # open", of a store that is not damaged (qa-s68b F7); read as every command reads it
+        if not is_read_only_error(exc, path) and unread_wal(path) is None:
             raise
     conn = sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=BUSY_TIMEOUT_S)
     conn.text_factory = decode_text
@@ -1115,7 +1117,7 @@ def _check_store(
             )
         return skip("store", "the store could not be opened")
     try:
-        from .backends.sqlite import store_bytes
+        from .backends.sqlite import store_bytes, unread_wal, unread_wal_note
 
         size = store_bytes(path)
         # a store file that is a link is written where the file it names is: its -wal and
@@ -1131,6 +1133,19 @@ def _check_store(
                     f"{path} opens ({size} bytes with its WAL and the vector and ANN files "
                     "kenning keeps beside it); writes to it from here are refused by the "
                     "store-location guard (the location check), not by its files",
+                )
+            )
+        elif read_only and (wal := unread_wal(path)) is not None:
+            checks.append(
+                Check(
+                    "store",
+                    WARNING,
+                    f"{path} can be read but not written, and not whole: "
+                    f"{unread_wal_note(wal)} (recall and search work without those writes, "
+                    "and so do these checks; remember, edit, forget and import fail)",
+                    f"make {folder} writable by you and run any kenning command (on a "
+                    f"read-only mount: copy {path.name} and {wal.name} together into a "
+                    "writable folder and open that copy)",
                 )
             )
         elif read_only:

@@ -680,10 +680,13 @@ class SQLiteBackend:
             try:
                 self._open_connection(create)
             except sqlite3.OperationalError as exc:
-                if create or not is_read_only_error(exc, self.path):
+                wal = unread_wal(self.path)
+                if create or not (is_read_only_error(exc, self.path) or wal is not None):
                     raise
                 self.read_only = True
                 self._open_connection(create)
+                if wal is not None:  # never a store silently short of its latest notes
+                    log.warning("kenning: %s", unread_wal_note(wal))
         except sqlite3.OperationalError as exc:  # locked, unopenable: not a damaged file
             raise KenningError(_cannot_open(self.path, exc)) from None
         except sqlite3.DatabaseError as exc:
@@ -2286,6 +2289,47 @@ def on_read_only_mount(path: Path) -> bool:
         return False
 
 
+#: The size of a WAL file's header: a -wal no larger holds no write.
+_WAL_HEADER_BYTES = 32
+
+
+def unread_wal(path: Path) -> Path | None:
+    """The store's ``-wal`` when it may hold writes SQLite cannot read here, else None: it
+    is there, with frames, without its ``-shm`` (a copy or backup that left it out, a
+    cleanup that removed it), and the ``-shm`` cannot be created — a read-only mount, or a
+    folder this process may not write (qa-s68b F7). SQLite then refuses to open the store
+    ("unable to open database file"), and the immutable read kenning falls back to leaves
+    the -wal out: the store reads as of its last checkpoint, which is to be said."""
+    path = path.resolve()
+    wal = path.with_name(path.name + "-wal")
+    try:
+        if wal.stat().st_size <= _WAL_HEADER_BYTES or path.with_name(path.name + "-shm").exists():
+            return None
+    except OSError:
+        return None
+    if on_read_only_mount(path) or not os.access(path.parent, os.W_OK):
+        return wal
+    return None
+
+
+def unread_wal_note(wal: Path) -> str:
+    """What a read of a store whose ``wal`` it cannot read (:func:`unread_wal`) says, and
+    how to get the writes in it back."""
+    store = wal.with_name(wal.name.removesuffix("-wal"))
+    try:
+        size = f"{wal.stat().st_size:,} bytes"
+    except OSError:
+        size = "its size unknown"
+    return (
+        f"{wal} ({size}) holds the writes made since the store's last checkpoint, which "
+        f"are not read here: its {store.name}-shm is missing and SQLite cannot create it in "
+        f"{wal.parent} (read-only), so the store is read without them (it is not damaged); "
+        f"to get them back, open the store once where its folder can be written (make "
+        f"{wal.parent} writable, or copy {store.name} and {wal.name} together into a "
+        "writable folder) and run any kenning command on it there"
+    )
+
+
 def refuses_writes(path: Path) -> bool:
     """Whether a write to the store file at ``path`` is refused as read-only, told without
     opening it (``kenning doctor``), by what the backend meets: its open falls back to
@@ -2307,6 +2351,13 @@ def refuses_writes(path: Path) -> bool:
 def _cannot_open(path: Path, exc: sqlite3.Error) -> str:
     if is_read_only_error(exc, path):
         return _read_only(path)
+    wal = unread_wal(path)
+    if wal is not None:  # (a write: a read falls back to the immutable file)
+        return (
+            f"cannot write the store {path}: its folder is read-only and SQLite would have to "
+            f"create its {path.name}-shm there; make {wal.parent} writable (reads work "
+            f"without that, short of the writes in {wal.name} until it is)"
+        )
     if is_disk_full_error(exc, path):
         return (
             f"cannot open the store {path}: the disk holding it is full ({exc}: SQLite needs "
