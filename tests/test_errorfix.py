@@ -2634,6 +2634,13 @@ SAME_ERROR = [
         "endpoint invoicer-db-1 (3f2a9c0d8e7b): Bind for 0.0.0.0:5432 failed: port is already "
         "allocated",
     ),
+    (  # (an older Docker names the endpoint without its id)
+        "Error response from daemon: driver failed programming external connectivity on "
+        "endpoint app-web-1: Bind for 0.0.0.0:8080 failed: port is already allocated",
+        "docker: Error response from daemon: driver failed programming external connectivity on "
+        "endpoint shop-web-1 (5b1f0e2c9a7d): Bind for 0.0.0.0:8080 failed: port is already "
+        "allocated.",
+    ),
     (
         "Error starting userland proxy: listen tcp4 0.0.0.0:6379: bind: address already in use",
         "Error starting userland proxy: listen tcp4 [::]:6379: bind: address already in use",

@@ -860,7 +860,7 @@ FINGERPRINT_RULES_PROBES = {
     # (17: npm 7+'s close of a failed script is a wrapper, kubectl's --prefix and logrus'
     # terminal lines are read: the probe's errors have neither)
     17: "73bee68de6c7eaa6",
-    18: "061f2cacf398a3cc",
+    18: "c64023429e02942c",
 }
 
 

@@ -1118,15 +1118,15 @@ _BIND_PORT = (
     lazy(rf"(?P<before>\bBind\s+for\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})(?=\s+failed\b)"),
     lazy(
         rf"(?P<before>\blisten\s+(?:tcp|udp)[46]?\s+){_ADDRESS}?(?P<between>:)(?P<port>\d{{1,5}})"
-        r"(?=:\s*bind\b)"
+        r"(?=:\s*bind:\s*address\s+already\s+in\s+use)"
     ),
 )
 #: What Docker says before a port it could not publish: the CLI's ``docker:`` before the
 #: daemon's answer (compose prints the answer alone), and the endpoint, named after the
-#: compose project and service, with its container's id.
+#: compose project and service, with its container's id (older Dockers print no id).
 _DOCKER_DAEMON_SAID = lazy(r"^docker:\s+(?=error\s+response\s+from\s+daemon\b)", re.IGNORECASE)
 _DOCKER_ENDPOINT = lazy(
-    r"(\bexternal\s+connectivity)\s+on\s+endpoint\s+[\w.-]{1,200}\s+\([0-9a-f]{12,64}\)"
+    r"(\bexternal\s+connectivity)\s+on\s+endpoint\s+[\w.-]{1,200}(?:\s+\([0-9a-f]{1,64}\))?(?=:)"
 )
 
 
