@@ -1238,6 +1238,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "percent_assignments": _repeat("password%3D%22a"),
     "string_escapes": _repeat("\\u0041\\/\\x41\\\\"),
     "escaped_assignments": _repeat("\\u0070assword\\u003d\\u0022a"),
+    "escaped_placeholders": _repeat("password=\\u003ca\\u003e "),
     "character_references": _repeat("&#65;&#x41;&quot;&amp;"),
     "nested_escapes": _repeat("\\\\\\\\u0041\\\\/"),
     "base64_blobs": _repeat("cGFzc3dvcmQ9YWFhYWFhYWE= "),  # "password=aaaaaaaa" each
@@ -2398,6 +2399,86 @@ def test_a_secret_written_with_string_escapes_is_redacted(text: str, secret: str
 )
 def test_escapes_that_hide_no_secret_are_kept(kept: str) -> None:
     assert redact_secrets(kept) == (kept, {}), kept
+
+
+#: A placeholder or an empty value written with escapes: Go's encoding/json writes every
+#: '<', '>' and '&' as \u003c, \u003e, \u0026, and any encoder may write a quote as \u0022.
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "export GITHUB_TOKEN=\\u003cyour-token\\u003e",
+        '{"msg":"run: export OPENAI_API_KEY=\\u003cyour-key\\u003e \\u0026\\u0026 make"}',
+        "password = \\u0022\\u003cyour password\\u003e\\u0022 in the file",
+        "api_key: \\u0022\\u0022",
+        # JSON kept in a JSON string: escaped twice, its quotes \" (a docker json-file line)
+        '{\\"log\\":\\"export GITHUB_TOKEN=\\\\u003cyour-token\\\\u003e\\"}',
+        '{"log":"{\\"msg\\":\\"set GITHUB_TOKEN=\\\\u003cyour-token\\\\u003e\\"}\\n","stream":"stderr"}',
+    ],
+)
+def test_a_placeholder_written_with_escapes_is_kept(kept: str) -> None:
+    """The text as written read ``\\u003cyour-token\\u003e`` as a password, while the
+    same placeholder unescaped (``<your-token>``) was left alone (qa-s68c R1); half of
+    ``\\u0022\\u003cyour password\\u003e\\u0022`` was taken, and in JSON kept in a JSON
+    string the marker took the closing ``\\"``'s backslash too. A hit that holds escapes is
+    the decoded reading's to judge, by the rules plain text is judged by."""
+    assert redact_secrets(kept) == (kept, {}), kept
+
+
+def _nested(text: str, levels: int) -> str:
+    """``text`` kept as a JSON string that many times (``{"log": "…"}``)."""
+    for _ in range(levels):
+        text = json.dumps({"log": text})
+    return text
+
+
+#: The shapes of test_a_placeholder_written_with_escapes_is_kept holding a secret, and the
+#: secret as the text writes it: the marker replaces exactly that, its quotes and their
+#: escapes kept.
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("export GITHUB_TOKEN=\\u0048y6tB1q9ZxKp", "\\u0048y6tB1q9ZxKp"),
+        ("password = \\u0022Hy6tB1q9Zx w0rd\\u0022 in the file", "Hy6tB1q9Zx w0rd"),
+        ("api_key: \\u0022Hy6tB1q9ZxKp\\u0022", "Hy6tB1q9ZxKp"),
+        ('{\\"log\\":\\"export GITHUB_TOKEN=\\\\u0048y6tB1q9ZxKp\\"}', "\\\\u0048y6tB1q9ZxKp"),
+        ('{\\"log\\":\\"password=Hy6tB1q9Zx\\"}', "Hy6tB1q9Zx"),
+        (_nested("password=Hy6tB1q9Zx", 2), "Hy6tB1q9Zx"),
+        (_nested("password=Hy6tB1q9Zx", 3), "Hy6tB1q9Zx"),
+        (_nested('{"password": "Hy6tB1q9Zx"}', 1), "Hy6tB1q9Zx"),
+    ],
+)
+def test_a_secret_written_with_escapes_is_redacted_exactly(text: str, written: str) -> None:
+    """Where the decoded reading finds the secret, the marker spans the value: not the
+    escaped quote before it (``\\u0022[REDACTED:…]\\u0022``), nor the backslash of the
+    ``\\"`` after it, which left JSON kept in a JSON string an escape short."""
+    assert text.count(written) == 1
+    out, counts = redact_secrets(text)
+    assert out == text.replace(written, "[REDACTED:password_assignment]"), out
+    assert counts == {"password_assignment": 1}
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an escaped quote that, decoded, ends the value early or empties it
+        "password=\\u0022\\u0022Hy6tB1q9ZxKp",
+        "password=\\u0022x\\u0022Hy6tB1q9ZxKp",
+        # a secret in escaped angle brackets (unescaped, '<…>' reads as a placeholder)
+        "password=\\u003cHy6tB1q9ZxKp\\u003e",
+        '{\\"log\\":\\"password=\\\\u003cHy6tB1q9ZxKp\\\\u003e\\"}',
+        "export GITHUB_TOKEN=\\u003chunter2_Zx91kq\\u003e",
+        "api_key: \\u0022\\u003cHy6tB1q9ZxKp\\u003e\\u0022",
+    ],
+)
+def test_escapes_cannot_make_a_secret_read_as_a_placeholder(text: str) -> None:
+    """The decoded reading withdraws a hit only when what it leaves of it reads as no
+    password: an escape written to make a value end early, read empty or as a placeholder
+    once decoded keeps no secret in the clear."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9ZxKp" not in out and "hunter2_Zx91kq" not in out, out
+    assert counts
+    assert redact_secrets(out) == (out, {})  # a fixed point
 
 
 def test_a_percent_encoded_credential_ends_at_the_urls_own_ampersand() -> None:

@@ -2993,14 +2993,13 @@ def _find(scan: str) -> list[_Hit]:
         index.extend(range(pos, len(scan)))
         parts.append(scan[pos:])
         scan = "".join(parts)
-    hits: list[_Hit] = []
-    for finder in _FINDERS:
-        hits.extend(finder(scan))
+    hits = _find_escaped(scan, _find_all(scan))
     hits.extend(_find_percent_encoded(scan))
-    hits.extend(_find_escaped(scan))
     hits.extend(_find_base64_encoded(scan))
     if "\n" in scan:
         hits.extend(_find_wrapped_tokens(scan, hits))
+    if "\\" in scan:
+        hits = [_before_escaped_quote(scan, hit) for hit in hits]
     if index is None or not hits:
         return hits
     index.append(index[-1] + 1 if index else 0)  # the end of the text
@@ -3013,6 +3012,23 @@ def _find(scan: str) -> list[_Hit]:
 
 def _find_all(text: str) -> list[_Hit]:
     return [hit for finder in _FINDERS for hit in finder(text)]
+
+
+def _before_escaped_quote(scan: str, hit: _Hit) -> _Hit:
+    """``hit`` without the backslashes that escape the quote after it: an unquoted value
+    read up to a quote in JSON kept in a JSON string (``{\\"log\\":\\"password=…\\"}``,
+    ``\\\\\\"`` a level deeper) ends at the quote's escape, which the marker would
+    otherwise take, leaving the quote an escape short. An odd run of backslashes escapes
+    the quote; an even one is the value's own backslashes, escaped."""
+    end = hit.end
+    if scan[end - 1 : end] != "\\" or scan[end : end + 1] not in ('"', "'"):
+        return hit
+    start = end - 1
+    while start > hit.start and scan[start - 1] == "\\":
+        start -= 1
+    if start == hit.start or (end - start) % 2 == 0:
+        return hit
+    return _Hit(hit.start, start, hit.kind, hit.rank)
 
 
 #: A percent-encoded printable ASCII character (``%3A``, ``%40``): a credential in a logged
@@ -3091,45 +3107,122 @@ def _unescaped(escape: str) -> str | None:
 _ESCAPE_ROUNDS = 3
 
 
-def _find_escaped(scan: str) -> list[_Hit]:
-    """The rules' hits in ``scan`` read with its string escapes and character references
-    decoded, spanned over the escapes in ``scan`` (each decoded character keeps where it came
-    from), up to :data:`_ESCAPE_ROUNDS` levels of escaping deep. A text is read again only
-    when an escape stands for an ASCII character other than a backslash: the parts of a
-    credential, its key and its syntax are ASCII, while a Windows path in JSON
-    (``C:\\\\Users``) and the non-ASCII letters Python's ``json.dumps`` escapes
+def _find_escaped(scan: str, found: list[_Hit]) -> list[_Hit]:
+    """``found`` (the rules' hits in ``scan`` as written) judged by ``scan`` read with its
+    string escapes and character references decoded (:func:`_judged`), and the hits that
+    decoded reading finds besides, spanned over the escapes in ``scan`` (each decoded
+    character keeps where it came from); up to :data:`_ESCAPE_ROUNDS` levels of escaping
+    deep, each reading judging the hits of the one above it.
+
+    A text is read again only when an escape stands for an ASCII character other than a
+    backslash: the parts of a credential, its key and its syntax are ASCII, while a Windows
+    path in JSON (``C:\\\\Users``) and the non-ASCII letters Python's ``json.dumps`` escapes
     (``caf\\u00e9``) are everywhere, and reading them again would double the cost."""
-    hits: list[_Hit] = []
     text = scan
     origin: list[int] | None = None  # where each character of text starts in scan
+    # each decoded reading: the escapes it decoded and its hits, both spanned in scan
+    readings: list[tuple[list[tuple[int, int]], list[_Hit]]] = []
     for _ in range(_ESCAPE_ROUNDS):
         decoded = _unescaped_text(text)
         if decoded is None:
             break
-        text, starts = decoded
+        text, starts, escapes = decoded
         if origin is not None:
+            escapes = [(origin[start], origin[end]) for start, end in escapes]
             starts = [origin[i] for i in starts]
         origin = starts
-        hits.extend(
+        hits = [
             _Hit(origin[h.start], origin[h.end], h.kind, h.rank)
             for h in _find_all(text)
             if h.end > h.start
-        )
-    return hits
+        ]
+        readings.append((escapes, hits))
+    if not readings:
+        return found
+    # from the deepest reading up: a level's hits, as the readings below judge them
+    judged = readings[-1][1]
+    for level in range(len(readings) - 1, -1, -1):
+        above = readings[level - 1][1] if level else found
+        judged = _judged(scan, above, readings[level][0], judged) + judged
+    return judged
+
+
+def _judged(
+    scan: str, hits: list[_Hit], escapes: list[tuple[int, int]], decoded: list[_Hit]
+) -> list[_Hit]:
+    """Which of ``hits`` stand, the text's ``escapes`` decoded and its ``decoded`` hits
+    found (all spanned in ``scan``). A hit that holds no escape stands. One that does is
+    the decoded reading's to judge: Go's JSON writes ``GITHUB_TOKEN=\\u003cyour-token\\u003e``,
+    a placeholder once decoded, and ``api_key: \\u0022\\u0022`` is empty; where the decoded
+    reading finds a secret, its hit spans the value exactly (not the escaped quote before
+    it, nor half of ``\\u0022\\u003cyour password\\u003e\\u0022``). The hit still stands
+    when what the decoded reading leaves of it reads as a password (:func:`_may_be_secret`):
+    an escape that, decoded, makes a value end early or read as a placeholder
+    (``password=\\u0022\\u0022Xk9…``, ``\\u003cXk9…\\u003e``) keeps no secret."""
+    if not hits:
+        return []
+    escape_starts = [start for start, _ in escapes]
+    covered: list[tuple[int, int]] = []  # what the decoded hits span, joined where they meet
+    for h in sorted(decoded, key=lambda h: h.start):
+        if covered and h.start <= covered[-1][1]:
+            covered[-1] = (covered[-1][0], max(covered[-1][1], h.end))
+        else:
+            covered.append((h.start, h.end))
+    covered_starts = [start for start, _ in covered]
+    kept = []
+    for hit in hits:
+        i = bisect.bisect_left(escape_starts, hit.end) - 1  # the last escape before its end
+        if i < 0 or escapes[i][1] <= hit.start:
+            kept.append(hit)  # no escape inside: as written is as read
+            continue
+        left: list[str] = []  # the parts of hit the decoded reading does not redact
+        pos = hit.start
+        j = max(0, bisect.bisect_right(covered_starts, hit.start) - 1)
+        while j < len(covered) and covered[j][0] < hit.end:
+            start, end = covered[j]
+            if end > pos:
+                if start > pos:
+                    left.append(scan[pos:start])
+                pos = end
+            j += 1
+        if pos < hit.end:
+            left.append(scan[pos : hit.end])
+        if any(_may_be_secret(part) for part in left):
+            kept.append(hit)
+    return kept
+
+
+#: A run of a password's characters, between spaces, quotes and angle brackets.
+_PASSWORD_RUN = lazy(r"[^\s\"'`<>]+")
+
+
+def _may_be_secret(escaped: str) -> bool:
+    """Whether ``escaped``, decoded, holds a run that reads as a password (a person's or a
+    generated one: :func:`_chosen_password`): what an escaped hit leaves unredacted must not
+    (``your-token``, ``your password``, ``""`` do not)."""
+    text = escaped
+    for _ in range(_ESCAPE_ROUNDS):
+        decoded = _unescaped_text(text)
+        if decoded is None:
+            break
+        text = decoded[0]
+    return any(_chosen_password(run.strip(".,;:!?()[]{}")) for run in _PASSWORD_RUN.findall(text))
 
 
 def _stands_for_ascii(char: str | None) -> bool:
     return char is not None and char.isascii() and char != "\\"
 
 
-def _unescaped_text(text: str) -> tuple[str, list[int]] | None:
-    """``text`` with one level of its escapes decoded, and where each of its characters
-    (and its end) starts in ``text``; None when no escape stands for an ASCII character
-    other than a backslash (:func:`_find_escaped`)."""
+def _unescaped_text(text: str) -> tuple[str, list[int], list[tuple[int, int]]] | None:
+    """``text`` with one level of its escapes decoded, where each of its characters (and
+    its end) starts in ``text``, and the escapes decoded (their spans in ``text``); None
+    when no escape stands for an ASCII character other than a backslash
+    (:func:`_find_escaped`)."""
     if "\\" not in text and "&" not in text:
         return None
     parts: list[str] = []
     starts: list[int] = []
+    escapes: list[tuple[int, int]] = []
     pos = 0
     decoded_any = False
     for m in _ESCAPE.finditer(text):
@@ -3151,13 +3244,14 @@ def _unescaped_text(text: str) -> tuple[str, list[int]] | None:
         starts.extend(range(pos, m.start()))
         parts.append(char)
         starts.append(m.start())
+        escapes.append(m.span())
         pos = m.end()
     if not decoded_any:
         return None
     parts.append(text[pos:])
     starts.extend(range(pos, len(text)))
     starts.append(len(text))
-    return "".join(parts), starts
+    return "".join(parts), starts, escapes
 
 
 #: A run of base64 (standard alphabet, padded or not) long enough to hold a credential.
