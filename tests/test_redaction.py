@@ -1239,6 +1239,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "string_escapes": _repeat("\\u0041\\/\\x41\\\\"),
     "escaped_assignments": _repeat("\\u0070assword\\u003d\\u0022a"),
     "escaped_placeholders": _repeat("password=\\u003ca\\u003e "),
+    "escaped_json_quotes": _repeat('password\\\\\\": \\\\\\"a\\\\'),
+    "backslash_runs": lambda size: "password" + "\\" * (size - 8),
     "character_references": _repeat("&#65;&#x41;&quot;&amp;"),
     "nested_escapes": _repeat("\\\\\\\\u0041\\\\/"),
     "base64_blobs": _repeat("cGFzc3dvcmQ9YWFhYWFhYWE= "),  # "password=aaaaaaaa" each
@@ -2445,6 +2447,9 @@ def _nested(text: str, levels: int) -> str:
         (_nested("password=Hy6tB1q9Zx", 2), "Hy6tB1q9Zx"),
         (_nested("password=Hy6tB1q9Zx", 3), "Hy6tB1q9Zx"),
         (_nested('{"password": "Hy6tB1q9Zx"}', 1), "Hy6tB1q9Zx"),
+        # JSON in a JSON string kept in a JSON string, its quotes \\\": stored in clear before
+        (_nested('{"password": "Hy6tB1q9Zx"}', 2), "Hy6tB1q9Zx"),
+        (_nested('{"api_key": "Hy6tB1q9Zx"}', 3), "Hy6tB1q9Zx"),
     ],
 )
 def test_a_secret_written_with_escapes_is_redacted_exactly(text: str, written: str) -> None:

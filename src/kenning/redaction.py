@@ -625,9 +625,10 @@ _BECOMES = (
 )
 _NOW = "|".join(_NOW_WORDS)
 # The key may close a quoted subscript: os.environ["OPENAI_API_KEY"] = "…"; and JSON kept
-# in a JSON string (a log line, a request body) escapes its quotes: {\"password\": \"…\"}.
+# in a JSON string (a log line, a request body) escapes its quotes: {\"password\": \"…\"},
+# and kept in a JSON string again, their backslashes too: {\\\"password\\\": \\\"…\\\"}.
 _ASSIGNMENT = lazy(
-    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:\\?[\"']\]?)?)"
+    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:(?:\\\\)*+\\?[\"']\]?)?)"
     # or said in a sentence: "the admin password is Hy6tB1…" (taken only when random)
     # (also of something: "the password for staging is …", "… on db-2 was …")
     r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*"
@@ -656,7 +657,7 @@ _ASSIGNMENT = lazy(
     r"|\"(?P<dw>[^\"\r\n]{1,1024}\r?\n[^\"\r\n]{1,1024})\"|'(?P<sw>[^'\r\n]{1,1024}\r?\n[^'\r\n]{1,1024})'"
     # a JavaScript template literal or a Go raw string
     r"|`(?P<bq>[^`\r\n]{1,1024})`"
-    r"|\\\"(?P<eq>[^\"\\\r\n]{0,1024})\\\""
+    r"|(?P<eb>(?:\\\\)*+\\)\"(?P<eq>[^\"\\\r\n]{0,1024})(?P=eb)\""
     r"|(?P<val>[^\s\"'`,;&]{1,1024}))",
     re.IGNORECASE,
 )
