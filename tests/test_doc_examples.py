@@ -1,11 +1,11 @@
-"""The README's and ``--help``'s examples return their memory.
+"""The docs' and ``--help``'s examples return their memory.
 
-Every ``kenning search`` / ``kenning recall`` example in the README's shell blocks and in the
-help of ``kenning``, ``kenning recall`` and ``kenning search`` (and the README's Python
-``recall`` / ``search_memories`` examples) is run, with the defaults, against a store that
-holds the memories the README's own examples remember, and must return the memory it is
-about. The search threshold once hid the README's example (0.7, calibrated for another
-model); this keeps the docs and the defaults from drifting apart again.
+Every ``kenning search`` / ``kenning recall`` example in the shell blocks of the README and
+of the pages of ``docs/``, and in the help of ``kenning``, ``kenning recall`` and ``kenning
+search`` (and the docs' Python ``recall`` / ``search_memories`` examples) is run, with the
+defaults, against a store that holds the memories the docs' own examples remember, and must
+return the memory it is about. The search threshold once hid the README's example (0.7,
+calibrated for another model); this keeps the docs and the defaults from drifting apart again.
 """
 
 from __future__ import annotations
@@ -25,8 +25,21 @@ from .conftest import make_repo
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
+#: The README and every page of docs/, by path: the examples of each are run (the README's
+#: reference sections moved to docs/ pages, and their examples with them).
+PAGES = {
+    "README.md": README,
+    **{f"docs/{p.name}": p.read_text() for p in sorted((ROOT / "docs").glob("*.md"))},
+}
+DOCS = "\n".join(PAGES.values())
 
-#: Each example query the docs show, and a phrase of the README memory it must return.
+
+def page(name: str) -> str:
+    """A page of docs/, read by the test of a passage it holds."""
+    return PAGES[f"docs/{name}"]
+
+
+#: Each example query the docs show, and a phrase of the docs' memory it must return.
 #: A new example must be added here (the test says so): say which memory it is about.
 EXPECTED = {
     "database is locked when two agents write": "database is locked",
@@ -99,17 +112,22 @@ def _query(args: list[str]) -> str:
 
 
 def readme_memories() -> list[list[str]]:
-    memories = _commands(_shell_blocks(README), "remember")
-    python = re.findall(r'remember\("([^"…]+)", "(\w+)"\)', README)
+    memories = _commands(_shell_blocks(DOCS), "remember")
+    python = re.findall(r'remember\("([^"…]+)", "(\w+)"\)', DOCS)
     memories += [["--type", kind, content] for content, kind in python]
-    return memories
+    unique = []  # a page may show another's example again (docs/cli.md, the README's tour)
+    for memory in memories:
+        if memory not in unique:
+            unique.append(memory)
+    return unique
 
 
 def examples() -> list[tuple[str, list[str]]]:
     out = []
     for verb in ("recall", "search"):
-        for args in _commands(_shell_blocks(README), verb):
-            out.append((f"README: kenning {verb}", [verb, *args]))
+        for name, text in PAGES.items():
+            for args in _commands(_shell_blocks(text), verb):
+                out.append((f"{name}: kenning {verb}", [verb, *args]))
         for where in ((), (verb,)):
             for args in _commands(_help_lines(*where), verb):
                 out.append((f"kenning {' '.join(where)} --help".replace("  ", " "), [verb, *args]))
@@ -168,7 +186,7 @@ def test_the_python_examples_return_their_memory(
     import kenning
 
     monkeypatch.chdir(readme_project)
-    calls = re.findall(r'(recall|search_memories)\("([^"…]+)"([^)\n]*)\)', README)
+    calls = re.findall(r'(recall|search_memories)\("([^"…]+)"([^)\n]*)\)', DOCS)
     assert len(calls) >= 3, calls
     for function, query, rest in calls:
         keywords = dict(re.findall(r'(\w+)="?([\w]+)"?', rest))
@@ -183,7 +201,8 @@ def test_the_python_examples_return_their_memory(
 
 
 def test_the_readme_quotes_the_hook_speeds_docs_benchmarks_records() -> None:
-    """The README's hook and MCP speed figures are the run ``docs/benchmarks.md`` records.
+    """The hook and MCP speed figures docs/agents.md quotes are the run ``docs/benchmarks.md``
+    records.
 
     A rerun of ``bench/mcp.py`` re-renders the benchmarks page; the README once kept quoting
     the replaced run (0.27 s, 4 ms, 6 ms), figures no record held any more.
@@ -204,7 +223,8 @@ def test_the_readme_quotes_the_hook_speeds_docs_benchmarks_records() -> None:
     )
     assert baseline, "docs/benchmarks.md has no in-process baseline for hooks_recall"
     inproc = float(baseline.group(1))
-    speed = " ".join(README[README.index("Speed (`.venv/bin/python -m bench.mcp`") :].split())
+    agents = page("agents.md")
+    speed = " ".join(agents[agents.index("Speed (`.venv/bin/python -m bench.mcp`") :].split())
     for figure in (
         f"takes {prompt:.2f} s p50",
         f"takes {own:.0f} ms of its process's {start:.2f} s",
@@ -216,12 +236,13 @@ def test_the_readme_quotes_the_hook_speeds_docs_benchmarks_records() -> None:
 
 def test_the_readme_names_what_install_test_installs() -> None:
     """``./install.sh --test`` installs npm packages and, as root, Debian's chromium: the
-    README's account of it names each pinned package and version, and the apt-get."""
+    account of it in docs/install.md names each pinned package and version, and the apt-get."""
     script = (ROOT / "install.sh").read_text()
     pinned = re.search(r"^\s*packages=\(([^)]*)\)", script, re.M)
     assert pinned, "install.sh pins no npm packages any more: update this test"
-    start = README.index("`--test` also installs")
-    account = " ".join(README[start : README.index("Put `.venv/bin`", start)].split())
+    install = page("install.md")
+    start = install.index("`--test` also installs")
+    account = " ".join(install[start : install.index("Put `.venv/bin`", start)].split())
     for package in re.findall(r'"([^"]+)"', pinned.group(1)):
         name, version = package.rsplit("@", 1)
         label = {"@anthropic-ai/claude-code": "Claude Code", "@openai/codex": "Codex"}
@@ -250,11 +271,11 @@ def _declared_mcp_tools() -> dict[str, set[str]]:
 
 
 def test_the_readme_lists_every_argument_of_each_mcp_tool() -> None:
-    """The README's table of MCP tools gives each tool's arguments as the server declares
+    """docs/agents.md's table of MCP tools gives each tool's arguments as the server declares
     them; only ruvector's aliases, documented under "Coming from ruvector", and ``types``
     (search's older name of ``memory_type``) are left out."""
     server = _declared_mcp_tools()
-    table = dict(re.findall(r"^\| `(\w+)\(([^`]*)\)` \|", README, re.M))
+    table = dict(re.findall(r"^\| `(\w+)\(([^`]*)\)` \|", page("agents.md"), re.M))
     assert set(table) == set(server), (sorted(table), sorted(server))
     aliases = {"k", "semantic", "types"}
     for tool, arguments in table.items():
@@ -313,8 +334,8 @@ def test_every_help_shows_examples_with_options_it_takes(path: tuple[str, ...]) 
 
 @pytest.mark.parametrize("name", sorted(n for n, c in cli.main.commands.items() if not c.hidden))
 def test_the_readmes_shell_examples_pass_options_the_command_takes(name: str) -> None:
-    """Every option a ``kenning`` command of the README's shell blocks passes is declared."""
-    _assert_options_declared((name,), _commands(_shell_blocks(README), name))
+    """Every option a ``kenning`` command of the docs' shell blocks passes is declared."""
+    _assert_options_declared((name,), _commands(_shell_blocks(DOCS), name))
 
 
 def _assert_options_declared(path: tuple[str, ...], examples: list[list[str]]) -> None:
@@ -390,10 +411,11 @@ def test_the_reliability_page_describes_every_check_doctor_runs(tmp_path: Path) 
 
 
 def test_kenning_help_lists_the_exit_codes_the_readme_lists() -> None:
-    """``kenning --help`` stopped at exit code 3; the README also documents 130 (Ctrl-C)
+    """``kenning --help`` stopped at exit code 3; the docs (docs/cli.md) also document 130 (Ctrl-C)
     and 141 (the reader closed the output), which a script sees as well."""
-    start = README.index("**Exit codes**")
-    readme = set(re.findall(r"`(\d+)`", README[start : README.index("\n\n", start)]))
+    cli_page = page("cli.md")
+    start = cli_page.index("**Exit codes**")
+    readme = set(re.findall(r"`(\d+)`", cli_page[start:].split("\n\n")[0]))
     shown = " ".join(_help_lines())
     listed = set(re.findall(r"\b(\d+) [a-zA-Z(]", shown[shown.index("Exit codes") :]))
     assert readme and readme == listed, (sorted(readme), sorted(listed))

@@ -1,5 +1,6 @@
-"""The protocol constants live in kenning.protocol only: the README and the CLI help must
-state the same values (a drift lint like the seed's RULE 16)."""
+"""The protocol constants live in kenning.protocol only: the docs (the README and the pages
+of docs/, where its reference sections moved) and the CLI help must state the same values (a
+drift lint like the seed's RULE 16)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from kenning import protocol
 from .cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text()
+DOCS = "\n".join(p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
 
 
 def _numbers_after(text: str, pattern: str) -> list[float]:
@@ -48,15 +49,17 @@ def _numbers_after(text: str, pattern: str) -> list[float]:
     ],
 )
 def test_readme_states_the_constants(pattern: str, expected: float) -> None:
-    found = _numbers_after(README, pattern)
-    assert found, f"README no longer states {pattern!r}"
+    found = _numbers_after(DOCS, pattern)
+    assert found, f"the docs no longer state {pattern!r}"
     assert all(value == expected for value in found), (pattern, found, expected)
 
 
 def test_no_stray_floor_values_in_readme() -> None:
     allowed = {protocol.RECALL_FLOOR, protocol.ERROR_RECALL_FLOOR, 0.4}
-    # a configuration example (``recall_floor = 0.45``) sets a value; it does not state one
-    for value in _numbers_after(README, r"floors?[^=\d]{0,20}(0\.\d+)"):
+    # a configuration example (``recall_floor = 0.45``) sets a value; it does not state one;
+    # docs/benchmarks.md reports measured scores beside the floors, not floors
+    stated = DOCS.replace((ROOT / "docs" / "benchmarks.md").read_text(), "")
+    for value in _numbers_after(stated, r"floors?[^=\d]{0,20}(0\.\d+)"):
         assert value in allowed, value
 
 
@@ -88,6 +91,6 @@ def test_readme_states_the_freshness_constants() -> None:
         (r"the git blob hash of each \(at most (\d+)\)", MAX_RECORDED_FILES),
         (r"at most (\d+) changed docs per\s+session", SESSION_RESEED_MAX_DOCS),
     ):
-        found = _numbers_after(README, pattern)
-        assert found, f"README no longer states {pattern!r}"
+        found = _numbers_after(DOCS, pattern)
+        assert found, f"the docs no longer state {pattern!r}"
         assert all(value == expected for value in found), (pattern, found, expected)
