@@ -2,7 +2,7 @@
 
 These are the ruvector protocol's numbers (the "sentinel line" of the memory-query seed)
 and the AI Memory Module's search defaults. Docs, help texts and tests read them from
-here; a test fails when the README states a different value.
+here; a test fails when the README or a docs/ page states a different value.
 """
 
 from __future__ import annotations

@@ -333,7 +333,7 @@ def _read_file(store: MemoryStore, lines: Iterable[str], use_vectors: bool = Tru
         vector = record.vector if reuse else None
         if vector is not None and has_width_forms(record.content):
             # an older kenning embedded full-width text as unknown word pieces: embedded
-            # again, as it is read now (README, "Full-width text")
+            # again, as it is read now (docs/how-it-works.md, "Full-width text")
             vector = None
         if vector is not None and record.id not in held:  # (held: its vector goes unused)
             problem = vector_problem(vector, target.dimension)
@@ -411,8 +411,8 @@ def _import_validated(
     except StoreWriteFailed as exc:  # refused before a row was written: none was
         writing.not_written(exc)
     if writing.counts["imported"]:
-        # the search file now, not in the first search after a restore: a hook's (README,
-        # "hooks": 5 s), which a 1M store's build outlasted run after run
+        # the search file now, not in the first search after a restore: a hook's
+        # (docs/agents.md, "The hooks": 5 s), which a 1M store's build outlasted run after run
         prepare_search(store.backend)
     return writing.counts
 

@@ -363,7 +363,7 @@ def plan_mcp(
 
 def server_args(existing: object) -> list[str]:
     """The arguments of kenning's server entry: ``["mcp"]``, or the entry's own when they
-    already start with it (``["mcp", "--project-dir", "…"]``, the pin README suggests): a
+    already start with it (``["mcp", "--project-dir", "…"]``, the pin docs/agents.md suggests): a
     second install must not drop them."""
     if (
         isinstance(existing, list)
