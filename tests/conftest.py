@@ -144,7 +144,7 @@ def _eval_data_present(request: pytest.FixtureRequest) -> None:
             pytest.skip(f"{path} is absent and KENNING_EVAL_ABSENT says so")
         pytest.fail(
             f"evaluation data not found at {path}: link the shared eval folder as "
-            "../shared/eval next to the repository (see README), or set KENNING_EVAL_ABSENT=1 "
+            "../shared/eval next to the repository (see docs/development.md), or set KENNING_EVAL_ABSENT=1 "
             "to skip the tests that need it",
             pytrace=False,
         )
