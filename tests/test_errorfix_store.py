@@ -1512,6 +1512,28 @@ def test_the_fix_of_another_exception_is_held_to_the_generic_floor(store: Memory
     assert other.id not in [h.memory.id for h in hits], hits
 
 
+def test_the_fix_of_a_failed_assert_is_another_exceptions_for_an_exception(
+    store: MemoryStore,
+) -> None:
+    """qa-s69a F5: pytest's failed assert is an AssertionError whose fingerprint leaves the
+    class out (``assert 401 == 200``), so the fix of one was held to the error floor and came
+    back at 0.42 for ``KeyError: 'tenant_id'``; it is held to the generic floor as another
+    class's fix is, and an assert query still finds it."""
+    entry = store.remember(
+        "ERROR-FIX: FAILED tests/test_db.py::test_engine - assert 401 == 200 | FIX: the test "
+        "client needs the auth fixture; use client_logged_in",
+        "error_fix",
+    )
+    assert entry.status == "stored", entry
+    asked = "KeyError: 'tenant_id'"
+    found = store.retrieve(asked, 5, Filters(group_id=store.group_id), error=True)
+    assert found[0].memory.id == entry.id, found
+    assert protocol.ERROR_RECALL_FLOOR <= found[0].semantic < protocol.RECALL_FLOOR, found
+    assert store.recall(asked).hits == ()
+    for same in ("AssertionError: assert 401 == 200", "E       assert 401 == 200"):
+        assert [h.memory.id for h in store.recall(same).hits][:1] == [entry.id], same
+
+
 def test_a_failed_assert_told_in_a_prompt_is_not_given_another_asserts_fix(
     store: MemoryStore,
 ) -> None:
