@@ -13,11 +13,13 @@ from pathlib import Path
 
 from kenning import MemoryStore
 from kenning.log_window import (
+    BOUNDS,
     HEAD_LINES,
     LINE_MAX_CHARS,
     TAIL_LINES,
     WHOLE_MAX_CHARS,
     WHOLE_MAX_LINES,
+    Bounds,
     log_window,
 )
 from kenning.querybuild import error_recall_queries, query_from_error, reports_error
@@ -60,6 +62,21 @@ def test_a_normal_log_is_read_whole_as_it_was() -> None:
         assert window.whole and window.notice() == ""
     one_line = "x" * 19_000  # (any query recall takes, whatever its lines)
     assert log_window(one_line).text is one_line
+
+
+def test_smaller_bounds_read_a_log_by_the_same_rules_in_smaller_parts() -> None:
+    """:class:`Bounds` parametrises the reading (the prompt hook passes smaller ones): the
+    commands' are the module's limits; smaller ones read the same head, error and tail, each
+    within its smaller share."""
+    assert (BOUNDS.whole_max_chars, BOUNDS.whole_max_lines) == (WHOLE_MAX_CHARS, WHOLE_MAX_LINES)
+    log = "\n".join([*info_lines(20_000), TRACEBACK, *info_lines(20_000, 20_000)])
+    small = Bounds(head_lines=10, head_chars=2_000, tail_lines=30, tail_chars=3_000)
+    window = log_window(log, small)
+    assert len(window.text) <= small.whole_max_chars
+    assert window.parts[0] == (1, 10) and window.parts[-1] == (40_004 - 29, 40_004)
+    assert window.errors == (20_001, 20_004) and "KeyError: 'user'" in window.text
+    assert error_recall_queries(window.text)[0] == [("KeyError: 'user'", True)]
+    assert log_window(log).parts[0] == (1, HEAD_LINES)
 
 
 def test_a_20_mb_line_is_read_to_its_line_limit() -> None:

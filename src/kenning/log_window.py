@@ -33,7 +33,10 @@ bar's last redraw) to its :data:`LINE_MAX_CHARS`-th character, the parts joined 
 line. Its errors are found by one regular expression over the lines between, and a test of
 each kind of line that holds an error word, not of each line (:data:`_ERROR_WORDS`).
 :meth:`LogWindow.notice` says what was read, in the input's line numbers (a JSON report's:
-as printed), for a command to tell its user. Pure: strings in, strings out.
+as printed), for a command to tell its user. The bounds above are the commands'
+(:data:`BOUNDS`); a reader with less time passes smaller ones (:class:`Bounds`: the
+prompt-submit hook's, which reads the text again line by line after it). Pure: strings in,
+strings out.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from .json_reports import REPORT_MAX_CHARS, as_printed
 from .protocol import MAX_QUERY_CHARS
 
 __all__ = [
+    "BOUNDS",
     "ERROR_REGIONS",
     "FIRST_ERROR_ABOVE",
     "FIRST_ERROR_BELOW",
@@ -55,6 +59,7 @@ __all__ = [
     "TRACE_MAX_LINES",
     "WHOLE_MAX_CHARS",
     "WHOLE_MAX_LINES",
+    "Bounds",
     "LogWindow",
     "log_window",
     "read_of_log",
@@ -130,6 +135,47 @@ WEAK_TRIES_CHARS = 100_000
 #: Candidate lines looked at in all (~3 µs each): past them the search stops (20 MB of
 #: lines that each hold an error word), and the notice says so.
 CANDIDATES_MAX = 200_000
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """How much of a log is read: the bounds above, which the commands read with
+    (:data:`BOUNDS`); a reader with less time passes smaller ones (the prompt-submit hook,
+    whose prompt is read again line by line after it:
+    :data:`kenning.hooks.claude_code.PROMPT_LOG_BOUNDS`). The same rules read every log;
+    only how much of it they read differs."""
+
+    head_lines: int = HEAD_LINES
+    head_chars: int = HEAD_CHARS
+    tail_lines: int = TAIL_LINES
+    tail_chars: int = TAIL_CHARS
+    #: an error's own lines (above it, from it) within ``error_chars``, then its stack
+    #: trace on to ``trace_lines`` from its first, all within ``trace_lines`` (the middle's
+    #: lines) and ``middle_chars``
+    error_above: int = FIRST_ERROR_ABOVE
+    error_below: int = FIRST_ERROR_BELOW
+    error_chars: int = FIRST_ERROR_CHARS
+    trace_lines: int = TRACE_MAX_LINES
+    middle_chars: int = MIDDLE_CHARS
+    #: the search for errors between the head and the tail (:data:`ERROR_TRIES_CHARS`)
+    error_tries_chars: int = ERROR_TRIES_CHARS
+    weak_tries_chars: int = WEAK_TRIES_CHARS
+    candidates_max: int = CANDIDATES_MAX
+
+    @property
+    def whole_max_lines(self) -> int:
+        """A log of fewer lines (and at most :attr:`whole_max_chars`) is read whole: what
+        is read of a longer one fits (its parts and the blank lines between them)."""
+        return self.head_lines + self.trace_lines + self.tail_lines + ERROR_REGIONS + 1
+
+    @property
+    def whole_max_chars(self) -> int:
+        return self.head_chars + self.middle_chars + self.tail_chars + ERROR_REGIONS + 1
+
+
+#: The commands' bounds (``kenning recall --error``, ``query error``, the tool-failure hook,
+#: every reader of a pasted error): :data:`WHOLE_MAX_LINES`, :data:`WHOLE_MAX_CHARS`.
+BOUNDS = Bounds()
 _TRACE_GOES_ON = re.compile(r"[ \t]|Caused by|Suppressed:|\.\.\. \d+ (?:more|common)")
 #: What ``str.splitlines`` (every reader's) ends a line at besides ``\n``: in a log read in
 #: part a ``\r`` is read as a terminal shows it, the others as a space, so that the lines
@@ -224,29 +270,30 @@ class LogWindow:
         return f"read in part: kenning read {' and '.join(said)}: {why}; {how}"
 
 
-def read_of_log(raw: str) -> str:
+def read_of_log(raw: str, bounds: Bounds = BOUNDS) -> str:
     """:func:`log_window`'s text: ``raw`` itself (no work) when it is any query recall takes,
     as most texts the readers are given are (a line, an error)."""
-    return raw if len(raw) <= MAX_QUERY_CHARS else log_window(raw).text
+    return raw if len(raw) <= MAX_QUERY_CHARS else log_window(raw, bounds).text
 
 
-def log_window(raw: str) -> LogWindow:
+def log_window(raw: str, bounds: Bounds = BOUNDS) -> LogWindow:
     """What is read of ``raw``, a pasted log or error (see the module's docstring): ``raw``
     itself, whole, when it is short enough; else its JSON reports read as printed and, of
-    that, the head, the errors' lines and the tail."""
+    that, the head, the errors' lines and the tail, within ``bounds`` (the commands' by
+    default)."""
     if len(raw) <= MAX_QUERY_CHARS:  # (any query recall takes is read whole, as it was)
         return LogWindow(raw, _counted(raw))
     head_raw = left_out = cut = redrawn = 0
     text = raw
     if len(raw) > RAW_MAX_CHARS:
-        text, head_raw, left_out, cut, redrawn = _raw_cut(raw)
+        text, head_raw, left_out, cut, redrawn = _raw_cut(raw, bounds)
     printed = as_printed(text)
     report = printed is not text
     text = printed
     if (
-        len(text) <= WHOLE_MAX_CHARS
+        len(text) <= bounds.whole_max_chars
         and text is raw
-        and text.count("\n") + len(_OTHER_BREAKS.findall(text)) < WHOLE_MAX_LINES
+        and text.count("\n") + len(_OTHER_BREAKS.findall(text)) < bounds.whole_max_lines
         and max(map(len, text.split("\n"))) <= LINE_MAX_CHARS
     ):
         return LogWindow(raw, _counted(raw))
@@ -258,12 +305,12 @@ def log_window(raw: str) -> LogWindow:
         head_end, head_n = blank, head_raw
         middle, middle_n = blank + 1, head_raw + 1
     else:
-        head_end, head_n = _forward(text, 0, HEAD_LINES, HEAD_CHARS, end)
+        head_end, head_n = _forward(text, 0, bounds.head_lines, bounds.head_chars, end)
         middle, middle_n = head_end, head_n
-    tail_start, tail_n = _backward(text, end, TAIL_LINES, TAIL_CHARS, middle)
-    found, stopped = _errors(text, middle, middle_n, tail_start)
+    tail_start, tail_n = _backward(text, end, bounds.tail_lines, bounds.tail_chars, middle)
+    found, stopped = _errors(text, middle, middle_n, tail_start, bounds)
     spans = [(0, head_n, 0, head_end - 1)]  # (the head's last line without its newline)
-    spans += _error_parts(text, found, middle, middle_n, tail_start)
+    spans += _error_parts(text, found, middle, middle_n, tail_start, bounds)
     spans.append((n_lines - tail_n, n_lines, tail_start, end))
     spans.sort()
     joined: list[tuple[int, int, int, int]] = []  # (two parts that meet are one)
@@ -368,7 +415,7 @@ def _backward(text: str, end: int, lines: int, chars: int, stop: int) -> tuple[i
 
 
 def _errors(
-    text: str, start: int, line_no: int, end: int
+    text: str, start: int, line_no: int, end: int, bounds: Bounds
 ) -> tuple[list[tuple[int, str, int]], int | None]:
     """The errors of ``text[start:end]`` (its first line is ``line_no``, from 0): each line
     that holds an error word and is written at an error's level (see :data:`ERROR_TRIES_CHARS`),
@@ -390,9 +437,9 @@ def _errors(
         line_no += text.count("\n", counted, line_start)
         counted, at = line_start, line_end + 1
         looked += 1
-        if looked > CANDIDATES_MAX:
+        if looked > bounds.candidates_max:
             return found, line_no
-        if weak >= WEAK_TRIES_CHARS and not _ERROR_FORM.search(
+        if weak >= bounds.weak_tries_chars and not _ERROR_FORM.search(
             text, line_start, min(line_end, line_start + LINE_MAX_CHARS)
         ):
             continue  # (the lines with no error's form have had their share)
@@ -404,9 +451,9 @@ def _errors(
         if verdict is None:
             if _ERROR_FORM.search(line) is not None:
                 tries += len(line) + 1
-                if tries > ERROR_TRIES_CHARS:
+                if tries > bounds.error_tries_chars:
                     return found, line_no
-            elif weak < WEAK_TRIES_CHARS:
+            elif weak < bounds.weak_tries_chars:
                 weak += len(line) + 1
             else:
                 continue
@@ -418,7 +465,12 @@ def _errors(
 
 
 def _error_parts(
-    text: str, found: list[tuple[int, str, int]], start: int, start_no: int, end: int
+    text: str,
+    found: list[tuple[int, str, int]],
+    start: int,
+    start_no: int,
+    end: int,
+    bounds: Bounds,
 ) -> list[tuple[int, int, int, int]]:
     """The parts read around the errors ``found`` (see :data:`ERROR_REGIONS`) between
     ``start`` (line ``start_no``) and ``end``: ``(first line, past last, offset, end)``."""
@@ -440,38 +492,40 @@ def _error_parts(
     # is left, each stack trace on to its end: a long trace of an error handled early in the
     # log does not take the lines of the errors after it (qa-s68c L2)
     regions: list[list[int]] = []  # [first line, lines read, offset, past it, error's line]
-    lines, chars = MIDDLE_LINES, MIDDLE_CHARS
+    lines, chars = bounds.trace_lines, bounds.middle_chars
     for line_no, _, line_start in chosen:
         if lines <= 0 or chars <= 0 or any(r[0] <= line_no < r[0] + r[1] for r in regions):
             continue
-        if any(_trace_holds(text, r, line_no, line_start) for r in regions):
+        if any(_trace_holds(text, r, line_no, line_start, bounds) for r in regions):
             continue  # (a `Caused by` of a trace read on below: read with it)
         first, at = line_no, line_start
-        while first > start_no and line_no - first < FIRST_ERROR_ABOVE:
+        while first > start_no and line_no - first < bounds.error_above:
             at = text.rfind("\n", start, at - 1) + 1 or start
             first -= 1
-        most = min(lines, line_no + FIRST_ERROR_BELOW - first)
-        n, to, used = _read_on(text, at, end, most, min(chars, FIRST_ERROR_CHARS), trace=False)
+        most = min(lines, line_no + bounds.error_below - first)
+        n, to, used = _read_on(text, at, end, most, min(chars, bounds.error_chars), trace=False)
         regions.append([first, n, at, to, line_no])
         lines, chars = lines - n, chars - used
     for region in regions:
         first, n, _, to, line_no = region
-        if lines <= 0 or chars <= 0 or first + n < line_no + FIRST_ERROR_BELOW:
+        if lines <= 0 or chars <= 0 or first + n < line_no + bounds.error_below:
             continue  # (out of room, or its lines ended before the trace's part)
-        most = min(lines, line_no + TRACE_MAX_LINES - first - n)
+        most = min(lines, line_no + bounds.trace_lines - first - n)
         more, to, used = _read_on(text, to, end, most, chars, trace=True)
         region[1], region[3] = n + more, to
         lines, chars = lines - more, chars - used
     return [(first, first + n, at, min(to - 1, end)) for first, n, at, to, _ in regions]
 
 
-def _trace_holds(text: str, region: list[int], line_no: int, line_start: int) -> bool:
+def _trace_holds(
+    text: str, region: list[int], line_no: int, line_start: int, bounds: Bounds
+) -> bool:
     """Whether the error at ``line_no`` (offset ``line_start``) is a line of the stack trace
     that ``region``'s lines stopped in: the region read all it reads before a trace's part,
     and every line from its end to the error, the error's too, goes on with a trace."""
     first, n, _, to, error = region
-    if first + n < error + FIRST_ERROR_BELOW or not (
-        first + n <= line_no < error + TRACE_MAX_LINES
+    if first + n < error + bounds.error_below or not (
+        first + n <= line_no < error + bounds.trace_lines
     ):
         return False
     while to <= line_start:
@@ -503,13 +557,12 @@ def _read_on(
     return n, to, used
 
 
-def _raw_cut(raw: str) -> tuple[str, int, int, int, int]:
-    """``raw`` over :data:`RAW_MAX_CHARS`: its first :data:`HEAD_LINES` lines (within
-    :data:`HEAD_CHARS`) and its last lines within :data:`RAW_MAX_CHARS` (from a line's
-    start), a blank line between them; a line longer than that is read as
-    :func:`_shown` reads it. With the head's lines, the lines left out, and how many lines
-    were cut and redrawn so."""
-    head_end, head_n = _forward(raw, 0, HEAD_LINES, HEAD_CHARS, len(raw))
+def _raw_cut(raw: str, bounds: Bounds) -> tuple[str, int, int, int, int]:
+    """``raw`` over :data:`RAW_MAX_CHARS`: its head (``bounds``') and its last lines within
+    :data:`RAW_MAX_CHARS` (from a line's start), a blank line between them; a line longer
+    than that is read as :func:`_shown` reads it. With the head's lines, the lines left
+    out, and how many lines were cut and redrawn so."""
+    head_end, head_n = _forward(raw, 0, bounds.head_lines, bounds.head_chars, len(raw))
     head = [_shown(line) for line in raw[: max(head_end - 1, 0)].split("\n")][:head_n]
     tail_start = raw.find("\n", max(head_end, len(raw) - RAW_MAX_CHARS) - 1) + 1
     if tail_start <= head_end:  # (no line starts in the last RAW_MAX_CHARS: the last line)
