@@ -496,12 +496,14 @@ def _shown(memory: Memory) -> str:
     return redacted_on_read(memory).content
 
 
-def _prompt_context(store: MemoryStore, prompt: str) -> str:
+def _prompt_context(
+    store: MemoryStore,
+    queries: list[tuple[str, bool | None]],
+    fallbacks: list[tuple[str, bool | None]],
+) -> str:
+    """The recall for a prompt's queries (:func:`prompt_recall_queries`)."""
     from ..render import Finding, render_recall
 
-    queries, fallbacks = prompt_recall_queries(prompt)
-    if not queries:
-        return ""
     # the hook judged each query (a task naming an exception is no error query); one recall
     # for them all (best score per memory, one line in the recall log)
     result = store.recall_many(queries, redact_on_read=True, fallbacks=fallbacks)
@@ -666,6 +668,8 @@ def context_for(
             f"this is the {EVENTS[event]} hook, but Claude Code ran it for {ran_for}; register "
             f"`kenning hook {event}` under {EVENTS[event]} (kenning install claude-code)"
         )
+    queries_asked: tuple[list[tuple[str, bool | None]], list[tuple[str, bool | None]]] | None
+    queries_asked = None
     if event == "prompt-submit":
         prompt = payload.get("prompt")
         if "prompt" in payload and not isinstance(prompt, str):
@@ -675,9 +679,11 @@ def context_for(
             )
         if not isinstance(prompt, str):
             raise HookSkip("the hook input has no prompt (is this a UserPromptSubmit hook?)")
-        if not prompt_queries(prompt):
+        # read once, before a store is opened (a pasted log's reading is most of the work)
+        queries, fallbacks = prompt_recall_queries(prompt)
+        if not queries:
             raise HookSkip("")  # a short prompt: nothing to recall, nothing to say
-    queries_asked = None
+        queries_asked = ([*queries], [*fallbacks])
     if event == "tool-failure":  # read before a store is opened: most failures ask nothing
         queries_asked = _error_queries(failed_program_output(payload))
     cwd = _project_dir(payload)
@@ -729,9 +735,10 @@ def _store_context(
             cold = _model_cache_cold()
             if cold:
                 raise HookSkip(cold)
-            if queries_asked is not None:
-                return _error_context(store, *queries_asked)
-            return _prompt_context(store, payload["prompt"])
+            queries, fallbacks = queries_asked or ([], [])  # (read before the store opened)
+            if event == "tool-failure":
+                return _error_context(store, queries, fallbacks)
+            return _prompt_context(store, queries, fallbacks)
         listing = _session_context(store, now, warn)
         if not listing:
             _say_other_projects(store, warn)
