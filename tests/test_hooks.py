@@ -34,7 +34,7 @@ from kenning.embedders import minilm
 from kenning.embedders.base import Embedder
 from kenning.hooks import claude_code
 from kenning.model import utc_now
-from kenning.querybuild import query_from_error
+from kenning.querybuild import error_recall_queries, query_from_error
 from kenning.render import REANCHOR_LINE
 from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_databases,
@@ -925,6 +925,177 @@ def test_an_error_at_the_end_of_a_long_pasted_log_is_recalled(seeded: MemoryStor
     payload = {"cwd": str(seeded.project.root), "prompt": prompt}
     context = claude_code.context_for("prompt-submit", payload)
     assert findings(context)[0][0] == SQLITE_FIX
+
+
+OOM_FIX = (
+    "ERROR-FIX: java.lang.OutOfMemoryError: Java heap space in surefire fork | FIX: set argLine "
+    "-Xmx2g in the surefire plugin configuration"
+)
+MAVEN_OOM = [
+    "[ERROR] testLoad(com.acme.BigTest)  Time elapsed: 12.1 s  <<< ERROR!",
+    "java.lang.OutOfMemoryError: Java heap space",
+    "\tat com.acme.Loader.load(Loader.java:88)",
+]
+PYTHON_CRASH = [
+    "Traceback (most recent call last):",
+    '  File "/app/job.py", line 9, in <module>',
+    "    db.execute(query)",
+    "sqlite3.OperationalError: database is locked",
+]
+#: A Spring Boot start that failed: the root cause is the trace's last ``Caused by``.
+SPRING_CRASH = [
+    "2026-12-06 03:00:00.123 ERROR 4242 --- [main] o.s.boot.SpringApplication : Application "
+    "run failed",
+    "org.springframework.beans.factory.BeanCreationException: Error creating bean with name "
+    "'entityManagerFactory': Invocation of init method failed",
+    *(
+        f"\tat org.springframework.beans.factory.support.Factory.step{i}(Factory.java:{i})"
+        for i in range(40)
+    ),
+    "Caused by: org.hibernate.service.spi.ServiceException: Unable to create requested service",
+    *(
+        f"\tat org.hibernate.service.internal.Registry.step{i}(Registry.java:{i})"
+        for i in range(30)
+    ),
+    "\t... 42 more",
+    "Caused by: java.net.ConnectException: Connection refused",
+    "\tat java.base/sun.nio.ch.Net.pollConnect(Native Method)",
+    "\t... 60 more",
+]
+
+
+def maven_downloads(n: int, start: int = 0) -> list[str]:
+    """A Maven build's download lines (~110 characters each), none of them an error."""
+    return [
+        f"[INFO] Downloaded from central: https://repo.maven.apache.org/maven2/org/lib{i}/"
+        f"lib{i}/1.{i}/lib{i}-1.{i}.jar ({i % 900} kB)"
+        for i in range(start, start + n)
+    ]
+
+
+def pasted(log_lines: list[str]) -> str:
+    return "The build fails, log below:\n" + "\n".join(log_lines) + "\nWhat broke?"
+
+
+def test_an_error_in_the_middle_of_a_pasted_log_is_recalled(seeded: MemoryStore) -> None:
+    """qa-s68a F8: a 180 KB Maven log pasted into a prompt, its OutOfMemoryError on line 702
+    of 1,503: the hook read the prompt's first and last 10,000 characters and recalled
+    nothing, where ``kenning recall --error`` and the tool-failure hook found the fix at
+    0.98. It reads the paste as they read a log now, in the hook's smaller parts."""
+    assert seeded.remember(OOM_FIX, "error_fix").status == "stored"
+    log = [*maven_downloads(700), *MAVEN_OOM, *maven_downloads(800, 700)]
+    prompt = pasted(log)
+    assert len(prompt) > 170_000
+    data = {
+        "session_id": "s",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(seeded.project.root),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
+    proc = hook_here("prompt-submit", json.dumps(data).encode(), Path("/"))
+    found = findings(context_of(proc, "UserPromptSubmit"))
+    assert found[0][0] == OOM_FIX and found[0][1] >= 0.9, found
+    assert proc.stderr == ""
+    failed = {
+        **data,
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash",
+        "tool_input": {"command": "mvn test"},
+        "tool_use_id": "t1",
+        "error": "Exit code 1\n" + "\n".join(log),
+        "is_interrupt": False,
+    }
+    tool = hook_here("tool-failure", json.dumps(failed).encode(), Path("/"))
+    assert findings(context_of(tool, "PostToolUseFailure"))[0][0] == OOM_FIX
+
+
+def test_a_5_mb_paste_whose_error_is_mid_way_is_recalled_within_bounds(
+    seeded: MemoryStore,
+) -> None:
+    """A 5 MB paste: its error half-way down is recalled, and what the hook reads of it is
+    :data:`~kenning.hooks.claude_code.PROMPT_LOG_BOUNDS`' size at most (what its budget
+    allows: the calibration is beside them)."""
+    assert seeded.remember(OOM_FIX, "error_fix").status == "stored"
+    half = 23_000  # (lines of ~110 characters: 2.5 MB each side)
+    prompt = pasted([*maven_downloads(half), *MAVEN_OOM, *maven_downloads(half, half)])
+    assert len(prompt) > 5_000_000
+    payload = {"cwd": str(seeded.project.root), "prompt": prompt}
+    context = claude_code.context_for("prompt-submit", payload)
+    assert "OutOfMemoryError" in context and findings(context)[0][0] == OOM_FIX
+    read = claude_code._looked_at(prompt)
+    assert len(read) <= claude_code.PROMPT_LOG_BOUNDS.whole_max_chars
+    assert read.count("\n") < claude_code.PROMPT_LOG_BOUNDS.whole_max_lines
+    assert "java.lang.OutOfMemoryError: Java heap space" in read
+    assert read.startswith("The build fails, log below:\n") and read.endswith("\nWhat broke?")
+
+
+@pytest.mark.parametrize(
+    "crash", [MAVEN_OOM, PYTHON_CRASH, SPRING_CRASH], ids=["mvn", "py", "java"]
+)
+@pytest.mark.parametrize("where", [0, 4_000, 8_000])
+def test_an_error_anywhere_in_a_long_paste_is_asked_as_recall_error_asks_it(
+    crash: list[str], where: int
+) -> None:
+    """At the paste's start, in its middle or at its end (a 900 KB Maven log), a crash is
+    the prompt's error query as ``kenning recall --error`` (and the tool-failure hook) asks
+    the log's: a Java trace by its root cause, its last ``Caused by``."""
+    log = [*maven_downloads(where), *crash, *maven_downloads(8_000 - where, where)]
+    [(signature, _)], _ = error_recall_queries("\n".join(log))
+    assert (signature, True) in claude_code.prompt_queries(pasted(log))
+    if crash is SPRING_CRASH:
+        assert signature == "Caused by: java.net.ConnectException: Connection refused"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "queries"),
+    [
+        (
+            "The checkout page shows a blank screen since this morning's deploy, and the "
+            "console says\nTypeError: Cannot read properties of undefined (reading 'total')\n"
+            "Can you find where the cart total is read before the cart loads?",
+            [
+                (
+                    "The checkout page shows a blank screen since this morning's deploy, and the "
+                    "console says Can you find where the cart total is read before the cart loads?",
+                    False,
+                ),
+                ("TypeError: Cannot read properties of undefined (reading 'total')", True),
+            ],
+        ),
+        (  # (58 KB of prose, no log: read as before, its start the words query)
+            "Please review this design before we start.\n\n"
+            + "\n\n".join(
+                "We are planning the migration of the billing service from the monolith to "
+                "its own deployment. The service owns invoices, payment retries and the "
+                "dunning emails. " * 3
+                for _ in range(120)
+            )
+            + "\n\nThe last run failed with sqlite3.OperationalError: database is locked\n"
+            "What do you think?",
+            [
+                (
+                    "Please review this design before we start. "
+                    + "We are planning the migration of the billing service from the monolith "
+                    "to its own deployment. The service owns invoices, payment retries and the "
+                    "dunning emails. "
+                    * 2
+                    + "We are planning the migration of the billing service from the monolith "
+                    "to its own deployment. The service owns invoices, payment",
+                    False,
+                ),
+                ("sqlite3.OperationalError: database is locked", True),
+            ],
+        ),
+    ],
+    ids=["short", "long-prose"],
+)
+def test_a_prompt_that_is_prose_with_an_error_line_is_asked_as_before(
+    prompt: str, queries: list[tuple[str, bool]]
+) -> None:
+    """Reading a prompt as a log changes nothing for one that is prose: its words and its
+    error line are the queries they were (computed with the hook before it read logs)."""
+    assert claude_code.prompt_queries(prompt) == queries
 
 
 @pytest.mark.parametrize(

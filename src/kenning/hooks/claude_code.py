@@ -19,8 +19,9 @@ in a checkout).
   (:meth:`MemoryStore.recall`). Prompts shorter than :data:`MIN_PROMPT_CHARS` are skipped,
   unless they are a whole error (``KeyError: 'user'``).
   The query is built like a plan query (the text under ``## Overview``, else the first
-  500 characters; a pasted diff is cut out first; of a prompt over :data:`MAX_PROMPT_CHARS`
-  the head and the tail are read, where a pasted log has its error). When the prompt
+  500 characters; a pasted diff is cut out first; a prompt over :data:`MAX_PROMPT_CHARS`,
+  a pasted log, is read as ``kenning recall --error`` reads one, in the smaller parts of
+  :data:`PROMPT_LOG_BOUNDS`: its head, the lines around its errors, its tail). When the prompt
   carries an error (:func:`kenning.querybuild.reports_error`: a task that only names an
   exception class carries none), its parsed signature is recalled too, with the error
   floor, and the
@@ -105,6 +106,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .. import config, protocol
 from ..errors import KenningError, StoreUnavailable
+from ..log_window import Bounds
 
 if TYPE_CHECKING:
     from ..model import Memory
@@ -146,10 +148,41 @@ _EXIT_CODE_LINE = re.compile(r"\AExit code -?\d+[^\S\n]*(?:\n|\Z)")
 #: Prompts shorter than this (after stripping) are not worth a recall ("yes", "go on"),
 #: unless they are an error of more than one word (``KeyError: 'user'``).
 MIN_PROMPT_CHARS = 20
-#: Of a very long prompt (a pasted file or log) only this many characters are looked at
-#: (at most what recall takes as a query): its head and its tail, half each — a pasted log
-#: ends with its error.
+#: A prompt of at most this many characters (any query recall takes) is read whole; a
+#: longer one (a pasted log or file) as :func:`kenning.log_window.log_window` reads a log,
+#: within :data:`PROMPT_LOG_BOUNDS`.
 MAX_PROMPT_CHARS = protocol.MAX_QUERY_CHARS
+#: What the hook reads of a pasted log: what ``kenning recall --error`` reads
+#: (:func:`kenning.log_window.log_window`'s rules), in smaller parts, since the hook reads
+#: it again line by line for the prompt's words and errors (:func:`prompt_recall_queries`)
+#: within its budget (:data:`DEFAULT_BUDGET_SECONDS`), after Python's start and the
+#: model's load (0.4–0.7 s of a hook's process at the machine's usual load, 1.6–2.7 s with
+#: two more busy processes). Calibrated on the 2 shared cores (2026-12-06, four log shapes:
+#: Maven downloads, a service's INFO/WARNING/ERROR lines, every line an ERROR, ``pytest -v``
+#: names holding "fails"/"errors"), the hook's reading (:func:`prompt_recall_queries`),
+#: at the usual load (load average 4–6 of the other engineers) / with two more busy
+#: processes: a prompt read whole costs ~4–9 µs a character (20,000 characters, what it
+#: read before: 0.03–0.08 s / 0.06–0.23 s; 32,000: 0.08–0.15 s / 0.20–0.39 s; 90,000:
+#: 0.37–1.0 s / 0.8–1.6 s), and searching the middle of a huge paste for its errors ~10–20 µs
+#: a line that names an error word (its 40,000 lines cost up to 1.3 s loaded). With these
+#: bounds (whole up to 32,005 characters and 685 lines) the reading takes at most 0.43 s /
+#: 0.98 s for a 5 MB paste (0.15 s / 0.50 s for 180 KB): under a second of the 5 s, loaded.
+#: A paste with more than 20,000 lines that name an error word before its error (5 MB of
+#: them) is searched that far; its head and tail are still read.
+PROMPT_LOG_BOUNDS = Bounds(
+    head_lines=80,
+    head_chars=5_000,
+    tail_lines=300,
+    tail_chars=12_000,
+    error_above=10,
+    error_below=60,
+    error_chars=6_000,
+    trace_lines=300,
+    middle_chars=15_000,
+    error_tries_chars=50_000,
+    weak_tries_chars=20_000,
+    candidates_max=20_000,
+)
 #: The hook input is a small JSON object (a prompt, a few paths): past this many bytes the
 #: rest is not read (a stream that never ends would fill the memory until the budget ends).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -184,20 +217,15 @@ class ServerStoreNotConsulted(Exception):
 
 
 def _looked_at(prompt: str) -> str:
-    """What the hook reads of ``prompt``: all of it up to :data:`MAX_PROMPT_CHARS`; of a
-    longer one, its head and its tail (each half of that, cut at a line break when there is
-    one), joined by a line break. The tail is where a pasted log or traceback has its error."""
-    if len(prompt) <= MAX_PROMPT_CHARS:
-        return prompt
-    half = MAX_PROMPT_CHARS // 2
-    head, tail = prompt[:half], prompt[-half:]
-    end = head.rfind("\n")
-    if end > 0:
-        head = head[:end]
-    start = tail.find("\n")
-    if 0 <= start < len(tail) - 1:
-        tail = tail[start + 1 :]
-    return head + "\n" + tail
+    """What the hook reads of ``prompt``: all of it up to :data:`MAX_PROMPT_CHARS`, and up
+    to :data:`PROMPT_LOG_BOUNDS`' whole size; of a longer one (a pasted log), what
+    ``kenning recall --error`` reads of a log, in smaller parts: its first lines (the
+    prompt's words), the lines around its errors and its last lines (the request after the
+    paste); a test runner's JSON report as printed."""
+    from ..json_reports import as_printed
+    from ..log_window import log_window
+
+    return as_printed(log_window(prompt, PROMPT_LOG_BOUNDS).text)
 
 
 def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
@@ -214,17 +242,16 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
     (:func:`kenning.querybuild.warned_errors`) where its crash names its own. ``[]`` when the
     prompt is too short to be worth a recall (and is no error of two words or more).
 
-    Of a prompt over :data:`MAX_PROMPT_CHARS`, the head and the tail are read. A pasted
-    diff is cut out first (what follows it is kept). Without an error, the query is the
-    plan query of the prompt (text under ``## Overview``, else its first 500 characters).
-    With an error, the
+    Of a prompt over :data:`MAX_PROMPT_CHARS`, what :func:`_looked_at` reads (a pasted
+    log's head, errors and tail). A pasted diff is cut out first (what follows it is kept).
+    Without an error, the query is the plan query of the prompt (text under
+    ``## Overview``, else its first 500 characters). With an error, the
     prompt's own words before the first error and the request after the last one
     (:func:`kenning.querybuild.is_request_line`; when long enough) are one query and the
     parsed error signature — never the whole stack trace, nor the words of a sentence
     around an error told in it (:func:`kenning.querybuild.error_in_sentence`) — is another.
     """
     from ..errors import UserInputError
-    from ..json_reports import as_printed
     from ..log_formats import ANSI, without_run_log_prefixes
     from ..querybuild import (
         MOST_ERRORS_TOLD,
@@ -243,9 +270,9 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
     from ..signatures import names_error, written_below_error
 
     # a lone surrogate (half an emoji a client cut) would make every query unusable
-    # a test runner's JSON report is read before a long prompt is cut to its head and tail
+    # a test runner's JSON report is read (as printed) before a long prompt is read in part
     # (jest's is one line: cut, it reads as no report; qa-s67b F2)
-    prompt = _looked_at(as_printed(prompt)).encode("utf-8", "replace").decode("utf-8")
+    prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")
     prompt = ANSI.sub("", prompt)  # a terminal's colours, pasted with its output
     prompt = without_run_log_prefixes(prompt)  # gh's job and step before a CI log's lines
     text = without_diffs(prompt).strip()
