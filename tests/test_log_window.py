@@ -229,6 +229,32 @@ def test_recall_error_finds_the_fix_of_a_maven_failure_in_the_middle(
     assert "(1–200, 1,283–1,502 around an error, 1,808–3,807)" in r.stderr
 
 
+def test_recall_error_json_says_which_lines_it_read(store: MemoryStore, project: Path) -> None:
+    """`kenning recall --error - --json` of a log read in part: ``log_read`` says what the
+    notice on stderr says (the log's lines, each part read, the one around an error, the
+    notice itself); ``null`` for a log read whole and for a recall of a query."""
+    lines = ["[INFO] Scanning for projects...", *maven_tests(1_300), *OOM, *downloads(2_500)]
+    log = ("\n".join(lines) + "\n").encode()
+    r = run_cli(project, "recall", "--error", "-", "--json", stdin=log)
+    assert r.returncode == 0, r.stderr
+    read = json.loads(r.stdout)["log_read"]
+    assert read["lines"] == 3_807 and read["as_printed"] is False
+    assert read["parts"] == [
+        {"first": 1, "last": 200, "around_error": False},
+        {"first": 1_283, "last": 1_502, "around_error": True},
+        {"first": 1_808, "last": 3_807, "around_error": False},
+    ]
+    assert (read["cut_lines"], read["redrawn_lines"], read["left_out_lines"]) == (0, 0, 0)
+    assert read["search_stopped_at"] is None
+    assert read["notice"] == r.stderr.strip()
+    quiet = run_cli(project, "recall", "--error", "-", "--json", "--quiet", stdin=log)
+    assert json.loads(quiet.stdout)["log_read"] == read and "read in part" not in quiet.stderr
+    whole = run_cli(project, "recall", "--error", "-", "--json", stdin=TRACEBACK.encode())
+    assert json.loads(whole.stdout)["log_read"] is None
+    asked = run_cli(project, "recall", "KeyError: 'user'", "--json")
+    assert json.loads(asked.stdout)["log_read"] is None
+
+
 def maven_tests(n: int) -> list[str]:
     """Maven's line for each test class that passed: it holds "Errors" and "Failures"."""
     return [

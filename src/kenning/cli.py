@@ -47,6 +47,7 @@ from .model import (
 )
 
 if TYPE_CHECKING:
+    from .log_window import LogWindow
     from .store import MemoryStore
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -561,7 +562,9 @@ def _read_output(raw: str) -> str:
     return sys.stdin.buffer.read().decode("utf-8", errors="replace")
 
 
-def _read_log(raw: str, quiet: bool = False, command: str = "kenning recall --error -") -> str:
+def _read_log(
+    raw: str, quiet: bool = False, command: str = "kenning recall --error -"
+) -> LogWindow:
     """What is read of a log given as RAW (or - for stdin, :func:`_read_output`): of a huge
     one, a bounded part (:func:`kenning.log_window.log_window`: its start, its errors,
     its end), said in one line on stderr (unless ``quiet``); never refused for its size."""
@@ -571,7 +574,7 @@ def _read_log(raw: str, quiet: bool = False, command: str = "kenning recall --er
     notice = window.notice(command)  # (and how to have ``command`` read another part)
     if notice and not quiet:
         click.echo(notice, err=True)
-    return window.text
+    return window
 
 
 def _read_note(content: str, as_json: bool) -> str:
@@ -759,13 +762,15 @@ def recall(
         fmt = "json"
     queries: list[tuple[str, bool | None]]
     fallbacks: list[tuple[str, bool | None]] = []
+    window: LogWindow | None = None  # (what was read of the log --error gave)
     if raw_error is not None:
         from .querybuild import error_recall_queries
 
         if query is not None:
             raise click.UsageError("pass either QUERY or --error, not both")
         _refuse_a_log_name(raw_error, "--error", "kenning recall --error -")
-        queries, fallbacks = error_recall_queries(_read_log(raw_error, quiet))
+        window = _read_log(raw_error, quiet)
+        queries, fallbacks = error_recall_queries(window.text)
     elif query is None:
         raise click.UsageError("missing QUERY (or --error RAW)")
     elif query == "-":  # the query from standard input, as remember takes a note
@@ -785,7 +790,9 @@ def recall(
         missing = store.missing_reason
         where = _where(store)
     if fmt == "json":
-        _echo_json_text(render_json(result.to_dict() | where))
+        # (null: no log, or one read whole; else the parts read, as the notice says them)
+        log_read = window.to_dict() if window is not None else None
+        _echo_json_text(render_json(result.to_dict() | where | {"log_read": log_read}))
     elif fmt == "xml":
         block = render_recall_result(result, store.group_id)
         if block:
@@ -1332,7 +1339,7 @@ def query_error(raw: str) -> None:
     from .querybuild import query_from_error
 
     _refuse_a_log_name(raw, "RAW", "kenning query error -")
-    click.echo(query_from_error(_read_log(raw, command="kenning query error -")))
+    click.echo(query_from_error(_read_log(raw, command="kenning query error -").text))
 
 
 def _refuse_a_log_name(raw: str, what: str, reads_stdin: str) -> None:

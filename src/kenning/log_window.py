@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .json_reports import REPORT_MAX_CHARS, as_printed
 from .protocol import MAX_QUERY_CHARS
@@ -226,6 +227,31 @@ class LogWindow:
     @property
     def whole(self) -> bool:
         return not (self.parts or self.cut_lines or self.left_out_raw or self.redrawn)
+
+    def to_dict(self, command: str = "kenning recall --error -") -> dict[str, Any] | None:
+        """What :meth:`notice` says, for a command's JSON (``log_read``): ``None`` when the
+        log was read whole; else the log's lines, each part read (``first``, ``last``, and
+        whether it was read around an error), the lines cut, redrawn and left out, the line
+        the search for errors stopped at, and the notice itself."""
+        if self.whole:
+            return None
+        return {
+            "lines": self.lines,
+            "as_printed": self.as_printed,
+            "parts": [
+                {
+                    "first": first,
+                    "last": last,
+                    "around_error": any(first <= e <= last for e in self.errors),
+                }
+                for first, last in self.parts
+            ],
+            "cut_lines": self.cut_lines,
+            "redrawn_lines": self.redrawn,
+            "left_out_lines": self.left_out_raw,
+            "search_stopped_at": self.search_stopped,
+            "notice": self.notice(command),
+        }
 
     def notice(self, command: str = "kenning recall --error -") -> str:
         """One line that says what was read (``""`` when the log was read whole), and how
