@@ -3767,6 +3767,14 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         # vite's build: no "Error:" in it
         'error during build:\n[vite]: Rollup failed to resolve import "@acme/shared" from '
         '"/repo/packages/web/src/main.tsx".',
+        # a message typed without its class or program, naming what is missing (qa-s69a F1)
+        "No module named 'yaml'",
+        "no module named yaml",
+        "pytest fails: No module named 'yaml'",
+        "Cannot find module 'lodash'",
+        "cannot import name 'escape' from 'jinja2'",
+        "undefined reference to `dlopen'",
+        "unresolved import `tokio`",
     ],
 )
 def test_looks_like_error(text: str) -> None:
@@ -3884,6 +3892,10 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
         "My config is: level=error format=json output=stdout",
         "[question] level=error handler=json x=1",
         "web-1  | settings: level=error format=json",
+        # a message a sentence names, no missing name after it
+        "fix the no module named error in the loader",
+        "How do we handle Cannot find module errors in the bundler?",
+        "the linker's undefined reference to a symbol is the usual cause",
     ],
 )
 def test_does_not_look_like_error(text: str) -> None:

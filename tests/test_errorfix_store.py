@@ -1204,6 +1204,64 @@ def test_the_fix_of_the_same_error_with_another_code_is_not_recalled(
 
 
 @pytest.mark.parametrize(
+    ("stored", "other", "own"),
+    [
+        (
+            "ModuleNotFoundError: No module named 'requests'",
+            "No module named 'yaml'",
+            "No module named 'requests'",
+        ),
+        (
+            "Error: Cannot find module 'express'",
+            "Cannot find module 'lodash'",
+            "Cannot find module 'express'",
+        ),
+        (
+            "ImportError: cannot import name 'soft_unicode' from 'markupsafe'",
+            "cannot import name 'escape' from 'jinja2'",
+            "cannot import name 'soft_unicode' from 'markupsafe'",
+        ),
+        (
+            "undefined reference to `pthread_create'",
+            "undefined reference to `dlopen'",
+            "undefined reference to `pthread_create'",
+        ),
+    ],
+)
+def test_an_error_typed_without_its_class_is_recalled_as_an_error(
+    store: MemoryStore, stored: str, other: str, own: str
+) -> None:
+    """qa-s69a F1: ``kenning recall "No module named 'yaml'"`` (the error as people type it,
+    without ``ModuleNotFoundError:``) answered the fix stored for ``'requests'`` at 0.58: the
+    query was read as words (the generic floor, no fingerprint), so the entry of another name
+    was not held below the floors as it is for the whole error. So with ``--error`` when a
+    sentence tells it ("pytest fails: …"), the prompt hook, and search; the bare message of
+    the entry's own error still finds it."""
+    from kenning.hooks.claude_code import prompt_queries
+
+    entry = store.remember(f"ERROR-FIX: {stored} | FIX: the fix of this error alone", "error_fix")
+    assert entry.status == "stored", entry
+    root = store.project.root
+    for args in (
+        ("recall", "--json", other),
+        ("recall", "--json", f"pytest fails: {other}"),
+        ("recall", "--json", "--error", other),
+        ("recall", "--json", "--error", f"pytest fails: {other}"),
+    ):
+        r = run_cli(root, *args)
+        assert r.returncode == 0, r.stderr
+        answer = json.loads(r.stdout)
+        assert (answer["floor"], answer["results"]) == (protocol.ERROR_RECALL_FLOOR, []), args
+    r = run_cli(root, "search", "--json", other)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["best_semantic"] <= ANOTHER_CODE_SCORE, r.stdout
+    prompt = f"the app crashes on start with {other}, can you fix it?"
+    assert not store.recall_many(prompt_queries(prompt)).hits
+    r = run_cli(root, "recall", "--json", own)
+    assert [h["id"] for h in json.loads(r.stdout)["results"]] == [entry.id], r.stdout
+
+
+@pytest.mark.parametrize(
     ("stored", "asked"),
     [
         # words a note adds after the JVM's kind of memory are not the kind (0.3 for a day)

@@ -303,6 +303,15 @@ def test_a_request_holds_an_entry_of_another_code_unless_it_is_an_exact_match() 
             False,  # ('NoneType')
         ),
         ("KeyError: 'customer_id'", "NameError: name 'customer' is not defined", True),
+        # Python's message typed without its class is that class's (qa-s69a F1)
+        (
+            "No module named 'yaml'",
+            "PermissionError: [Errno 13] Permission denied: '/var/run/app.pid'",
+            True,
+        ),
+        ("cannot import name 'escape' from 'jinja2'", "KeyError: 'customer_id'", True),
+        ("No module named 'yaml'", "ImportError: No module named yaml", False),
+        ("No module named 'yaml'", "ModuleNotFoundError: No module named 'yaml'", False),
     ],
 )
 def test_an_entry_of_another_exception_is_told_by_its_class(

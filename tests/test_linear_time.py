@@ -80,6 +80,10 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     "error in a sentence: a run of spaces": (error_in_sentence, "x XError: a" + " " * QUERY + "y"),
     "error in a sentence: failed asserts told": (error_in_sentence, "x fails: assert 1 " * QUERY),
     "error in a sentence: errors fixed and now": (error_in_sentence, "XError: a, now " * QUERY),
+    "error in a sentence: messages typed bare": (
+        error_in_sentence,
+        "x fails: " + "No module named " * (QUERY // 4),
+    ),
     # 2.2 s for a 20,000-character prompt: the spaces before "now" from every space of a run
     "error in a sentence: spaces before now": (
         error_in_sentence,

@@ -806,3 +806,27 @@ async def test_a_tool_error_of_a_store_url_shows_no_piece_of_its_credentials(
     monkeypatch.setenv("KENNING_STORE", url)
     text = await error(client, "search_memories", query="database is locked")
     assert '"pool_size"' in text and "&pool_size=5" in text and "PlainZq9" not in text, text
+
+
+async def test_recall_holds_another_missing_modules_fix_for_the_message_typed_bare(
+    client: Client,
+) -> None:
+    """qa-s69a F1: hooks_recall of "No module named 'yaml'" (the error without its class, as an
+    agent or a person types it) answered the fix stored for ``'requests'`` at 0.58, floor 0.5:
+    read as words, not as an error, so another module's fix was not held below the floors as
+    it is for the whole error. The module's own fix is still found."""
+    stored = answer(
+        await call(
+            client,
+            "hooks_remember",
+            content="ERROR-FIX: ModuleNotFoundError: No module named 'requests' | FIX: pip "
+            "install requests; it is a runtime dependency listed in pyproject.toml",
+            type="error_fix",
+        )
+    )
+    said = await ok(client, "hooks_recall", query="No module named 'yaml'")
+    assert (said["floor"], said["results"]) == (protocol.ERROR_RECALL_FLOOR, []), said
+    said = await ok(client, "hooks_recall", query="pytest fails: No module named 'yaml'")
+    assert said["results"] == [], said
+    said = await ok(client, "hooks_recall", query="No module named 'requests'")
+    assert [r["id"] for r in said["results"]] == [stored["id"]], said

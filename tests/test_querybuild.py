@@ -857,3 +857,42 @@ def test_a_warning_s_error_indented_under_its_level_is_asked() -> None:
     assert warned_errors(inner) == [redis]
     # an info record's exception is a handled one
     assert warned_errors(log.replace("warn: App.Services", "info: App.Services")) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "words", "error"),
+    [
+        ("pytest fails: No module named 'yaml'", "pytest fails", "No module named 'yaml'"),
+        (
+            "the app crashes on start with No module named 'yaml', can you fix it?",
+            "the app crashes on start with",
+            "No module named 'yaml'",
+        ),
+        ("No module named 'yaml' when I run it", "when I run it", "No module named 'yaml'"),
+        (
+            "the build says `undefined reference to `dlopen'`",
+            "the build says",
+            "undefined reference to `dlopen'",
+        ),
+        (
+            "cargo build: unresolved import `tokio`. Help?",
+            "cargo build",
+            "unresolved import `tokio`",
+        ),
+        # a tool's line is read whole (ld's location before its message)
+        (
+            "/usr/bin/ld: main.o: in function `main': main.c:(.text+0x1a): undefined reference "
+            "to `dlopen'",
+            "",
+            "/usr/bin/ld: main.o: in function `main': main.c:(.text+0x1a): undefined reference "
+            "to `dlopen'",
+        ),
+    ],
+)
+def test_an_error_typed_without_its_class_is_told_in_a_sentence(
+    line: str, words: str, error: str
+) -> None:
+    """qa-s69a F1: "pytest fails: No module named 'yaml'" was read as one error, the
+    sentence's words and all, so its fingerprint was no missing module's: the fix stored for
+    ``'requests'`` was not held as another name's, as it is when the message has its class."""
+    assert errors_in_sentence(line) == (words, [error])

@@ -36,6 +36,7 @@ from .protocol import MAX_QUERY_CHARS
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
 from .signatures import (
+    BARE_ERROR_MESSAGE,
     FAILED_ASSERT,
     SYSTEM_CALL_ERRORS,
     clean_line,
@@ -1149,7 +1150,23 @@ def _error_told(line: str) -> tuple[str, str]:
         message_end = _MESSAGE_END.search(error, told.end(1) - told.start(1))
         cut = values.end() if values else message_end.start() if message_end else None
         return line[: told.start(1)].rstrip(" \t:;("), error[:cut].strip()
+    bare = _BARE_MESSAGE.search(line)
+    if bare is not None:  # "pytest fails: No module named 'yaml'": typed without its class
+        if prose is None or prose.end() > bare.start():
+            return _error_first(line, bare)
+        before, error = line[: bare.start()], line[bare.start() :]
+        if not _said_by_a_person(before.rstrip(" \t`'\"(:")):
+            return "", line  # a tool's line (ld's "main.c:(.text+0x1a): undefined …"), whole
+        if before.endswith("`") and "`" in error[bare.end() - bare.start() :]:
+            error = error[: error.index("`", bare.end() - bare.start())]
+        elif (end := _MESSAGE_END.search(error, bare.end() - bare.start())) is not None:
+            error = error[: end.start()]
+        return before.rstrip(" \t`'\"(:"), error.strip()
     return "", line
+
+
+#: An error's message typed without its class (:data:`kenning.signatures.BARE_ERROR_MESSAGE`).
+_BARE_MESSAGE = lazy(BARE_ERROR_MESSAGE)
 
 
 def _closing_quote(error: str, quote: str) -> int | None:

@@ -515,15 +515,24 @@ _EXCEPTION_CLASS = re.compile(
 #: ``AssertionError:`` it is raised as left out (so the summary's line and the traceback's
 #: are one error; :func:`kenning.fingerprints.error_fingerprint`).
 _PYTEST_ASSERT = re.compile(r"^assert\s")
+#: Python's messages a person types without their class (``No module named 'yaml'``, a
+#: ModuleNotFoundError; ``cannot import name 'x' from 'y'``, an ImportError): their
+#: fingerprint names the class as the whole error's does, so an entry about another
+#: exception is held as it is for the whole error (qa-s69a F1).
+_IMPLIED_CLASS = re.compile(r"^(?:(no module named )|cannot import name )")
 
 
 def _exception_classes(fingerprint: str) -> set[str]:
-    classes = set(_EXCEPTION_CLASS.findall(fingerprint))
+    found = set(_EXCEPTION_CLASS.findall(fingerprint))
+    if found:
+        return found
     if _PYTEST_ASSERT.match(fingerprint):
         # an AssertionError by another name: a fix of a failed assert came back at 0.42 for
         # "KeyError: 'tenant_id'" (qa-s69a F5), where another class's is held to the floor
-        classes.add("assertionerror")
-    return classes
+        found.add("assertionerror")
+    elif (implied := _IMPLIED_CLASS.match(fingerprint)) is not None:
+        found.add("modulenotfounderror" if implied.group(1) else "importerror")
+    return found
 
 
 #: What a fingerprint masked (``<q>``, ``<path>``), and the words every error's message may

@@ -37,6 +37,7 @@ from .log_window import read_of_log
 from .truncation import cut_at_word_boundary
 
 __all__ = [
+    "BARE_ERROR_MESSAGE",
     "LOCATION_PREFIX",
     "SYSTEM_CALL_ERRORS",
     "clean_line",
@@ -1421,6 +1422,19 @@ SYSTEM_CALL_ERRORS = (
 _SYSTEM_CALL_ERRORS = "|".join(
     error.replace(" ", r"\s").replace("Connection", "[Cc]onnection") for error in SYSTEM_CALL_ERRORS
 )
+#: An error's message as a tool prints it after its exception class or its program's name,
+#: and as a person types it without them: ``No module named 'yaml'``, ``Cannot find module
+#: 'lodash'``, ``cannot import name 'escape' from 'jinja2'``, ``undefined reference to
+#: `dlopen'``, ``unresolved import `tokio```. Each names the thing that is missing, which is
+#: the error (the fix of ``'requests'`` is not ``'yaml'``'s): read as an error, its
+#: fingerprint holds an entry of another name below the floors as the whole error's does
+#: (qa-s69a F1: the fix of ``'requests'`` came back at 0.58 for the bare message). Its first
+#: letter in either case; a name after it (a sentence that names the message is no error).
+BARE_ERROR_MESSAGE = (
+    r"(?<![\w.])(?:[Nn]o\smodule\snamed\s(?!errors?\b)['\"`]?[\w.]|[Cc]annot\sfind\smodule\s['\"`]"
+    r"|[Cc]annot\simport\sname\s['\"`]|[Uu]ndefined\sreference\sto\s[`'\"]"
+    r"|[Uu]nresolved\simport\s[`'\"])"
+)
 #: (A line's leading space is ``[^\S\n]*``: ``^\s*`` ran from every line's start over all
 #: the blank lines after it, time quadratic in their number.)
 _LOOKS_LIKE_ERROR = lazy(
@@ -1448,6 +1462,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bexit(?:ed)?\s+(?:with\s+)?(?:code|status)\s*\d+
     | \bnpm\s+(?:ERR!|error)
     | \bcommand\snot\sfound\b
+    | BARE_ERROR_MESSAGE                    # a message typed without its class or program
     | ^[^\S\n]*(?:\S*/)?(?:ba|da|k|z)?sh:\s(?:\d+:\s|line\s\d+:\s)?[\w./+-]+:\snot\sfound$  # dash's
     | ^[^\S\n]*Module\snot\sfound:\s                       # webpack's, Next.js'
     | ^(?:[^\S\n]*|[\w.-]+[^\S\n]+\|[^\S\n]+|[^\n]*?\[\d+\]:[^\S\n]+
@@ -1521,7 +1536,9 @@ _LOOKS_LIKE_ERROR = lazy(
     | ^[^\S\n]*\*\*\s\((?:exit|EXIT|Mix|[A-Z][\w.]*(?:Error|Exception))\)\s  # Elixir
     | ^==\d+==\s+(?:Invalid\s|Mismatched\s|Conditional\sjump\b|Use\sof\suninitialised\b)  # valgrind
     | ^[^\S\n]*(?:\S*/)?(?:(?:GNU)?[Mm]akefile(?:\.\w+)?|[\w.-]+\.mk):\d+:\s\*\*\*\s  # make
-    )""".replace("SYSTEM_CALL_ERRORS", _SYSTEM_CALL_ERRORS),
+    )""".replace("SYSTEM_CALL_ERRORS", _SYSTEM_CALL_ERRORS).replace(
+        "BARE_ERROR_MESSAGE", BARE_ERROR_MESSAGE
+    ),
     re.VERBOSE | re.MULTILINE,
 )
 
