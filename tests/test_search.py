@@ -77,12 +77,17 @@ def test_cascading_expands_only_when_needed(seeded: MemoryStore) -> None:
 
 def test_cascading_reason_counts_the_results_in_words(seeded: MemoryStore) -> None:
     """`search --json` and the MCP tool said "only 0 result(s) passed the threshold (fewer
-    than 3)"; the reason says the number as a sentence does."""
+    than 3)"; the reason says the number as a sentence does, and names the collection it
+    counted (qa-s69a F4: "no result passed the threshold" was said beside a result that
+    passed, found in another collection after cascading)."""
     one = seeded.search("why did we pick JWT authentication", threshold=0.3, now=NOW)
     assert len([r for r in one.results if r.memory.collection == "discussions"]) == 1
-    assert one.expansion_reason == "only 1 result passed the threshold (fewer than 3)"
+    assert len(one.results) > 1  # (the others' results, after cascading)
+    assert one.expansion_reason == (
+        "only 1 result in discussions passed the threshold, fewer than 3"
+    )
     none = seeded.search("why did we pick JWT authentication", threshold=0.99, now=NOW)
-    assert none.expansion_reason == "no result passed the threshold (fewer than 3)"
+    assert none.expansion_reason == "no result in discussions passed the threshold, fewer than 3"
 
 
 def test_cascading_does_not_expand_when_primary_suffices(store: MemoryStore) -> None:
@@ -104,6 +109,22 @@ def test_cascade_reason_for_weak_best_score(seeded: MemoryStore) -> None:
     r = seeded.search("how to bake sourdough bread", threshold=0.0, now=NOW)
     assert r.expanded
     assert r.expansion_reason is not None
+
+
+def test_cascade_reason_for_a_weak_best_score_names_the_collection(store: MemoryStore) -> None:
+    for text in (
+        "Retry sqlite writes on 'database is locked' with exponential backoff.",
+        "Open sqlite in WAL mode so that readers never block the writer.",
+        "Set busy_timeout on every sqlite connection before the first query.",
+    ):
+        store.remember(text, "implementation", stored_at=NOW)
+    # (three pass the threshold: the reason is the best score's)
+    r = store.search("how do connections retry", threshold=0.0, now=NOW)
+    assert r.plan.primary == ("code-patterns",) and r.expanded, r
+    best = max(x.semantic for x in r.results)
+    assert (
+        r.expansion_reason == f"the best semantic score in code-patterns, {best:.2f}, is below 0.5"
+    )
 
 
 def test_decay_reorders_and_subscores_are_exact(store: MemoryStore) -> None:

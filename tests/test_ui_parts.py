@@ -1559,3 +1559,26 @@ def test_an_age_filter_over_a_searchs_best_results_says_so(
     summary = html[html.index('id="summary"') :].split("</p>", 1)[0]
     assert "of the 100 results at or above the threshold" in summary, summary
     assert "narrow the query" in summary and "lower the threshold" not in summary, summary
+
+
+def test_the_cascading_reason_names_the_collection_it_counted(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """qa-s69a F4: the page said "1 result at or above the threshold … (cascaded: no result
+    passed the threshold (fewer than 3))": the reason counted the primary collection alone,
+    and did not say so."""
+    from kenning import open_store
+
+    monkeypatch.setenv("KENNING_SIMILARITY_THRESHOLD", "0.05")
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.remember("Use ruff format, line length 100", "rule").ok
+    client, source = _page_client(project)
+    try:
+        html = client.get("/?q=line+length").text
+    finally:
+        source.close()
+    summary = " ".join(html[html.index('id="summary"') :].split("</p>", 1)[0].split())
+    assert "1 result at or above the threshold 0.05" in summary, summary
+    assert "(cascaded: no result in code-patterns passed the threshold, fewer than 3)" in summary, (
+        summary
+    )

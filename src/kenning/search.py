@@ -799,17 +799,22 @@ def _cosines_of(
 
 
 def expansion_reason(
-    primary_results: Sequence[SearchResult], best_semantic: float | None
+    primary_results: Sequence[SearchResult],
+    best_semantic: float | None,
+    primary: Sequence[str],
 ) -> str | None:
-    """Why cascading must expand, or None: fewer than 3 results passed the threshold, or
-    the best semantic score (passing or not) is below 0.5."""
+    """Why cascading must expand, or None: fewer than 3 results of the ``primary``
+    collections passed the threshold, or their best semantic score (passing or not) is below
+    0.5. The reason names those collections: the results shown after cascading are all the
+    collections' (qa-s69a F4: "no result passed the threshold" beside one that did)."""
+    where = ", ".join(primary)
     if len(primary_results) < CASCADE_MIN_RESULTS:
         n = len(primary_results)
         passed = "no result" if n == 0 else f"only {n} result" + ("s" if n > 1 else "")
-        return f"{passed} passed the threshold (fewer than {CASCADE_MIN_RESULTS})"
+        return f"{passed} in {where} passed the threshold, fewer than {CASCADE_MIN_RESULTS}"
     if best_semantic is None or best_semantic < CASCADE_MIN_BEST:
         best = "none" if best_semantic is None else f"{best_semantic:.2f}"
-        return f"best semantic score {best} is below {CASCADE_MIN_BEST}"
+        return f"the best semantic score in {where}, {best}, is below {CASCADE_MIN_BEST}"
     return None
 
 

@@ -690,7 +690,7 @@ class StoreReads(StoreFreshness):
             return self._rank_fresh_first(ranked, settings.stale_penalty), best
 
         results, best = run(plan.primary)
-        reason = expansion_reason(results, best) if plan.cascade else None
+        reason = expansion_reason(results, best, plan.primary) if plan.cascade else None
         expanded = False
         if reason is not None and plan.secondary:
             more, best_more = run(plan.secondary)
