@@ -860,7 +860,10 @@ FINGERPRINT_RULES_PROBES = {
     # (17: npm 7+'s close of a failed script is a wrapper, kubectl's --prefix and logrus'
     # terminal lines are read: the probe's errors have neither)
     17: "73bee68de6c7eaa6",
+    # (18: a port a server could not listen on, Docker's and Go's, is its service's)
     18: "c64023429e02942c",
+    # (19: rustc's `name` is kept in quotes at both ends, as 'name')
+    19: "95eb77da3ac93328",
 }
 
 
@@ -1092,6 +1095,11 @@ def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -
             '/src/app.py:3:8 - error: Import "yaml" could not be resolved (reportMissingImports)',
             '/src/api.py:1:8 - error: Import "jwt" could not be resolved (reportMissingImports)',
         ),
+        # rustc's crate in backticks (kept as '`serde', no name, it held nothing)
+        (
+            "error[E0432]: unresolved import `serde`\n --> src/main.rs:1:5",
+            "error[E0432]: unresolved import `tokio`\n --> src/lib.rs:3:5",
+        ),
         # another bean Spring cannot inject, another permission gcloud was denied
         (
             "Parameter 0 of constructor in com.acme.shop.orders.OrderService required a bean of "
@@ -1225,6 +1233,11 @@ def test_the_fix_of_the_same_error_with_another_code_is_not_recalled(
             "undefined reference to `pthread_create'",
             "undefined reference to `dlopen'",
             "undefined reference to `pthread_create'",
+        ),
+        (
+            "error[E0432]: unresolved import `serde`",
+            "unresolved import `tokio`",
+            "unresolved import `serde`",
         ),
     ],
 )

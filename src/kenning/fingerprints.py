@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "specific"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 18
+RULES_VERSION = 19
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -1042,7 +1042,11 @@ _JDK_NATIVE_THREAD = lazy(
     r"\s+process/resource\s+limits\s+reached)?",
     re.IGNORECASE,
 )
-_UNICODE_QUOTES = lazy(r"^[‘`]|’$")
+#: The quotes a kept name is said in, other than ``'``: gcc's, make's and GHC's ‘so’ (a UTF-8
+#: locale), GNU's `so' (C), and rustc's `serde` (both ends: its name read as ``'serde`` kept
+#: no value, so another crate's ``unresolved import`` entry was not held as another name's,
+#: qa-s69a F1).
+_UNICODE_QUOTES = lazy(r"^[‘`]|[’`]$")
 
 
 #: An exit status a runner quotes (Azure Pipelines' "Bash exited with code '137'."): a status
