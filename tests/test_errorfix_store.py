@@ -864,6 +864,8 @@ FINGERPRINT_RULES_PROBES = {
     18: "c64023429e02942c",
     # (19: rustc's `name` is kept in quotes at both ends, as 'name')
     19: "95eb77da3ac93328",
+    # (20: Python 2's module named without quotes is kept: the probe's errors quote theirs)
+    20: "95eb77da3ac93328",
 }
 
 
@@ -1095,6 +1097,7 @@ def test_a_nextjs_type_error_finds_the_fix_stored_from_tsc(store: MemoryStore) -
             '/src/app.py:3:8 - error: Import "yaml" could not be resolved (reportMissingImports)',
             '/src/api.py:1:8 - error: Import "jwt" could not be resolved (reportMissingImports)',
         ),
+        ("ImportError: No module named requests", "ImportError: No module named yaml"),
         # rustc's crate in backticks (kept as '`serde', no name, it held nothing)
         (
             "error[E0432]: unresolved import `serde`\n --> src/main.rs:1:5",
@@ -1238,6 +1241,12 @@ def test_the_fix_of_the_same_error_with_another_code_is_not_recalled(
             "error[E0432]: unresolved import `serde`",
             "unresolved import `tokio`",
             "unresolved import `serde`",
+        ),
+        # the module without quotes, as Python 2 printed it and people type it
+        (
+            "ModuleNotFoundError: No module named 'requests'",
+            "no module named yaml",
+            "no module named requests",
         ),
     ],
 )

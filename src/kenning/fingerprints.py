@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "specific"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 19
+RULES_VERSION = 20
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -315,11 +315,17 @@ _KEEP_MODULE = (
         r"(?=\S+\s+is\s+not\s+in\s+(?:std|GOROOT)))(?P<num>[\w.-]+(?:/[\w.@+-]+)*)"
     ),
     # Names a tool prints bare, kept in quotes (``bare``), as another name of the same
-    # error is another error: the lateinit property Kotlin found unset, the function Erlang
+    # error is another error: the module Python 2 names (and a person types) without quotes
+    # (``No module named yaml`` is ``'yaml'``'s error, qa-s69a F1), the lateinit property
+    # Kotlin found unset, the function Erlang
     # and Elixir have no clause of (``shop_server:start/0`` is not ``stop/0``), which kind of
     # memory the JVM ran out of (``Metaspace`` is not the heap: its fix is another flag), and
     # PHP's TypeError's function, parameter and types (``App\Cart::add(): Argument #1
     # ($item) must be of type App\Item, null given``)
+    lazy(
+        r"(?P<keep>\bno\s+module\s+named\s+)(?P<bare>[A-Za-z_][\w.]{0,200})(?![\w.'\"`])",
+        re.IGNORECASE,
+    ),
     lazy(
         r"(?P<keep>\blateinit\s+property\s+)(?P<bare>[\w$]{1,200})"
         r"(?=\s+has\s+not\s+been\s+initialized\b)"
