@@ -611,6 +611,46 @@ def test_find_by_hashes_is_find_by_hash_for_many(backend: Backend) -> None:
     assert backend.find_by_hashes(GROUPS[0], []) == {}
 
 
+def test_ids_with_prefix_is_a_range_of_ids_within_the_filter(backend: Backend) -> None:
+    """Every backend finds the ids starting with a prefix, in id order, as stored (the
+    dashes count), within the filter and the limit."""
+    from kenning.backends.base import FindsIdsByPrefix
+
+    assert isinstance(backend, FindsIdsByPrefix)
+    rng = np.random.default_rng(5)
+    ids = [
+        "01a24969-93d9-7abc-8def-000000000001",
+        "01a24969-93d9-7abc-8def-000000000002",
+        "01a24969-93d9-7abd-8def-000000000003",
+        "01a24969-93da-7abc-8def-000000000004",
+        "01a24969-93d8-7abc-8def-000000000005",
+        "mem_42",
+    ]
+    backend.upsert(
+        [
+            record(i, unit(rng), memory_id=m, group=GROUPS[0] if i != 1 else GROUPS[1])
+            for i, m in enumerate(ids)
+        ]
+    )
+    assert backend.ids_with_prefix("01a24969-93d9", Filters(), 10) == ids[:3]
+    assert backend.ids_with_prefix("01a24969-93d9-7abc", Filters(), 10) == ids[:2]
+    assert backend.ids_with_prefix("01a24969-93d9", Filters(), 2) == ids[:2]
+    assert backend.ids_with_prefix("01a24969-93d9", Filters(group_id=GROUPS[0]), 10) == [
+        ids[0],
+        ids[2],
+    ]
+    assert backend.ids_with_prefix("01a2496993d9", Filters(), 10) == []  # dashes count
+    assert backend.ids_with_prefix("01a24969-93dc", Filters(), 10) == []
+    assert backend.ids_with_prefix("mem_", Filters(), 10) == ["mem_42"]
+    assert backend.ids_with_prefixes(
+        ["01a24969-93d9-7abc", "01a24969-93da", "x"], Filters(), 10
+    ) == {
+        "01a24969-93d9-7abc": ids[:2],
+        "01a24969-93da": [ids[3]],
+        "x": [],
+    }
+
+
 def test_delete_counts_and_removes(backend: Backend) -> None:
     rows = corpus(10)
     backend.upsert(rows)
@@ -3580,6 +3620,45 @@ def test_store_forget(mstore: MemoryStore) -> None:
     assert not mstore.forget(r.id or "")
     assert mstore.recall("build cache note").hits == ()
     assert mstore.backend.count(Filters()) == 0
+
+
+def test_store_takes_an_id_by_its_start_and_shows_the_shortest(mstore: MemoryStore) -> None:
+    """An id prefix of 12 hex digits or more names the one memory it starts (dashes
+    optional, any case); one that starts several is refused naming them; the short form
+    shown is the shortest prefix no other id starts, 12 hex digits at least."""
+    from kenning.errors import AmbiguousIdError
+
+    a = mstore.remember("All timestamps are stored in UTC", "rule").id or ""
+    b = mstore.remember("Money is kept in integer cents, never floats", "rule").id or ""
+    assert a[:13] != b[:13]  # two notes, two milliseconds
+    # a third id made in a's millisecond, as a batch of writes makes them
+    twin = a[:16] + ("0" if a[16] != "0" else "1") + a[17:]
+    first = mstore.get(a)
+    assert first is not None
+    text = "Durations are stored in whole seconds"
+    mstore.backend.upsert(
+        [
+            MemoryRecord(
+                replace(first, id=twin, content=text, content_hash=content_hash(text)),
+                mstore.backend.get_vectors([a])[a],
+            )
+        ]
+    )
+    assert mstore.short_ids([a, b, "mem_42"]) == {a: a[:17], b: b[:13], "mem_42": "mem_42"}
+    with pytest.raises(AmbiguousIdError) as refused:
+        mstore.resolve_id(a[:13])
+    assert set(refused.value.candidates) == {a, twin}
+    assert a in str(refused.value) and twin in str(refused.value)
+    assert "give more of the id" in str(refused.value)
+    assert mstore.resolve_id(a[:17]) == a
+    assert mstore.resolve_id(a[:17].replace("-", "").upper()) == a
+    assert mstore.resolve_id(" " + b[:13] + " ") == b
+    assert mstore.resolve_id(b) == b
+    assert mstore.resolve_id(b[:12]) == b[:12]  # 11 hex digits: too short to be taken
+    assert mstore.resolve_id(b[:13], group_id="other/repo") == b[:13]  # not that project's
+    assert mstore.resolve_id(b[:13], group_id="all") == b
+    assert mstore.forget(mstore.resolve_id(b[:13]))
+    assert mstore.resolve_id(b[:13]) == b[:13]  # gone: nothing starts with it
 
 
 def test_store_long_tail_is_found_lexically(mstore: MemoryStore) -> None:

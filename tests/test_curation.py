@@ -526,12 +526,13 @@ def test_an_edit_of_an_unknown_id_names_no_option_of_the_cli(
     r = _kenning(project, "edit", "no-such-id", "--type", "rule")
     assert r.returncode == 1, r.stderr
     (line,) = r.stderr.splitlines()
-    assert "--project names another project's" in line and "kenning search --json" in line, line
+    assert "--project names another project's" in line, line
+    assert "`kenning search` and `kenning recall` show ids" in line, line
     # looked for in every project already: no advice to name another (it said so)
     r = _kenning(project, "forget", "--project", "all", "no-such-id")
     (line,) = r.stderr.splitlines()
     assert r.returncode == 1 and "in any project" in line, line
-    assert "another project" not in line and "kenning search --json" in line, line
+    assert "another project" not in line and "`kenning search` and `kenning recall`" in line
 
 
 def test_another_projects_memory_is_changed_only_when_named(mstore: MemoryStore) -> None:
@@ -603,3 +604,81 @@ def test_a_text_edit_of_a_memory_of_another_tools_type_says_to_give_a_type(
         kept = store.get(memory_id)
         assert kept is not None and kept.content == "Service logs go to stdout."
         assert store.update(memory_id, content="Logs go to stdout as JSON.", type="rule").ok
+
+
+def test_the_id_recall_and_search_show_is_what_forget_edit_and_source_take(
+    project: Path,
+) -> None:
+    """qa-s69a F3: the text of recall and search showed no ids, and forget/edit/source took
+    only a whole id, so "recall gave me an outdated note → forget it" needed --json and jq.
+    Each listing shows the short id (git's and docker's habit), and each command takes it,
+    or any start of the id of 12 hex digits or more, dashes optional."""
+    import re
+
+    (project / "docs").mkdir()
+    (project / "docs" / "tz.md").write_text("UTC everywhere\n")
+    utc = run_cli(project, "remember", "--json", "--type", "rule", "--source", "docs/tz.md",
+                  "All timestamps are stored in UTC")  # fmt: skip
+    utc_id = json.loads(utc.stdout)["id"]
+    cents = run_cli(project, "remember", "--json", "--type", "rule",
+                    "Money is kept in integer cents, never floats")  # fmt: skip
+    cents_id = json.loads(cents.stdout)["id"]
+
+    recalled = run_cli(project, "recall", "which timezone do we store timestamps in")
+    assert recalled.returncode == 0, recalled.stderr
+    first = recalled.stdout.splitlines()[0]
+    assert re.fullmatch(r"1\. \[\d\.\d\d\] (\S+) All timestamps are stored in UTC", first), first
+    shown = first.split()[2]
+    assert shown == utc_id[:13]  # 12 hex digits: the millisecond the note was made
+
+    searched = run_cli(project, "search", "how is money stored")
+    assert f"| Id: {cents_id[:13]}" in searched.stdout, searched.stdout
+
+    source = run_cli(project, "source", shown)
+    assert source.returncode == 0 and source.stdout.strip().endswith("docs/tz.md"), source.stderr
+    edited = run_cli(project, "edit", cents_id[:13].replace("-", ""), "--type", "guideline")
+    assert edited.returncode == 0, edited.stderr
+    assert edited.stdout.strip() == f"updated {cents_id} (conventions/guideline)"
+    forgot = run_cli(project, "forget", shown)
+    assert (forgot.returncode, forgot.stdout.strip()) == (0, f"forgot {utc_id}"), forgot.stderr
+
+    # too short to be taken (git's 7 digits, a typo's neighbour minute): not found, and why
+    short = run_cli(project, "forget", cents_id[:8])
+    assert short.returncode == 1 and "from 12 hex digits on" in short.stderr, short.stderr
+    # another project's start of an id is named as for a whole id
+    other = run_cli(project, "forget", cents_id[:13], "--project", "acme/other")
+    assert other.returncode == 1 and "pass --project acme/widgets" in other.stderr, other.stderr
+
+
+def test_a_start_of_an_id_that_starts_several_is_refused_naming_them(project: Path) -> None:
+    """Ids made in one millisecond (a batch of writes) share their first 12 hex digits: the
+    listing shows each one longer, and the shared start is refused, naming them, with
+    nothing forgotten."""
+    from kenning.model import content_hash
+
+    with open_store(cwd=project) as store:
+        a = store.remember("All timestamps are stored in UTC", "rule").id or ""
+        first = store.get(a)
+        assert first is not None
+        twin = a[:16] + ("0" if a[16] != "0" else "1") + a[17:]
+        text = "Durations are stored in whole seconds"
+        store.backend.upsert(
+            [
+                MemoryRecord(
+                    replace(first, id=twin, content=text, content_hash=content_hash(text)),
+                    _vector(store, a),
+                )
+            ]
+        )
+    refused = run_cli(project, "forget", a[:13])
+    assert refused.returncode == 1, refused.stdout
+    (line,) = refused.stderr.splitlines()
+    assert a in line and twin in line and "give more of the id" in line, line
+    assert "stored in UTC" in line and "whole seconds" in line, line
+    as_json = run_cli(project, "forget", "--json", a[:13])
+    assert as_json.returncode == 1 and json.loads(as_json.stdout)["deleted"] is False
+    listing = run_cli(project, "search", "--threshold", "0", "what is stored in UTC")
+    assert f"| Id: {a[:17]}" in listing.stdout and f"| Id: {twin[:17]}" in listing.stdout
+    assert run_cli(project, "forget", a[:17]).returncode == 0
+    with open_store(cwd=project) as store:
+        assert store.get(twin) is not None and store.get(a) is None

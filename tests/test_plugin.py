@@ -174,7 +174,7 @@ def test_search_command_documents_every_aim_search_flag() -> None:
     assert "Decay: n/a (temporal: n/a, semantic: 0.85)" in SEARCH
     assert re.search(
         r"^1\. \[0\.72\] .+\n   Collection: code-patterns \| Type: implementation \| "
-        r"2026-01-15\n   Decay: 0\.72 \(temporal: 0\.61, semantic: 0\.85\)$",
+        r"2026-01-15 \| Id: [0-9a-f]{8}-[0-9a-f]{4}\n   Decay: 0\.72 \(temporal: 0\.61, semantic: 0\.85\)$",
         SEARCH,
         re.M,
     )
@@ -207,6 +207,7 @@ def test_search_command_example_is_what_kenning_search_prints() -> None:
             result("JWT token validation pattern", 10, 0.65, 0.52, 0.78),
         ],
         decay=True,
+        shown_ids={"m15": "019bc2a1-4f3e", "m10": "019ba8f0-77c2"},  # as short_ids gives them
     )
     assert f"```\n{rendered}\n```" in SEARCH
     off = render_human([result("x", 15, 0.85, 0.61, 0.85)], decay=False)

@@ -688,13 +688,15 @@ def test_human_format_with_decay() -> None:
         make_result("Implementation of authentication middleware", 0.72, 0.85, 0.61),
         make_result("JWT token validation pattern\nmore", 0.65, 0.78, 0.52),
     ]
-    assert render_human(results, decay=True) == (
+    results[1] = replace(results[1], memory=replace(results[1].memory, id="mem_2"))
+    shown = {"m1": "019bc2a1-4f3e"}  # as MemoryStore.short_ids gives it; mem_2's is whole
+    assert render_human(results, decay=True, shown_ids=shown) == (
         "1. [0.72] Implementation of authentication middleware\n"
-        "   Collection: code-patterns | Type: implementation | 2026-01-15\n"
+        "   Collection: code-patterns | Type: implementation | 2026-01-15 | Id: 019bc2a1-4f3e\n"
         "   Decay: 0.72 (temporal: 0.61, semantic: 0.85)\n"
         "\n"
         "2. [0.65] JWT token validation pattern more\n"
-        "   Collection: code-patterns | Type: implementation | 2026-01-15\n"
+        "   Collection: code-patterns | Type: implementation | 2026-01-15 | Id: mem_2\n"
         "   Decay: 0.65 (temporal: 0.52, semantic: 0.78)"
     )
 
@@ -703,7 +705,7 @@ def test_human_format_without_decay() -> None:
     result = make_result("Implementation of authentication middleware", 0.85, 0.85, 0.61)
     assert render_human([result], decay=False) == (
         "1. [0.85] Implementation of authentication middleware\n"
-        "   Collection: code-patterns | Type: implementation | 2026-01-15\n"
+        "   Collection: code-patterns | Type: implementation | 2026-01-15 | Id: m1\n"
         "   Decay: n/a (temporal: n/a, semantic: 0.85)"
     )
     no_temporal = make_result("x", 0.85, 0.85, None)

@@ -250,8 +250,9 @@ def test_a_shortened_id_or_a_path_from_a_subfolder_says_what_it_is_not(
 
     with open_store(cwd=project, embedder=minilm) as store:
         memory_id = store.remember("Use WAL mode for the shared store", "rule").id or ""
-    code, _, err = run(memory_id[:13])
-    assert code == 1 and "ids are whole" in err and "kenning search --json" in err, err
+    code, _, err = run(memory_id[:11])  # too short to be taken as the start of an id
+    assert code == 1 and "nor does a memory's id in this project start with" in err, err
+    assert "from 12 hex digits on" in err and "`kenning search` shows ids" in err, err
     (project / "docs" / "solutions").mkdir(parents=True)
     (project / "docs" / "solutions" / "db.md").write_text("fix\n")
     monkeypatch.chdir(project / "docs")

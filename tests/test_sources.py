@@ -368,7 +368,7 @@ def test_source_of_an_unknown_id_says_where_it_looked_and_what_to_do(
         assert code == 1, err
         (line,) = err.splitlines()
         assert line.startswith(f"error: no memory with id {unknown} {where} ("), (extra, line)
-        assert "kenning search --json" in line, line
+        assert "`kenning search` and `kenning recall` show ids" in line, line
         # naming another project is a way forward unless every project was looked in
         assert ("--project" in line) is (extra[-1:] != ("all",)), line
 

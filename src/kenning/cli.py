@@ -43,6 +43,7 @@ from .model import (
     STORED,
     TYPE_TO_COLLECTION,
     RememberResult,
+    id_prefix,
     valid_types_message,
 )
 
@@ -789,6 +790,8 @@ def recall(
         )
         missing = store.missing_reason
         where = _where(store)
+        # a person reading the listing forgets or edits a note by the id it shows
+        shown_ids = store.short_ids([h.memory.id for h in result.hits]) if fmt == "text" else {}
     if fmt == "json":
         # (null: no log, or one read whole; else the parts read, as the notice says them)
         log_read = window.to_dict() if window is not None else None
@@ -820,7 +823,8 @@ def recall(
             mark = "(stale) " if hit.stale else ""
             if hit.memory.group_id != store.group_id:  # (--project all) whose note it is
                 mark = f"(project {_plain(hit.memory.group_id)}) {mark}"
-            click.echo(f"{n}. [{hit.score:.2f}] {mark}{_plain(text)}")
+            shown = _plain(shown_ids.get(hit.memory.id, hit.memory.id))
+            click.echo(f"{n}. [{hit.score:.2f}] {shown} {mark}{_plain(text)}")
             if hit.stale and hit.freshness is not None:  # as search's listing says it
                 click.echo(f"   {stale_line(hit.freshness)} (score -{hit.stale_penalty:.2f})")
         if result.truncated:
@@ -955,6 +959,10 @@ def search(
             redact_on_read=True,  # as recall's: an agent runs it too
         )
         where = _where(store)
+        # a person reading the listing forgets or edits a note by the id it shows
+        shown_ids = (
+            store.short_ids([r.memory.id for r in response.results]) if fmt == "text" else {}
+        )
     if fmt == "json":
         _echo_json_text(render_json(response.to_dict() | where))
     elif fmt == "xml":
@@ -992,7 +1000,7 @@ def search(
                     err=True,
                 )
             return
-        _echo_whole(render_human(response.results, decay, store.group_id))
+        _echo_whole(render_human(response.results, decay, store.group_id, shown_ids))
 
 
 def _refuse_blank_filters(collection: str | None, memory_type: str | None) -> None:
@@ -1432,15 +1440,19 @@ def source_cmd(
                 store = None  # no project to look ids up in: TARGET can only be a path
             if store is not None:
                 with store:
-                    memory = store.get(target, group_id=group_id) if store.exists else None
+                    memory = (
+                        store.get(store.resolve_id(target, group_id=group_id), group_id=group_id)
+                        if store.exists
+                        else None
+                    )
                     if memory is not None:
                         memory_id = memory.id
                         in_text = not (memory.source and memory.source.strip())
                         seeded = SEEDED_FROM in memory.metadata
                         check = store.source(memory.id, group_id="all")
-                    elif _MEMORY_ID.match(target.strip()):
+                    elif _MEMORY_ID.match(target.strip()) or id_prefix(target):
                         holder = _holder(store, target, group_id)
-            if memory_id is None and _MEMORY_ID.match(target.strip()):
+            if memory_id is None and (_MEMORY_ID.match(target.strip()) or holder is not None):
                 raise UserInputError(_no_memory_with_id(target.strip(), group_id, holder))
         except KenningError as exc:
             if not as_json:
@@ -1514,10 +1526,13 @@ def source_cmd(
         if check.missing:
             hint = ""
             if memory_id is None and _ID_START.match(check.path):
+                from .project import where_searched
+
                 # a memory's id cut short (forget and edit say "no memory with id …")
                 hint = (
-                    f"; nor is it a memory's id: ids are whole ({_asked_id(check.path)} "
-                    "matches none), as `kenning search --json` lists them"
+                    f"; nor does a memory's id in {where_searched(group_id)} start with "
+                    f"{_asked_id(check.path)}{_short_prefix(check.path)} (`kenning search` "
+                    "shows ids)"
                 )
             elif (
                 root is not None
@@ -1841,9 +1856,24 @@ def _no_memory_with_id(memory_id: str, group_id: str | None, holder: str | None 
     # every project was looked in already: naming another one is no way forward
     other = "" if means_every_project(group_id) else ", and --project names another project's"
     return (
-        f"no memory with id {memory_id} in {where_searched(group_id)} (it may have been "
-        f"forgotten already; `kenning search --json` or `kenning export` list ids{other})"
+        f"no memory with id {memory_id} in {where_searched(group_id)}{_short_prefix(memory_id)} "
+        "(it may have been forgotten already; `kenning search` and `kenning recall` show ids, "
+        f"`kenning export` lists them all{other})"
     )
+
+
+def _short_prefix(text: str) -> str:
+    """What to say of an id given too short to be taken as a prefix (git's habit of typing
+    7 digits): how many it takes."""
+    from .model import ID_PREFIX_MIN_HEX
+
+    digits = text.strip().replace("-", "")
+    if 0 < len(digits) < ID_PREFIX_MIN_HEX and all(c in "0123456789abcdefABCDEF" for c in digits):
+        return (
+            f" (an id is taken by its start from {ID_PREFIX_MIN_HEX} hex digits on, as "
+            "`kenning search` shows it)"
+        )
+    return ""
 
 
 def _holder(store: MemoryStore, memory_id: str, group_id: str | None) -> str | None:
@@ -1853,7 +1883,7 @@ def _holder(store: MemoryStore, memory_id: str, group_id: str | None) -> str | N
     if (group_id is not None and means_every_project(group_id)) or not store.exists:
         return None
     try:
-        held = store.get(memory_id.strip(), group_id="all")
+        held = store.get(store.resolve_id(memory_id, group_id="all"), group_id="all")
     except KenningError:
         return None
     return held.group_id if held is not None else None
@@ -1878,6 +1908,7 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
     code = EXIT_USER
     try:
         with _open(store_path, create=False, group_id=group_id) as store:
+            memory_id = store.resolve_id(memory_id, group_id=group_id)  # a prefix: its id
             found = store.forget(memory_id, group_id=group_id)
             holder = None if found else _holder(store, memory_id, group_id)
     except KenningError as exc:
@@ -2741,6 +2772,7 @@ def edit(
     try:
         with _open(store_path, create=False, group_id=group_id) as store:
             try:
+                memory_id = store.resolve_id(memory_id, group_id=group_id)  # a prefix: its id
                 result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
             except UnknownMemoryError as exc:  # how to find ids and name a project: forget's
                 holder = _holder(store, exc.memory_id, group_id)

@@ -83,6 +83,18 @@ class UnknownMemoryError(UserInputError):
         return (type(self), (self.args[0], self.memory_id, self.group_id), self.__dict__)
 
 
+class AmbiguousIdError(UserInputError):
+    """An id prefix that starts the ids of more than one memory of the projects looked in:
+    ``candidates`` holds them (a few), so that a surface can list them."""
+
+    def __init__(self, message: str, prefix: str, candidates: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.prefix, self.candidates = prefix, candidates
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.args[0], self.prefix, self.candidates), self.__dict__)
+
+
 class ContentError(UserInputError):
     """Memory content that is empty, too long or not valid text."""
 

@@ -139,6 +139,54 @@ def check_memory_id(value: str) -> str:
     return value
 
 
+#: The fewest hex digits of an id that name a memory by a prefix (``kenning forget
+#: 01a24969-93d9``): a UUIDv7's first 12 are the millisecond it was made, so a typo in them
+#: names a moment no other note was made at, where a shorter prefix (the first 8 digits are
+#: the same for every note of a minute) could name another note.
+ID_PREFIX_MIN_HEX = 12
+
+_UUID_DASHES = (8, 12, 16, 20)  # hex digits before each dash of a UUID's text
+
+
+def _dashed(hexdigits: str) -> str:
+    """Hex digits as the start of a UUID's text, with its dashes where they fall."""
+    out, last = [], 0
+    for cut in _UUID_DASHES:
+        if len(hexdigits) <= cut:
+            break
+        out.append(hexdigits[last:cut])
+        last = cut
+    out.append(hexdigits[last:])
+    return "-".join(out)
+
+
+def id_prefix(text: str) -> str | None:
+    """``text`` as the start of a kenning id (a UUID's text, lowercase, with its dashes) when
+    it can be one: hex digits, dashes anywhere or nowhere (``01a2496993d9`` selects with a
+    double click), at least :data:`ID_PREFIX_MIN_HEX` and fewer than a whole UUID's 32 of
+    them; None otherwise (an id is then only ever matched whole)."""
+    digits = text.strip().replace("-", "").lower()
+    if not ID_PREFIX_MIN_HEX <= len(digits) < 32 or not all(
+        c in "0123456789abcdef" for c in digits
+    ):
+        return None
+    return _dashed(digits)
+
+
+def short_id_candidates(memory_id: str) -> list[str] | None:
+    """The prefixes of a kenning id shown for it, shortest first (from
+    :data:`ID_PREFIX_MIN_HEX` hex digits to the whole id); None for an id that is no UUID
+    (an imported ``mem_42``: shown whole)."""
+    digits = memory_id.replace("-", "").lower()
+    if (
+        len(digits) != 32
+        or memory_id != _dashed(digits)
+        or not all(c in "0123456789abcdef" for c in digits)
+    ):
+        return None
+    return [_dashed(digits[:n]) for n in range(ID_PREFIX_MIN_HEX, 33)]
+
+
 def utc_now() -> datetime:
     return datetime.now(UTC)
 

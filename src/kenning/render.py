@@ -702,12 +702,21 @@ def _one_line(value: object) -> str:
     return " ".join(sanitise_for_terminal(str(value)).split())
 
 
-def render_human(results: Sequence[SearchResult], decay: bool, project: str | None = None) -> str:
+def render_human(
+    results: Sequence[SearchResult],
+    decay: bool,
+    project: str | None = None,
+    shown_ids: Mapping[str, str] | None = None,
+) -> str:
     """The numbered listing of SPEC §7, one blank line between results, no trailing newline::
 
         1. [0.85] <summary>
-           Collection: code-patterns | Type: implementation | 2026-01-15
+           Collection: code-patterns | Type: implementation | 2026-01-15 | Id: 01a24969-93d9
            Decay: 0.72 (temporal: 0.61, semantic: 0.85)
+
+    The id is ``shown_ids``' form of it (the short one
+    :meth:`~kenning.store.MemoryStore.short_ids` gives, which forget, edit and source take),
+    else the whole id.
 
     The bracket is ``result.score`` (what results are sorted by). With ``decay`` on and a
     known temporal score, ``Decay:`` shows the final decayed score (``result.score``) and its
@@ -734,7 +743,9 @@ def render_human(results: Sequence[SearchResult], decay: bool, project: str | No
         block = (
             f"{rank}. [{_fmt2(result.score)}] {summary_line(memory.content)}\n"
             f"   Collection: {_one_line(memory.collection)} | Type: {_one_line(memory.type)}"
-            f" | {day}" + (f" | Project: {_one_line(other)}" if other else "") + "\n"
+            f" | {day} | Id: {_one_line((shown_ids or {}).get(memory.id, memory.id))}"
+            + (f" | Project: {_one_line(other)}" if other else "")
+            + "\n"
             f"   {decay_line}"
         )
         if result.freshness is not None and result.freshness.stale:

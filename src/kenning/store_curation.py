@@ -11,8 +11,15 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from .backends.base import MemoryRecord
-from .errors import EditConflict, InvalidTypeError, KenningError, UnknownMemoryError, UserInputError
+from .backends.base import Filters, FindsIdsByPrefix, MemoryRecord
+from .errors import (
+    AmbiguousIdError,
+    EditConflict,
+    InvalidTypeError,
+    KenningError,
+    UnknownMemoryError,
+    UserInputError,
+)
 from .model import (
     DEDUP_CHECK_FAILED,
     NEAR_DUPLICATE,
@@ -23,8 +30,10 @@ from .model import (
     RememberResult,
     SourceCheck,
     edit_version,
+    id_prefix,
     parse_timestamp,
     resolve_type,
+    short_id_candidates,
     utc_now,
     valid_types_message,
 )
@@ -83,6 +92,86 @@ class StoreCuration(StoreWrites):
         if not found or (gid is not None and found[0].group_id != gid):
             return None
         return found[0]
+
+    # -- ids by a prefix of them, as git and docker take them (`kenning forget 01a24969-93d9`) --
+
+    #: How many memories an ambiguous prefix's error names.
+    AMBIGUOUS_SHOWN = 5
+
+    def _ids_with_prefixes(
+        self, prefixes: Sequence[str], group_id: str | None, limit: int
+    ) -> dict[str, list[str]]:
+        if not self.exists or not prefixes:
+            return {p: [] for p in prefixes}
+        filters = Filters(group_id=group_id)
+        if isinstance(self.backend, FindsIdsByPrefix):
+            return self.backend.ids_with_prefixes(prefixes, filters, limit)
+        found = sorted(e.id for e in self.backend.metadata_entries(filters, None))
+        return {p: [i for i in found if i.startswith(p)][:limit] for p in prefixes}
+
+    def resolve_id(self, memory_id: str, *, group_id: str | None = None) -> str:
+        """The id ``memory_id`` names in ``group_id``'s project (None: this project; "all":
+        any): the one id it starts, when it is a prefix of kenning ids
+        (:func:`kenning.model.id_prefix`: at least 12 hex digits, dashes optional) and no
+        memory has it as its whole id; else ``memory_id`` as given (stripped), which a
+        caller then looks up, and says it is unknown as for any id. A prefix that starts
+        several ids raises :class:`~kenning.errors.AmbiguousIdError` naming them."""
+        text = _check_text(_check_memory_id(memory_id), "the memory id")
+        prefix = id_prefix(text)
+        if prefix is None:
+            return text
+        gid = self.resolve_group(group_id)
+        found = self._ids_with_prefixes([prefix], gid, self.AMBIGUOUS_SHOWN + 1)[prefix]
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            return text
+        shown = self.backend.get(found[: self.AMBIGUOUS_SHOWN])
+        from .render import summary_line
+
+        listed = "; ".join(
+            f"{m.id} ({m.type}, {m.stored_at.date().isoformat()}: {summary_line(m.content, 60)})"
+            for m in shown
+        )
+        more = " and more" if len(found) > self.AMBIGUOUS_SHOWN else ""
+        raise AmbiguousIdError(
+            f"id prefix {text} starts the ids of several memories in {where_searched(group_id)}: "
+            f"{listed}{more}; give more of the id",
+            text,
+            tuple(found[: self.AMBIGUOUS_SHOWN]),
+        )
+
+    def short_ids(self, memory_ids: Sequence[str]) -> dict[str, str]:
+        """The shortest prefix of each id that no other memory of the store starts with, of
+        at least 12 hex digits (``01a24969-93d9``; longer only for ids made in one
+        millisecond), what :meth:`resolve_id` takes back in any project: a listing for a
+        person shows it. An id that is no UUID (an imported ``mem_42``) is its own. One
+        lookup of the id index per id (SQLite, PostgreSQL); Qdrant reads the store's ids."""
+        shown: dict[str, str] = {}
+        ids = list(dict.fromkeys(memory_ids))
+        candidates = {i: short_id_candidates(i) for i in ids}
+        uuids = {i: c for i, c in candidates.items() if c is not None and self.exists}
+        # the ids sharing each one's shortest prefix, all looked up at once (one read of the
+        # ids on Qdrant); a burst of more than the limit is looked up again, longer
+        start = dict.fromkeys(uuids, 0)
+        sharing: dict[str, list[str]] = {}
+        while pending := [i for i in uuids if i not in sharing]:
+            found = self._ids_with_prefixes([uuids[i][start[i]] for i in pending], None, 64)
+            for i in pending:
+                others = [o for o in found[uuids[i][start[i]]] if o != i]
+                if len(others) < 63 or start[i] == len(uuids[i]) - 1:
+                    sharing[i] = others
+                else:
+                    start[i] = min(start[i] + 4, len(uuids[i]) - 1)
+        for i in ids:
+            if i not in uuids:
+                shown[i] = i
+                continue
+            shown[i] = next(
+                (p for p in uuids[i][start[i] :] if not any(o.startswith(p) for o in sharing[i])),
+                i,
+            )
+        return shown
 
     def browse(
         self,

@@ -469,6 +469,24 @@ class CountsDamagedRows(Protocol):
 
 
 @runtime_checkable
+class FindsIdsByPrefix(Protocol):
+    """A backend that finds the ids starting with a prefix without reading every row
+    (SQLite, PostgreSQL: a range of the id index; Qdrant reads the ids alone, as it cannot
+    look a point up by part of its kenning id)."""
+
+    def ids_with_prefix(self, prefix: str, filters: Filters, limit: int) -> list[str]:
+        """The ids of memories matching ``filters`` that start with ``prefix`` (compared
+        byte for byte, as stored), in id order, ``limit`` at most."""
+        ...
+
+    def ids_with_prefixes(
+        self, prefixes: Sequence[str], filters: Filters, limit: int
+    ) -> dict[str, list[str]]:
+        """:meth:`ids_with_prefix` for each prefix (Qdrant: in one read of the ids)."""
+        ...
+
+
+@runtime_checkable
 class CountsProjects(Protocol):
     """A backend that can tell cheaply whether a project has a memory, and count the others'
     (SQLite: a store of one checkout, where a project id with no memories beside others is

@@ -387,6 +387,14 @@ MIGRATIONS: tuple[str, ...] = (
         BEFORE INSERT OR UPDATE OF content, content_tsv, doc_len ON kenning_memories
         FOR EACH ROW EXECUTE FUNCTION kenning_words_of_row();
     """,
+    # 10: ids in byte order, for the ids starting with a prefix (``kenning forget
+    # 01a24969-93d9``, and the short ids recall and search show): the UNIQUE index is in
+    # the database's collation, which a locale's rules may make skip an id's dashes, so a
+    # range of it is no prefix; without this index each lookup read the table (6 ms at 20k
+    # rows, three per recall), with it a fraction of a millisecond.
+    """
+    CREATE INDEX IF NOT EXISTS kenning_memories_id_bytes ON kenning_memories (id COLLATE "C");
+    """,
 )
 #: The statement-level triggers that keep the BM25 statistics and the counts (off during
 #: an atomic bulk load, which counts them once at its end); the row trigger of migration 9
@@ -2369,6 +2377,25 @@ class PostgresBackend:
                 (group_id, content_hash),
             ).fetchone()
         return None if row is None else self._decode(row)
+
+    def ids_with_prefixes(
+        self, prefixes: Sequence[str], filters: Filters, limit: int
+    ) -> dict[str, list[str]]:
+        return {p: self.ids_with_prefix(p, filters, limit) for p in dict.fromkeys(prefixes)}
+
+    def ids_with_prefix(self, prefix: str, filters: Filters, limit: int) -> list[str]:
+        # compared as bytes (COLLATE "C"), as SQLite compares them: a locale's collation may
+        # skip the dashes of an id. An id is ASCII, every character below DEL.
+        where, params = _where(filters)
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return []
+            rows = conn.execute(
+                'SELECT id FROM kenning_memories WHERE id COLLATE "C" >= %s '
+                f'AND id COLLATE "C" < %s AND {where} ORDER BY id COLLATE "C" LIMIT %s',
+                [prefix, prefix + "\x7f", *params, max(limit, 0)],
+            ).fetchall()
+        return [str(r[0]) for r in rows]
 
     def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
         out: dict[str, Memory] = {}

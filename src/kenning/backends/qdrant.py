@@ -1522,6 +1522,25 @@ class QdrantBackend:
         found.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
         return found[:n]
 
+    def ids_with_prefix(self, prefix: str, filters: Filters, limit: int) -> list[str]:
+        return self.ids_with_prefixes([prefix], filters, limit)[prefix]
+
+    def ids_with_prefixes(
+        self, prefixes: Sequence[str], filters: Filters, limit: int
+    ) -> dict[str, list[str]]:
+        # a point id is a uuid5 of the kenning id, and a keyword index matches whole values
+        # only: the kenning ids matching the filters are read once (that field alone), linear
+        # in the number of points matching them
+        found: dict[str, list[str]] = {p: [] for p in prefixes}
+        for points in self._pages(self._filter(filters), 5000, with_payload=["kenning_id"]):
+            for point in points:
+                kid = (point.payload or {}).get("kenning_id")
+                if isinstance(kid, str):
+                    for p in found:
+                        if kid.startswith(p):
+                            found[p].append(kid)
+        return {p: sorted(ids)[: max(limit, 0)] for p, ids in found.items()}
+
     def metadata_entries(self, filters: Filters, key: str | None) -> list[MetadataEntry]:
         # a payload is decoded whole, as every read decodes it (what decodes is a matter of
         # every field of it), but no vector is read: most of what a scroll of iterate sends

@@ -1468,6 +1468,22 @@ class SQLiteBackend:
             ).fetchone()
         return None if row is None else self._decode(row)
 
+    def ids_with_prefixes(
+        self, prefixes: Sequence[str], filters: Filters, limit: int
+    ) -> dict[str, list[str]]:
+        return {p: self.ids_with_prefix(p, filters, limit) for p in dict.fromkeys(prefixes)}
+
+    def ids_with_prefix(self, prefix: str, filters: Filters, limit: int) -> list[str]:
+        # a range of the id index: an id is ASCII (MEMORY_ID_PATTERN), every one of its
+        # characters below DEL, so the ids starting with the prefix lie in [prefix, prefix DEL)
+        where, params = self._where(filters, indexed=False)
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT id FROM memories WHERE id >= ? AND id < ? AND {where} ORDER BY id LIMIT ?",
+                [prefix, prefix + "\x7f", *params, max(limit, 0)],
+            ).fetchall()
+        return [str(r[0]) for r in rows]
+
     def find_by_hashes(self, group_id: str, content_hashes: Sequence[str]) -> dict[str, Memory]:
         out: dict[str, Memory] = {}
         unique = list(dict.fromkeys(content_hashes))
@@ -2656,6 +2672,8 @@ for _name in (
     "find_by_hash",
     "find_by_hashes",
     "find_by_fingerprint",
+    "ids_with_prefix",
+    "ids_with_prefixes",
     "get_vectors",
     "count",
     "count_by",
