@@ -1553,7 +1553,8 @@ def test_a_renamed_repository_says_where_its_notes_are(project: Path, minilm: Em
         assert said.returncode == 0 and not said.stdout, said.stdout
         hint = said.stderr.splitlines()[-1]
         assert hint.startswith("project acme/gadgets has no memories in this store"), hint
-        assert "1 under acme/widgets" in hint and "KENNING_PROJECT=acme/widgets" in hint, hint
+        assert "1 under acme/widgets" in hint, hint
+        assert "`kenning move --from-project acme/widgets` moves them" in hint, hint
     # an id the user typed was moved by no rename: a typo is what to look for
     for args in (("recall", "how are releases tagged"), ("search", "release tags")):
         named = kenning(project, *args, "--project", "acme/other").stderr.splitlines()[-1]
@@ -1894,3 +1895,52 @@ def test_a_path_in_a_note_written_in_a_subfolder_is_recorded_from_the_top(
     (package / "handlers" / "user.py").write_text("def user(uid): ...\n")
     r = kenning(project, "stale")
     assert "packages/api/handlers/user.py" in r.stdout, r.stdout
+
+
+def test_notes_written_before_the_remote_was_added_are_named_and_moved(tmp_path: Path) -> None:
+    """qa-s69a F2: git init → notes → `git remote add origin` left the notes under the
+    folder's id; recall hinted only until the new id had one note, and no command moved
+    them (import keeps each line's project). Recall names them while they are there, and
+    `kenning move` moves them, with a dry run first; the hints name it."""
+    root = make_repo(tmp_path / "r-remote")
+    problem = "API handlers return problem+json on errors"
+    assert kenning(root, "remember", "--type", "rule", problem).returncode == 0
+    assert kenning(root, "remember", "--type", "rule", "Request ids are logged").returncode == 0
+    git(root, "remote", "add", "origin", "https://github.com/acme/webapp.git")
+
+    nothing = kenning(root, "recall", "how do API handlers report errors")
+    hint = nothing.stderr.splitlines()[-1]
+    assert "2 under r-remote" in hint, hint
+    assert "`kenning move --from-project r-remote` moves them into project acme/webapp" in hint
+    assert kenning(root, "remember", "--type", "rule", "Request ids are logged").returncode == 0
+    found = kenning(root, "recall", "which ids are logged")  # the new id's note is found
+    assert "Request ids are logged" in found.stdout, found.stderr
+    (note,) = found.stderr.splitlines()
+    assert note.startswith("note: 2 memories of this checkout are stored under r-remote"), note
+    assert "`kenning move --from-project r-remote` moves them into acme/webapp" in note, note
+    stats = kenning(root, "stats").stdout
+    assert "2 under r-remote" in stats and "kenning move --from-project r-remote" in stats
+    doctor = json.loads(kenning(root, "doctor", "--json").stdout)
+    check = next(c for c in doctor["checks"] if c["name"] == "project")
+    assert check["status"] == "warning" and "2 under r-remote" in check["message"], check
+    assert "kenning move --from-project r-remote" in check["fix"], check
+
+    dry = kenning(root, "move", "--from-project", "r-remote", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.startswith("would move 1 memory from r-remote into acme/webapp; 1 already")
+    assert "would be dropped from r-remote (the project's copy kept)" in dry.stdout, dry.stdout
+    assert json.loads(kenning(root, "stats", "--json").stdout)["memories"] == 1
+    moved = kenning(root, "move", "--from-project", "r-remote", "--json")
+    assert moved.returncode == 0, moved.stderr
+    answer = json.loads(moved.stdout)
+    assert (answer["moved"], answer["duplicates"], answer["dry_run"]) == (1, 1, False), answer
+    after = kenning(root, "recall", "how do API handlers report errors")
+    assert problem in after.stdout and after.stderr == "", after.stderr
+    doctor = json.loads(kenning(root, "doctor", "--json").stdout)
+    assert next(c for c in doctor["checks"] if c["name"] == "project")["status"] == "ok"
+    stats = json.loads(kenning(root, "stats", "--json").stdout)
+    assert (stats["memories"], stats["memories_all_projects"]) == (2, 2), stats
+    again = kenning(root, "move", "--from-project", "r-remote")
+    assert again.returncode == 1 and "project r-remote has no memories" in again.stderr
+    same = kenning(root, "move", "--from-project", "acme/webapp")
+    assert same.returncode == 1 and "is the project to move into already" in same.stderr

@@ -3661,6 +3661,50 @@ def test_store_takes_an_id_by_its_start_and_shows_the_shortest(mstore: MemorySto
     assert mstore.resolve_id(b[:13]) == b[:13]  # gone: nothing starts with it
 
 
+def test_store_moves_a_projects_notes_into_another_all_or_nothing(
+    mstore: MemoryStore, store_kind: str
+) -> None:
+    """qa-s69a F2: notes written before `git remote add origin` stay under the folder's
+    id. move_project takes them into this project: ids, texts and vectors kept, a text the
+    project holds already dropped from the old id (its copy counted as seen again), a dry
+    run writes nothing, and a move that fails part way leaves both projects as they were."""
+    from kenning.errors import UserInputError
+
+    old = "r-remote"
+    api = mstore.remember("API handlers return problem+json on errors", "rule", group_id=old)
+    utc = mstore.remember("All timestamps are stored in UTC", "rule", group_id=old)
+    both = mstore.remember("Money is kept in integer cents", "rule", group_id=old)
+    mine = mstore.remember("Money is kept in integer cents", "rule")
+    assert {api.status, utc.status, both.status, mine.status} == {STORED}
+    before = mstore.backend.get_vectors([api.id or ""])
+
+    dry = mstore.move_project(old, dry_run=True)
+    assert (set(dry.moved), dry.duplicates) == ({api.id, utc.id}, {both.id: mine.id})
+    assert mstore.count(group_id=old) == 3 and mstore.count() == 1
+
+    if store_kind != "qdrant-local":  # a transaction rolls back; Qdrant has none
+        with pytest.raises(RuntimeError), mstore.backend.exclusive():
+            mstore.move_project(old)
+            raise RuntimeError("the disk filled up")
+        assert mstore.count(group_id=old) == 3 and mstore.count() == 1
+
+    done = mstore.move_project(old)
+    assert (set(done.moved), done.duplicates) == ({api.id, utc.id}, {both.id: mine.id})
+    assert mstore.count(group_id=old) == 0 and mstore.count() == 3
+    moved = mstore.get(api.id or "", group_id=None)
+    assert moved is not None and moved.content.startswith("API handlers")
+    assert np.allclose(mstore.backend.get_vectors([api.id or ""])[api.id or ""], before[api.id])
+    kept = mstore.get(mine.id or "")
+    assert kept is not None and kept.seen_count == 2
+    hits = mstore.recall("how do API handlers report errors").hits
+    assert hits and hits[0].memory.id == api.id
+    assert mstore.move_project(old).moved == ()  # again: nothing left to move
+    with pytest.raises(UserInputError, match="already"):
+        mstore.move_project(mstore.group_id)
+    with pytest.raises(UserInputError, match="not all"):
+        mstore.move_project("all")
+
+
 def test_store_long_tail_is_found_lexically(mstore: MemoryStore) -> None:
     head = " ".join(f"word{i}" for i in range(400))
     result = mstore.remember(head + " zanzibarquokka appears only at the very end", "context")

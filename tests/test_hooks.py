@@ -2113,7 +2113,8 @@ def test_session_start_after_a_rename_says_where_the_notes_are(store: MemoryStor
     assert claude_code.context_for("session-start", {"cwd": str(root)}, warn=said.append) == ""
     (line,) = said
     assert line.startswith("project acme/gadgets has no memories in this store"), line
-    assert "1 under acme/widgets" in line and "KENNING_PROJECT=acme/widgets" in line, line
+    assert "1 under acme/widgets" in line, line
+    assert "`kenning move --from-project acme/widgets` moves them" in line, line
 
 
 def test_session_start_names_a_project_id_set_in_another_case(store: MemoryStore) -> None:
@@ -2154,7 +2155,7 @@ def test_session_start_says_all_it_has_to_say_in_one_stderr_line(
     assert proc.returncode == 0 and proc.stdout == ""
     (line,) = proc.stderr.strip().splitlines()
     assert line.startswith("kenning hook session-start: project acme/gadgets has no memories")
-    assert "KENNING_PROJECT=acme/widgets" in line and BUILDING in line
+    assert "kenning move --from-project acme/widgets" in line and BUILDING in line
 
 
 @pytest.mark.parametrize(

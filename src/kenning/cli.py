@@ -792,6 +792,13 @@ def recall(
         where = _where(store)
         # a person reading the listing forgets or edits a note by the id it shows
         shown_ids = store.short_ids([h.memory.id for h in result.hits]) if fmt == "text" else {}
+        # notes written before `git remote add origin`: said while they are there, not only
+        # when nothing was found (the first note under the new id silenced it, qa-s69a F2)
+        earlier = (
+            store.earlier_project_notes()
+            if fmt == "text" and not quiet and group_id is None and missing is None
+            else {}
+        )
     if fmt == "json":
         # (null: no log, or one read whole; else the parts read, as the notice says them)
         log_read = window.to_dict() if window is not None else None
@@ -829,6 +836,18 @@ def recall(
                 click.echo(f"   {stale_line(hit.freshness)} (score -{hit.stale_penalty:.2f})")
         if result.truncated:
             click.echo(f"(truncated to {protocol.RECALL_CHAR_BUDGET} characters)", err=True)
+        if earlier and not result.other_projects:  # (that line names them already)
+            old_id, n = next(iter(earlier.items()))
+            click.echo(
+                _plain(
+                    f"note: {n} {'memory' if n == 1 else 'memories'} of this checkout "
+                    f"{'is' if n == 1 else 'are'} stored under {old_id}, its id before the "
+                    f"origin remote was added, which recall does not read: `kenning move "
+                    f"--from-project {shlex.quote(old_id)}` moves "
+                    f"{'it' if n == 1 else 'them'} into {store.group_id}"
+                ),
+                err=True,
+            )
 
 
 def _where(store: MemoryStore) -> dict[str, Any]:
@@ -1929,6 +1948,72 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
         else:
             _say_error(_no_memory_with_id(memory_id, group_id, holder))
         sys.exit(code)
+
+
+@main.command(
+    name="move",
+    epilog="""
+\b
+A project's id is worked out on every run: a remote added after the first notes (git init,
+notes, then `git remote add origin …`) or a renamed repository gives the checkout a new id,
+and the earlier notes stay under the old one, which recall no longer reads. `kenning
+stats` and `kenning doctor` name such ids. This moves them: every memory keeps its id,
+text, dates and vector; one whose text the project already holds is dropped (the
+project's copy is counted as seen again). All or nothing (SQLite, PostgreSQL; on Qdrant,
+which has no transactions, the moved notes are one request and the dropped duplicates a
+second: run the same move again if it stops between them).
+
+\b
+Examples:
+  kenning move --from-project r-remote --dry-run     # what would move, nothing written
+  kenning move --from-project r-remote               # into this checkout's project
+  kenning move --from-project old/name --project acme/webapp --json
+""",
+)
+@click.option(
+    "--from-project",
+    "--from-group-id",
+    "from_group",
+    required=True,
+    help="The project id that holds the notes (as `kenning stats` names it).",
+)
+@_this_project_option
+@click.option("--dry-run", is_flag=True, help="Say what would move; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+@_store_options
+@handle_errors
+def move_cmd(
+    from_group: str, group_id: str | None, dry_run: bool, as_json: bool, store_path: str | None
+) -> None:
+    """Move every memory of project FROM into this project (or --project's)."""
+    with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
+        report = store.move_project(from_group, to_group=group_id, dry_run=dry_run)
+        missing = store.missing_reason
+    if missing is not None:
+        raise UserInputError(f"nothing to move: {missing}")
+    if as_json:
+        _echo_json(report.to_dict())
+    total = len(report.moved) + len(report.duplicates)
+    if not total:
+        _fail(
+            f"project {_plain(report.from_group)} has no memories in this store; nothing moved "
+            "(`kenning stats` names the ids that hold notes; ids are case-sensitive)"
+        )
+    if as_json:
+        return
+    n = len(report.moved)
+    said = (
+        f"{'would move' if dry_run else 'moved'} {n} {'memory' if n == 1 else 'memories'} "
+        f"from {_plain(report.from_group)} into {_plain(report.to_group)}"
+    )
+    if report.duplicates:
+        d = len(report.duplicates)
+        listed = _listing({old: f"same text as {kept}" for old, kept in report.duplicates.items()})
+        said += (
+            f"; {d} already there {'would be' if dry_run else 'were' if d > 1 else 'was'} "
+            f"dropped from {_plain(report.from_group)} (the project's copy kept): {listed}"
+        )
+    click.echo(said)
 
 
 # -- export / import / reembed -------------------------------------------------------------

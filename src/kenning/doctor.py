@@ -1413,6 +1413,16 @@ def _project_check(conn: sqlite3.Connection, store_path: Path | None, cwd: Path 
     try:
         others = projects_if_absent(conn, project.group_id, 3)
         alike = {} if others else projects_alike(conn, project.group_id, 3)
+        if not others and project.checkout_root is not None and project.remote:
+            # the id the folder's name gave the checkout before its origin remote was added
+            from .project import folder_group_id
+
+            earlier = folder_group_id(project.checkout_root)
+            row = conn.execute(
+                "SELECT count(*) FROM memories WHERE group_id = ?", (earlier,)
+            ).fetchone()
+            if earlier != project.group_id and row[0]:
+                alike = {earlier: int(row[0])} | alike
     except sqlite3.DatabaseError as exc:  # a damaged page: said by the integrity check
         return Check("project", SKIPPED, f"cannot read the rows: {exc}")
     return project_check(project, others, alike)
@@ -1430,8 +1440,10 @@ def project_check(project: Project, others: Mapping[str, int], alike: Mapping[st
             "project",
             WARNING,
             alike_projects_line(project.group_id, alike),
-            f"pass --project {first} to a command to read them (recall, search, export); "
-            "if they are another project's, nothing is wrong",
+            f"if they are this project's notes, `kenning move --from-project {first}` moves "
+            f"them into it (`--dry-run` first shows what), or pass --project {first} to a "
+            "command to read them (recall, search, export); if they are another project's, "
+            "nothing is wrong",
         )
     if not others:
         return Check("project", OK, f"memories of project {project.group_id} are stored here")
@@ -1440,8 +1452,9 @@ def project_check(project: Project, others: Mapping[str, int], alike: Mapping[st
         "project",
         WARNING,
         other_projects_line(project.group_id, others, fix=False),
-        f"if those are this project's notes, put KENNING_PROJECT={first} in "
+        f"if those are this project's notes, `kenning move --from-project {first}` moves "
+        f"them into project {project.group_id} (`--dry-run` first shows what); to keep "
+        f"them under {first} instead, put KENNING_PROJECT={first} in "
         f"{(project.dotenv_root or project.root) / '.env'} (or in the environment of every "
-        "client), or pass "
-        f"--project {first} to each command",
+        "client)",
     )

@@ -584,6 +584,13 @@ def others_to_name(group_id: str, counts: Mapping[str, int], limit: int) -> dict
     return found
 
 
+def folder_group_id(root: Path) -> str:
+    """The id the checkout at ``root`` gets from its folder's name alone, as it had before
+    an ``origin`` remote was added (``git init``, notes, then ``git remote add``)."""
+    gid = group_id_from_name(_name_of(root))
+    return RESERVED_NAME_PROJECT if gid == "all" else gid or UNNAMED_PROJECT
+
+
 def alike_to_name(group_id: str, counts: Mapping[str, int], limit: int) -> dict[str, int]:
     """Of a store's project ids and their memories (``counts``, the most first): the other
     ids that end in ``group_id``'s repository name (:func:`same_repository_ids`), ``limit``

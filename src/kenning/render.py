@@ -1003,7 +1003,9 @@ def alike_projects_line(project: str, alike: Mapping[str, int]) -> str:
     return (
         f"the store also holds {held}, an id that ends in this project's repository name: "
         f"likely its notes under the id an earlier kenning or a former remote gave it, "
-        f"which nothing reads beside project {project}'s; `--project {first}` reads them"
+        f"which nothing reads beside project {project}'s; `kenning move --from-project "
+        f"{first}` moves them into it (`--dry-run` first shows what), `--project {first}` "
+        "reads them where they are"
     )
 
 
@@ -1051,6 +1053,6 @@ def other_projects_line(
         )
     first = shlex.quote(next(iter(others)))
     return (
-        f"{said}; pass --project {first}, or put KENNING_PROJECT={first} in the project's "
-        ".env, to use them"
+        f"{said}; `kenning move --from-project {first}` moves them into project {project} "
+        f"(`--dry-run` first shows what), or pass --project {first} to read them where they are"
     )

@@ -6,6 +6,7 @@ it reviewed, and check the document it names.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -77,6 +78,30 @@ class _EditRefused(Exception):
 
 
 log = logging.getLogger("kenning")
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveReport:
+    """What :meth:`StoreCuration.move_project` did (or, ``dry_run``, would do)."""
+
+    from_group: str
+    to_group: str
+    #: the ids of the memories moved (kept: id, text, times, vector; only the project changes)
+    moved: tuple[str, ...]
+    #: a memory of ``from_group`` whose text the target already holds → that memory's id;
+    #: the copy of ``from_group`` is dropped and the target's counts it as seen again
+    duplicates: dict[str, str]
+    dry_run: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "from_project": self.from_group,
+            "to_project": self.to_group,
+            "moved": len(self.moved),
+            "duplicates": len(self.duplicates),
+            "duplicate_of": dict(self.duplicates),
+            "dry_run": self.dry_run,
+        }
 
 
 class StoreCuration(StoreWrites):
@@ -432,6 +457,68 @@ class StoreCuration(StoreWrites):
             )
             self.backend.upsert([MemoryRecord(reviewed, vector)])
         return reviewed
+
+    # -- a project's notes under another id (`kenning move`) ----------------------------------
+
+    def move_project(
+        self, from_group: str, *, to_group: str | None = None, dry_run: bool = False
+    ) -> MoveReport:
+        """Move every memory of project ``from_group`` into ``to_group`` (None: this
+        project), as a checkout whose id changed (a remote added after its first notes, a
+        renamed repository) takes its earlier notes along. A memory keeps its id, text, times,
+        tags and vector; one whose text the target already holds is dropped, and the
+        target's copy counted as seen again (:meth:`record_seen`, as a merge counts it).
+        All or nothing in one transaction where the backend has them (SQLite, PostgreSQL);
+        on Qdrant the moved memories are one request, and the dropped duplicates a second
+        one after it: a failure between them leaves those duplicates under ``from_group``,
+        where the same move drops them again. ``dry_run``: the report, nothing written. A
+        memory whose fields do not decode stays where it is (``kenning doctor`` names it)."""
+        source = self.resolve_group(from_group)
+        target = self.resolve_group(to_group)
+        if source is None or target is None:
+            raise UserInputError(
+                "a move is from one project into another: name each (not all), e.g. "
+                "`kenning move --from-project OLD-ID` run in the project's checkout"
+            )
+        if source == target:
+            raise UserInputError(
+                f"project {source} is the project to move into already; name the id that "
+                "holds the notes with --from-project (`kenning stats` names the store's ids)"
+            )
+        if not dry_run:
+            self.check_can_write()
+        if not self.exists:
+            return MoveReport(source, target, (), {}, dry_run)
+        with self.backend.exclusive():
+            records = list(self.backend.iterate(Filters(group_id=source)))
+            held = self.backend.find_by_hashes(target, [r.memory.content_hash for r in records])
+            duplicates = {
+                r.memory.id: held[r.memory.content_hash].id
+                for r in records
+                if r.memory.content_hash in held
+            }
+            moving = [
+                MemoryRecord(dataclasses.replace(r.memory, group_id=target), r.vector)
+                for r in records
+                if r.memory.id not in duplicates
+            ]
+            report = MoveReport(
+                source, target, tuple(r.memory.id for r in moving), duplicates, dry_run
+            )
+            if dry_run:
+                return report
+            if moving:
+                self.backend.upsert(moving)
+            if duplicates:
+                dropped = {r.memory.id: r.memory for r in records if r.memory.id in duplicates}
+                self.backend.record_seen(
+                    [
+                        (kept, dropped[old].last_seen_at or dropped[old].stored_at)
+                        for old, kept in duplicates.items()
+                    ]
+                )
+                self.backend.delete(list(duplicates))
+        return report
 
     # -- the document a memory points to, by its id (`kenning source`) -------------------
 

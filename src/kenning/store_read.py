@@ -738,7 +738,29 @@ class StoreReads(StoreFreshness):
         id an earlier kenning or a former remote gave it, which nothing reads once the new
         id has notes of its own."""
         backend = self._counts_projects(gid)
-        return {} if backend is None or gid is None else backend.projects_alike(gid, 3)
+        if backend is None or gid is None:
+            return {}
+        return self._checkout_earlier_id(gid) | backend.projects_alike(gid, 3)
+
+    def earlier_project_notes(self) -> dict[str, int]:
+        """In a store of one checkout whose id comes from its ``origin`` remote: the id its
+        folder's name gave it before the remote was added, and how many memories are still
+        stored under it ({} when none, or the id is the folder's): what recall names beside
+        what it found, until ``kenning move`` takes them (one count of an indexed column)."""
+        gid = self.group_id
+        return {} if self._counts_projects(gid) is None else self._checkout_earlier_id(gid)
+
+    def _checkout_earlier_id(self, gid: str) -> dict[str, int]:
+        from .project import folder_group_id
+
+        root = self.project.checkout_root
+        if root is None or not self.project.remote:
+            return {}
+        earlier = folder_group_id(root)
+        if earlier == gid:
+            return {}
+        n = self.backend.count(Filters(group_id=earlier))
+        return {earlier: n} if n else {}
 
     def similarity_threshold(self) -> tuple[float, str]:
         """The threshold ``search`` applies without a ``threshold`` argument, and where it
