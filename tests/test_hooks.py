@@ -1099,6 +1099,39 @@ def test_a_prompt_that_is_prose_with_an_error_line_is_asked_as_before(
 
 
 @pytest.mark.parametrize(
+    "preamble", ["", "We upgraded billing to Java 21 and now CI fails, here is the log:\n"]
+)
+def test_the_words_of_a_prompt_whose_log_is_read_in_part_are_the_users(preamble: str) -> None:
+    """qa-s69b F1: a pasted log read in parts (its head, its error's lines, its tail) had a
+    blank line between the parts, and the lines above a paste's first error back to a blank
+    line are the paste's: the log's head was taken for the prompt's own words (a Maven
+    download line's fix came back at 0.64) and the request after the log was crowded out."""
+    downloads = "".join(
+        f"[INFO] Downloading from nexus: https://nexus.acme.io/repository/maven-public/org/x/"
+        f"lib{i}/1.0/lib{i}-1.0.pom\n"
+        for i in range(1_500)
+    )
+    trace = (
+        "[ERROR] Tests run: 12, Failures: 0, Errors: 1, Skipped: 0 <<< FAILURE! - in "
+        "com.acme.billing.InvoiceTest\n"
+        "[ERROR] totals(com.acme.billing.InvoiceTest)  Time elapsed: 0.01 s  <<< ERROR!\n"
+        "java.lang.IllegalStateException: invoice total failed\n"
+        "\tat com.acme.billing.Invoice.total(Invoice.java:41)\n"
+        "Caused by: java.lang.NullPointerException: Cannot invoke \"com.acme.billing.Line."
+        "getAmount()\" because \"line\" is null\n"
+        "\tat com.acme.billing.Invoice.sum(Invoice.java:57)\n"
+    )
+    after = "".join(f"[INFO] Compiling module {i} of 400\n" for i in range(400))
+    request = "Why does CI fail? Please fix it."
+    prompt = f"{preamble}{downloads}{trace}{after}{request}"
+    assert len(prompt) > claude_code.PROMPT_LOG_BOUNDS.whole_max_chars  # read in part
+    queries = claude_code.prompt_queries(prompt)
+    words = [query for query, is_error in queries if not is_error]
+    assert words == [" ".join([preamble.strip(), request]).strip()], queries
+    assert any(is_error and "NullPointerException" in query for query, is_error in queries)
+
+
+@pytest.mark.parametrize(
     ("prompt", "signature"),
     [
         (

@@ -162,6 +162,12 @@ class Bounds:
     error_tries_chars: int = ERROR_TRIES_CHARS
     weak_tries_chars: int = WEAK_TRIES_CHARS
     candidates_max: int = CANDIDATES_MAX
+    #: a blank line between two parts read (the commands: one part's lines are not read as
+    #: the next one's block); without it, the parts read of a paste are one paste (the
+    #: prompt hook, which takes the lines above a paste's first error back to a blank line
+    #: for the paste's, and what is above them for the prompt's own words: the log's head,
+    #: cut from its error by that line, was taken for them, qa-s69b F1)
+    parts_apart: bool = True
 
     @property
     def whole_max_lines(self) -> int:
@@ -352,7 +358,7 @@ def log_window(raw: str, bounds: Bounds = BOUNDS) -> LogWindow:
             joined.append((a, b, at, to))
     read: list[str] = []
     for _, _, at, to in joined:
-        if read:
+        if read and bounds.parts_apart:
             read.append("")  # (a blank line between two parts)
         for line in text[at:to].split("\n"):
             shown, was_redrawn, was_cut = _shown(line)

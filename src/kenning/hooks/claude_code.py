@@ -182,6 +182,7 @@ PROMPT_LOG_BOUNDS = Bounds(
     error_tries_chars=50_000,
     weak_tries_chars=20_000,
     candidates_max=20_000,
+    parts_apart=False,
 )
 #: The hook input is a small JSON object (a prompt, a few paths): past this many bytes the
 #: rest is not read (a stream that never ends would fill the memory until the budget ends).
