@@ -16,6 +16,7 @@ from kenning.log_window import (
     BOUNDS,
     HEAD_LINES,
     LINE_MAX_CHARS,
+    RAW_MAX_CHARS,
     TAIL_LINES,
     WHOLE_MAX_CHARS,
     WHOLE_MAX_LINES,
@@ -465,6 +466,21 @@ def test_the_lines_read_are_the_lines_the_readers_split(tmp_path: Path) -> None:
         bounded(window.text)
         assert len(window.text.splitlines()) <= WHOLE_MAX_LINES
         assert error_recall_queries(log)[0][0] == ("KeyError: 'user'", True)
+
+
+def test_a_log_just_over_the_raw_limit_is_read_to_its_end() -> None:
+    """qa-s69b F2: a log longer than RAW_MAX_CHARS by less than its head's characters (the
+    last RAW_MAX_CHARS then start right after the head) was read as its head alone: its
+    error and its end were left out, and the notice said "kenning read :"."""
+    panic = "panic: runtime error: invalid memory address or nil pointer dereference"
+    lines = [f"{i:07d} " + "y" * 191 for i in range(100_005)]  # (200 characters a line)
+    lines[60_000] = panic.ljust(199)
+    log = "\n".join(lines) + "\n"
+    assert len(log) == RAW_MAX_CHARS + 1_000  # (less than the head's 200 lines over)
+    window = log_window(log)
+    assert 60_001 in window.errors, window.notice()
+    assert window.parts and window.parts[-1][1] == len(lines), window.notice()
+    assert window.lines == len(lines) and "kenning read :" not in window.notice()
 
 
 def test_the_notice_s_line_numbers_are_the_input_s(tmp_path: Path) -> None:

@@ -599,7 +599,7 @@ def _raw_cut(raw: str, bounds: Bounds) -> tuple[str, int, int, int, int]:
     head_end, head_n = _forward(raw, 0, bounds.head_lines, bounds.head_chars, len(raw))
     head = [_shown(line) for line in raw[: max(head_end - 1, 0)].split("\n")][:head_n]
     tail_start = raw.find("\n", max(head_end, len(raw) - RAW_MAX_CHARS) - 1) + 1
-    if tail_start <= head_end:  # (no line starts in the last RAW_MAX_CHARS: the last line)
+    if tail_start < head_end:  # (no line starts in the last RAW_MAX_CHARS: the last line)
         tail_start = max(raw.rfind("\n", head_end) + 1, head_end)
     tail = raw[tail_start:]
     cut = redrawn = 0
