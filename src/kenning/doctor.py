@@ -216,6 +216,7 @@ def _locate(store_path: Path | None, cwd: Path | None, store_url: str | None = N
         find_checkout,
         names_a_file,
         resolve_project,
+        store_location_fix,
     )
 
     configured: str | None = None
@@ -302,7 +303,7 @@ def _locate(store_path: Path | None, cwd: Path | None, store_url: str | None = N
                 "location",
                 FAILED,
                 str(exc),
-                f"remove the symlink, or point KENNING_STORE at a file inside {project.root}",
+                store_location_fix(project),
             ),
             guarded=True,
         )
@@ -321,7 +322,7 @@ def _server_location(project: Project, *, named: bool) -> Check:
     project; a Qdrant local-mode folder is held to the project root as a store file is."""
     from .backends.registry import backend_kind
     from .errors import StoreLocationError
-    from .project import check_store_location
+    from .project import check_store_location, store_location_fix
     from .redaction import redact_url
 
     url = project.store_url
@@ -349,7 +350,7 @@ def _server_location(project: Project, *, named: bool) -> Check:
             "location",
             FAILED,
             str(exc),
-            f"remove the symlink, or point KENNING_STORE at a folder inside {project.root}",
+            store_location_fix(project),
         )
     return Check(
         "location",

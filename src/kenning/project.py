@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shlex
 import subprocess
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
@@ -900,6 +901,36 @@ def names_a_file(store_path: Path) -> bool:
     return store_path.suffix == ".db" or store_path.is_file()
 
 
+def store_location_fix(project: Project) -> str:
+    """What to do about a store the store-location guard refuses (:func:`check_store_location`):
+    name one inside the project; and of a link out of it, how to keep the memories it holds:
+    removing the link alone gave the project a new, empty store while they stayed where the
+    link led (qa-s69b F6)."""
+    root = project.root.resolve()
+    local = _qdrant_local_folder(project.store_url) if project.store_url else None
+    named = local if local is not None else project.store_path
+    resolved = named.resolve()
+    what = "a folder" if local is not None else "a file"
+    fix = f"point --store, --to or KENNING_STORE at {what} inside {root}"
+    if Path(os.path.abspath(named)) == resolved or local is not None:
+        return fix
+    return (
+        f"{fix}; or, to keep the memories it holds in this project, copy them in and drop the "
+        f"link: `kenning export --store {shlex.quote(str(resolved))} -o memories.jsonl`, remove "
+        f"the link ({_link_of(Path(os.path.abspath(named)))}), then `kenning import "
+        "memories.jsonl` (removing the link alone leaves them where it led, and the project "
+        "a new, empty store)"
+    )
+
+
+def _link_of(path: Path) -> Path:
+    """The symlink on ``path``'s way: itself or its nearest folder that is one."""
+    for part in (path, *path.parents):
+        if part.is_symlink():
+            return part
+    return path
+
+
 def check_store_location(project: Project) -> Path:
     """The store-location guard: return the resolved store path (or the folder of a
     ``qdrant-local:`` store), or refuse.
@@ -912,11 +943,10 @@ def check_store_location(project: Project) -> Path:
     local = _qdrant_local_folder(project.store_url) if project.store_url else None
     resolved = (local if local is not None else project.store_path).resolve()
     if not resolved.is_relative_to(root):
-        what = "a folder" if local is not None else "a file"
         raise StoreLocationError(
             f"refusing to write: the store resolves to {resolved}, which is outside the project "
-            f"root {root} (a symlinked or external store would mix projects' memories); remove "
-            f"the symlink, or point --store, --to or KENNING_STORE at {what} inside {root}"
+            f"root {root} (a symlinked or external store would mix projects' memories); "
+            f"{store_location_fix(project)}"
         )
     home = Path.home().resolve()
     if resolved.parent == home / STORE_DIRNAME and root == home:
