@@ -1117,8 +1117,8 @@ def test_the_words_of_a_prompt_whose_log_is_read_in_part_are_the_users(preamble:
         "[ERROR] totals(com.acme.billing.InvoiceTest)  Time elapsed: 0.01 s  <<< ERROR!\n"
         "java.lang.IllegalStateException: invoice total failed\n"
         "\tat com.acme.billing.Invoice.total(Invoice.java:41)\n"
-        "Caused by: java.lang.NullPointerException: Cannot invoke \"com.acme.billing.Line."
-        "getAmount()\" because \"line\" is null\n"
+        'Caused by: java.lang.NullPointerException: Cannot invoke "com.acme.billing.Line.'
+        'getAmount()" because "line" is null\n'
         "\tat com.acme.billing.Invoice.sum(Invoice.java:57)\n"
     )
     after = "".join(f"[INFO] Compiling module {i} of 400\n" for i in range(400))
