@@ -2625,6 +2625,10 @@ SAME_ERROR = [
     # a connection a client library could not make: whichever address, and a test server's
     # port from the ephemeral range (a new one every run)
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED ::1:5432"),
+    # a command a shell could not find, as each shell (or a script bash runs) words it
+    ("bash: fd: command not found", "zsh: command not found: fd"),
+    ("/bin/sh: 1: rg: not found", "bash: line 1: rg: command not found"),
+    ("fish: Unknown command: jq", "./deploy.sh: line 12: jq: command not found"),
     # a port another process holds: Docker's CLI says "docker:" before the daemon's answer
     # (compose prints it alone) and names the endpoint after the compose project (qa-s69a F6)
     (
@@ -3111,6 +3115,9 @@ DIFFERENT_ERROR = [
     # the port of a connection a client library could not make is the service that did not
     # answer: redis' is not PostgreSQL's (the address is masked, and the port was too)
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "Error: connect ECONNREFUSED 127.0.0.1:6379"),
+    # another command a shell could not find: its fix installs that one
+    ("bash: fd: command not found", "bash: rg: command not found"),
+    ("zsh: command not found: pnpm", "zsh: command not found: yarn"),
     # a port another process holds: another service's (or another port's) is another error
     (
         "Error response from daemon: driver failed programming external connectivity on "

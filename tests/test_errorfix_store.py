@@ -866,6 +866,8 @@ FINGERPRINT_RULES_PROBES = {
     19: "95eb77da3ac93328",
     # (20: Python 2's module named without quotes is kept: the probe's errors quote theirs)
     20: "95eb77da3ac93328",
+    # (21: the command a shell could not find is kept, each shell's wording read as one)
+    21: "6ff91f9b9e104725",
 }
 
 
@@ -1780,6 +1782,19 @@ def test_a_port_docker_cannot_publish_finds_its_service_s_fix(store: MemoryStore
     ).hits
     assert [(h.memory.id, h.match) for h in hits][:1] == [(postgres.id, "fingerprint")], hits
     assert redis.id not in [h.memory.id for h in hits], hits
+
+
+def test_a_command_a_shell_cannot_find_finds_its_own_fix(store: MemoryStore) -> None:
+    """`bash: fd: command not found` got the fix stored for `rg` at 0.67 (the command's name
+    was no value the fingerprint kept), and zsh's wording of the same error was no exact
+    match of bash's."""
+    rg = store.remember(
+        "ERROR-FIX: bash: rg: command not found | FIX: apt install ripgrep (the binary is rg)"
+    )
+    assert rg.status == "stored", rg
+    assert rg.id not in [h.memory.id for h in store.recall("bash: fd: command not found").hits]
+    hits = store.recall("zsh: command not found: rg").hits
+    assert [(h.memory.id, h.match) for h in hits][:1] == [(rg.id, "fingerprint")], hits
 
 
 def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:

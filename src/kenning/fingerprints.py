@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "specific"]
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 20
+RULES_VERSION = 21
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -326,6 +326,10 @@ _KEEP_MODULE = (
         r"(?P<keep>\bno\s+module\s+named\s+)(?P<bare>[A-Za-z_][\w.]{0,200})(?![\w.'\"`])",
         re.IGNORECASE,
     ),
+    # the command a shell could not find, as :data:`_SHELL_NOT_FOUND` words it (``fd`` is
+    # not ``rg``: its fix installs that one; qa-s69a, helper's F1 leftover: the rg fix came
+    # back at 0.67 for fd)
+    lazy(r"(?P<keep>\bcommand\s+not\s+found:\s+)(?P<bare>[\w.+@-]{1,200})(?![\w.+@/-])"),
     lazy(
         r"(?P<keep>\blateinit\s+property\s+)(?P<bare>[\w$]{1,200})"
         r"(?=\s+has\s+not\s+been\s+initialized\b)"
@@ -1131,6 +1135,26 @@ _BIND_PORT = (
         r"(?=:\s*bind:\s*address\s+already\s+in\s+use)"
     ),
 )
+#: A command a shell could not find, as each shell words it: bash's ``bash: fd: command not
+#: found`` (``bash: line 1: fd: …`` in a script), dash's ``/bin/sh: 1: fd: not found``, zsh's
+#: ``zsh: command not found: fd``, fish's ``fish: Unknown command: fd``, a script's
+#: ``./deploy.sh: line 12: fd: command not found``: one error, read as
+#: ``command not found: fd`` (its name kept, :data:`_KEEP_MODULE`).
+_SHELL_NOT_FOUND = (
+    lazy(
+        r"(?:(?<=\s)|^)(?:[\w.-]*/)*(?:ba|da|k|z)?sh:\s+(?:line\s+\d+:\s+)?(?:\d+:\s+)?"
+        r"(?P<name>[\w.+@-]{1,200}):\s+(?:command\s+)?not\s+found\b"
+    ),
+    lazy(
+        r"(?:(?<=\s)|^)(?:zsh:\s+command\s+not\s+found|fish:\s+Unknown\s+command):?\s+"
+        r"(?P<name>\S{1,200})"
+    ),
+    # a script bash runs names itself, and the line
+    lazy(
+        r"(?:(?<=\s)|^)[^\s:]{1,300}:\s+line\s+\d+:\s+(?P<name>[\w.+@-]{1,200}):\s+command\s+not"
+        r"\s+found\b"
+    ),
+)
 #: What Docker says before a port it could not publish: the CLI's ``docker:`` before the
 #: daemon's answer (compose prints the answer alone), and the endpoint, named after the
 #: compose project and service, with its container's id (older Dockers print no id).
@@ -1208,6 +1232,8 @@ def error_fingerprint(signature: str) -> str:
     text = _JDK_NATIVE_THREAD.sub("unable to create native thread", text, count=1)
     text = _DOCKER_HUB_IMAGE.sub(r"\1", text, count=1)
     text = _DOCKER_DAEMON_SAID.sub("", text, count=1)
+    for pattern in _SHELL_NOT_FOUND:
+        text = pattern.sub(r"command not found: \g<name>", text, count=1)
     text = _DOCKER_ENDPOINT.sub(r"\1", text, count=1)
     text = _KUBERNETES_VERB.sub(r"\1<verb>\2", text, count=1)
     text = _KUBERNETES_MOVED_GROUP.sub(
