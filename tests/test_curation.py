@@ -639,6 +639,11 @@ def test_the_id_recall_and_search_show_is_what_forget_edit_and_source_take(
     edited = run_cli(project, "edit", cents_id[:13].replace("-", ""), "--type", "guideline")
     assert edited.returncode == 0, edited.stderr
     assert edited.stdout.strip() == f"updated {cents_id} (conventions/guideline)"
+    # the whole id in capitals, or without its dashes (as some tools print UUIDs): the same
+    for typed in (utc_id.upper(), utc_id.replace("-", "")):
+        again = run_cli(project, "source", typed)
+        assert again.returncode == 0, (typed, again.stderr)
+        assert again.stdout.strip().endswith("docs/tz.md"), (typed, again.stdout)
     forgot = run_cli(project, "forget", shown)
     assert (forgot.returncode, forgot.stdout.strip()) == (0, f"forgot {utc_id}"), forgot.stderr
 

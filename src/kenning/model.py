@@ -163,10 +163,11 @@ def _dashed(hexdigits: str) -> str:
 def id_prefix(text: str) -> str | None:
     """``text`` as the start of a kenning id (a UUID's text, lowercase, with its dashes) when
     it can be one: hex digits, dashes anywhere or nowhere (``01a2496993d9`` selects with a
-    double click), at least :data:`ID_PREFIX_MIN_HEX` and fewer than a whole UUID's 32 of
-    them; None otherwise (an id is then only ever matched whole)."""
+    double click), at least :data:`ID_PREFIX_MIN_HEX` and at most a whole UUID's 32 of
+    them, in either case (the whole id too: a tool that prints UUIDs in capitals or without
+    dashes; qa-s69c F1); None otherwise (an id is then only ever matched whole)."""
     digits = text.strip().replace("-", "").lower()
-    if not ID_PREFIX_MIN_HEX <= len(digits) < 32 or not all(
+    if not ID_PREFIX_MIN_HEX <= len(digits) <= 32 or not all(
         c in "0123456789abcdef" for c in digits
     ):
         return None
