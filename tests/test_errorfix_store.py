@@ -1797,6 +1797,33 @@ def test_a_command_a_shell_cannot_find_finds_its_own_fix(store: MemoryStore) -> 
     assert [(h.memory.id, h.match) for h in hits][:1] == [(rg.id, "fingerprint")], hits
 
 
+def test_a_missing_module_or_command_of_another_name_is_another_error_in_any_wording(
+    store: MemoryStore,
+) -> None:
+    """qa-s69c F2, F3: Node's `Cannot find module 'lodash'` got Python's `No module named
+    'yaml'` fix first (0.46-0.50) and Python's `requests` Node's `express` fix (the other-name
+    hold read one wording at a time), and `kubectl: command not found` typed without its
+    shell got rg's fix (0.54). What is missing, named otherwise, is another error."""
+    yaml, express, rg = (
+        store.remember(text, "error_fix")
+        for text in (
+            "ERROR-FIX: ModuleNotFoundError: No module named 'yaml' | FIX: pip install pyyaml",
+            "ERROR-FIX: Error: Cannot find module 'express' | FIX: npm install express",
+            "ERROR-FIX: bash: rg: command not found | FIX: apt install ripgrep",
+        )
+    )
+    assert yaml.status == express.status == rg.status == "stored", (yaml, express, rg)
+
+    def recalled(query: str) -> list[str]:
+        return [h.memory.id for h in store.recall(query).hits]
+
+    assert not {yaml.id, express.id} & set(recalled("Cannot find module 'lodash'"))
+    assert express.id not in recalled("No module named 'requests'")
+    assert rg.id not in recalled("kubectl: command not found")
+    assert recalled("rg: command not found")[:1] == [rg.id]
+    assert recalled("No module named 'yaml.cyaml'")[:1] == [yaml.id]  # (a part of it)
+
+
 def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:
     """qa-s61 F3: a traceback's last line, "app.errors.SyncFailed: the sync failed with
     KeyError: 'user'", was read as a person's sentence telling a KeyError: `recall` and

@@ -1138,7 +1138,8 @@ _BIND_PORT = (
 #: A command a shell could not find, as each shell words it: bash's ``bash: fd: command not
 #: found`` (``bash: line 1: fd: …`` in a script), dash's ``/bin/sh: 1: fd: not found``, zsh's
 #: ``zsh: command not found: fd``, fish's ``fish: Unknown command: fd``, a script's
-#: ``./deploy.sh: line 12: fd: command not found``: one error, read as
+#: ``./deploy.sh: line 12: fd: command not found``, and ``fd: command not found`` as a person
+#: types it: one error, read as
 #: ``command not found: fd`` (its name kept, :data:`_KEEP_MODULE`).
 _SHELL_NOT_FOUND = (
     lazy(
@@ -1149,6 +1150,8 @@ _SHELL_NOT_FOUND = (
         r"(?:(?<=\s)|^)(?:zsh:\s+command\s+not\s+found|fish:\s+Unknown\s+command):?\s+"
         r"(?P<name>\S{1,200})"
     ),
+    # the command alone before it, as a person types it ("kubectl: command not found")
+    lazy(r"^(?P<name>[\w.+@-]{1,200}):\s+command\s+not\s+found\b"),
     # a script bash runs names itself, and the line
     lazy(
         r"(?:(?<=\s)|^)[^\s:]{1,300}:\s+line\s+\d+:\s+(?P<name>[\w.+@-]{1,200}):\s+command\s+not"

@@ -404,6 +404,26 @@ _SHAPE_PUNCTUATION = re.compile(r"[\s.:;,()]+")
 _DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+):[\w*]+'")
 
 
+#: What a fingerprint says is missing, by the name it keeps (lower-cased, in quotes): a
+#: Python module, a Node module or package (webpack's "can't resolve"), a Rust import, a Go
+#: package, a gem, a package a package manager cannot find, a command a shell cannot find.
+_MISSING_NAME = re.compile(
+    r"\b(?:no module named|cannot find (?:module|package)|can'?t resolve|could not resolve"
+    r"|unresolved import|no matching package named|couldn'?t find package|could not find gem"
+    r"|no required module provides package|command not found:)\s+'([^'\s]{1,200})'"
+)
+
+
+def _same_name(one: str, other: str) -> bool:
+    """Whether two missing names are one thing: the same, or one a part of the other
+    (``yaml`` and ``yaml.cyaml``; ``@acme/ui`` and ``@acme/ui/button``)."""
+    return (
+        one == other
+        or one.startswith((other + ".", other + "/"))
+        or other.startswith((one + ".", one + "/"))
+    )
+
+
 def _same_shape(one: str, other: str) -> bool:
     """Whether two fingerprints have one :func:`_shape`, whatever punctuation sits between
     its words (terraform's summary and detail are joined by ``:``, a note written by hand
@@ -444,6 +464,13 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         )
     if not _KEPT_VALUE.search(query_fingerprint):
         return False
+    # a missing module, package or command of another name, however its language or tool
+    # words it: Node's "Cannot find module 'lodash'" is not Python's "No module named
+    # 'yaml'" (whose fix came first for it at 0.46-0.50, qa-s69c F2), nor "fd" "rg"
+    query_missing = _MISSING_NAME.findall(query_fingerprint)
+    entry_missing = _MISSING_NAME.findall(entry_fingerprint)
+    if query_missing and entry_missing:
+        return not any(_same_name(q, e) for q in query_missing for e in entry_missing)
     query_actions = set(_DENIED_ACTION.findall(query_fingerprint))
     entry_actions = set(_DENIED_ACTION.findall(entry_fingerprint))
     if query_actions and entry_actions and not query_actions & entry_actions:
