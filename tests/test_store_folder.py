@@ -714,33 +714,41 @@ def test_a_wal_without_its_shm_is_read_and_what_it_holds_is_said_missing(
         assert str(wal) not in listed.stderr, listed.stderr
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "qdrant-local"])
 def test_the_guards_fix_for_a_store_linked_out_of_the_project_keeps_its_memories(
-    tmp_path: Path,
+    tmp_path: Path, kind: str
 ) -> None:
-    """qa-s69b F6: the store-location guard's fix for `.kenning` linked out of the project
-    was "remove the symlink": done, the project started a new, empty store and its memories
-    stayed where the link led. The fix it gives now, followed as written, brings them in."""
+    """qa-s69b F6, qa-s69c F5: the store-location guard's fix for a store linked out of the
+    project was "remove the symlink" (or, of a Qdrant local-mode folder, "point … at a folder
+    inside"): done, the project started a new, empty store and its memories stayed where the
+    link led. The fix it gives now, followed as written, brings them in."""
     import shlex
     import shutil
 
     project = make_repo(tmp_path / "p")
     env = {"KENNING_EMBEDDER": "hashing"}
-    with open_store(cwd=project, embedder="hashing") as store:  # (then moved out, and linked)
-        store.remember("Deploys happen on Tuesdays only", "rule")
-    elsewhere = tmp_path / "kept" / ".kenning"
+    if kind == "qdrant-local":
+        env["KENNING_STORE"] = "qdrant-local:.kenning/qdrant"
+    stored = run_cli(
+        project, "remember", "--type", "rule", "Deploys happen on Tuesdays only", env=env
+    )
+    assert stored.returncode == 0, stored.stderr
+    linked = project / ".kenning" / "qdrant" if kind == "qdrant-local" else project / ".kenning"
+    elsewhere = tmp_path / "kept" / linked.name
     elsewhere.parent.mkdir()
-    shutil.move(project / ".kenning", elsewhere)
-    (project / ".kenning").symlink_to(elsewhere)
+    shutil.move(linked, elsewhere)  # (moved out, and linked)
+    linked.symlink_to(elsewhere)
     refused = run_cli(project, "remember", "--type", "rule", "Releases on Mondays", env=env)
     assert refused.returncode == 1 and "outside the project root" in refused.stderr
     assert "kenning export --store" in refused.stderr, refused.stderr
     doctor = run_cli(project, "doctor", env=env).stdout
     assert "kenning export --store" in doctor and "remove the link" in doctor, doctor
-    # the fix as it is written: export, remove the link, import
-    export = refused.stderr[refused.stderr.index("`kenning export") + 1 :].split("`")[0]
+    # the fix as it is written: export, remove the link, import, delete the export
+    said = refused.stderr[refused.stderr.index("`kenning export") :]
+    export, imported = said.split("`")[1::2][:2]
     assert run_cli(project, *shlex.split(export)[1:], env=env).returncode == 0
-    (project / ".kenning").unlink()
-    assert run_cli(project, "import", "memories.jsonl", env=env).returncode == 0
+    linked.unlink()
+    assert run_cli(project, *shlex.split(imported)[1:], env=env).returncode == 0
     recalled = run_cli(project, "search", "when do deploys happen", "--json", env=env)
     assert "Tuesdays" in recalled.stdout, recalled.stdout
-    assert not (project / ".kenning").is_symlink()
+    assert not linked.is_symlink() and "then delete memories.jsonl" in refused.stderr

@@ -903,23 +903,24 @@ def names_a_file(store_path: Path) -> bool:
 
 def store_location_fix(project: Project) -> str:
     """What to do about a store the store-location guard refuses (:func:`check_store_location`):
-    name one inside the project; and of a link out of it, how to keep the memories it holds:
-    removing the link alone gave the project a new, empty store while they stayed where the
-    link led (qa-s69b F6)."""
+    name one inside the project; and of a link out of it (a store file, its folder, a Qdrant
+    local-mode folder), how to keep the memories it holds: removing the link alone gave the
+    project a new, empty store while they stayed where the link led (qa-s69b F6, qa-s69c F5)."""
     root = project.root.resolve()
     local = _qdrant_local_folder(project.store_url) if project.store_url else None
-    named = local if local is not None else project.store_path
+    named = Path(os.path.abspath(local if local is not None else project.store_path))
     resolved = named.resolve()
     what = "a folder" if local is not None else "a file"
     fix = f"point --store, --to or KENNING_STORE at {what} inside {root}"
-    if Path(os.path.abspath(named)) == resolved or local is not None:
+    if named == resolved:
         return fix
+    store = f"qdrant-local:{resolved}" if local is not None else str(resolved)
     return (
         f"{fix}; or, to keep the memories it holds in this project, copy them in and drop the "
-        f"link: `kenning export --store {shlex.quote(str(resolved))} -o memories.jsonl`, remove "
-        f"the link ({_link_of(Path(os.path.abspath(named)))}), then `kenning import "
-        "memories.jsonl` (removing the link alone leaves them where it led, and the project "
-        "a new, empty store)"
+        f"link: `kenning export --store {shlex.quote(store)} -o memories.jsonl`, remove the "
+        f"link ({_link_of(named)}), `kenning import memories.jsonl`, then delete "
+        "memories.jsonl (removing the link alone leaves them where it led, and the project a "
+        "new, empty store)"
     )
 
 
