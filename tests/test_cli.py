@@ -1942,5 +1942,11 @@ def test_notes_written_before_the_remote_was_added_are_named_and_moved(tmp_path:
     assert (stats["memories"], stats["memories_all_projects"]) == (2, 2), stats
     again = kenning(root, "move", "--from-project", "r-remote")
     assert again.returncode == 1 and "project r-remote has no memories" in again.stderr
+    # with --json too: an error, and no report that reads as one (qa-s69c F6)
+    again = kenning(root, "move", "--from-project", "r-remote", "--json")
+    assert (again.returncode, again.stdout) == (1, ""), again.stdout
+    blank = kenning(root, "move", "--from-project", "")
+    assert blank.returncode == 1 and "--from-project" in blank.stderr, blank.stderr
+    assert "--group-id" not in blank.stderr, blank.stderr
     same = kenning(root, "move", "--from-project", "acme/webapp")
     assert same.returncode == 1 and "is the project to move into already" in same.stderr

@@ -1991,15 +1991,13 @@ def move_cmd(
         missing = store.missing_reason
     if missing is not None:
         raise UserInputError(f"nothing to move: {missing}")
-    if as_json:
-        _echo_json(report.to_dict())
-    total = len(report.moved) + len(report.duplicates)
-    if not total:
+    if not report.moved and not report.duplicates:  # (an error, with --json too: no report)
         _fail(
             f"project {_plain(report.from_group)} has no memories in this store; nothing moved "
             "(`kenning stats` names the ids that hold notes; ids are case-sensitive)"
         )
     if as_json:
+        _echo_json(report.to_dict())
         return
     n = len(report.moved)
     said = (

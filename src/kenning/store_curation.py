@@ -473,7 +473,15 @@ class StoreCuration(StoreWrites):
         one after it: a failure between them leaves those duplicates under ``from_group``,
         where the same move drops them again. ``dry_run``: the report, nothing written. A
         memory whose fields do not decode stays where it is (``kenning doctor`` names it)."""
-        source = self.resolve_group(from_group)
+        try:
+            source = self.resolve_group(from_group)
+        except UserInputError as exc:  # (said of from_group, not of the group_id it checks as)
+            if exc.parameter != "group_id":
+                raise
+            before, after = exc._around
+            raise UserInputError.of_parameter(
+                "from_group", "the from_group argument", after, before=before
+            ) from None
         target = self.resolve_group(to_group)
         if source is None or target is None:
             raise UserInputError(
