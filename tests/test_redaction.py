@@ -1241,6 +1241,11 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "escaped_placeholders": _repeat("password=\\u003ca\\u003e "),
     "escaped_json_quotes": _repeat('password\\\\\\": \\\\\\"a\\\\'),
     "backslash_runs": lambda size: "password" + "\\" * (size - 8),
+    # quotes escaped inside a value, which never closes; and every run of backslashes
+    "escaped_quote_values": lambda size: 'password: "' + '\\" password: \\"a' * (size // 16),
+    "nested_escaped_quote_values": _repeat('password\\": \\"a\\\\\\"b\\\\\\\\'),
+    "escaped_quote_runs": lambda size: 'password: \\"' + '\\\\\\"' * (size // 4),
+    "backslash_quote_runs": _repeat("\\u0041" + "\\" * 40 + '"'),
     "character_references": _repeat("&#65;&#x41;&quot;&amp;"),
     "nested_escapes": _repeat("\\\\\\\\u0041\\\\/"),
     "base64_blobs": _repeat("cGFzc3dvcmQ9YWFhYWFhYWE= "),  # "password=aaaaaaaa" each
@@ -2461,6 +2466,42 @@ def test_a_secret_written_with_escapes_is_redacted_exactly(text: str, written: s
     assert out == text.replace(written, "[REDACTED:password_assignment]"), out
     assert counts == {"password_assignment": 1}
     assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+def _json_login(password: str) -> str:
+    """A login's JSON body, written as PHP's ``json_encode`` writes it (``\\/`` for ``/``)."""
+    url = json.dumps("https://example.com/").replace("/", "\\/")
+    return f'{{"user":"svc-billing","home":{url},"password":{json.dumps(password)}}}'
+
+
+@pytest.mark.parametrize("levels", [0, 1, 2, 3])
+@pytest.mark.parametrize(
+    "password",
+    [
+        'q7Vw2Lx9"Rz4Mp8Tn',
+        '"q7Vw2Lx9Rz4Mp8Tn',
+        'q7Vw2Lx9Rz4Mp8Tn"',
+        "q7Vw2Lx9\\Rz4Mp8Tn\\",
+        'q7\\"Vw2\\\\"Lx9',
+    ],
+)
+def test_a_password_holding_an_escaped_quote_is_redacted_whole(password: str, levels: int) -> None:
+    """A JSON value holding a quote (``"q7Vw2Lx9\\"Rz4Mp8Tn"``) was redacted up to the
+    quote's escape, the rest stored in clear; in JSON kept in a JSON string (``\\\\\\"``
+    inside ``\\"…\\"``) it was not redacted at all (qa-s69b F3). The marker replaces the
+    whole value at every level, its quotes and the other fields kept."""
+    text = _nested(_json_login(password), levels)
+    out, counts = redact_secrets(text)
+    assert out == _nested(_json_login("[REDACTED:password_assignment]"), levels), out
+    assert counts == {"password_assignment": 1}
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+def test_a_quote_after_a_lone_backslash_still_ends_a_value_that_does_not_close() -> None:
+    """A Windows path ends in a backslash before its quote (``"C:\\temp\\"``): read as an
+    escape, the value would not close on its line and nothing would be redacted."""
+    out, _ = redact_secrets('set password="Hy6tB1q9\\" and go')
+    assert out == 'set password="[REDACTED:password_assignment]\\" and go'
 
 
 @pytest.mark.parametrize(

@@ -651,13 +651,23 @@ _ASSIGNMENT = lazy(
     # a Python string may carry a prefix (app.secret_key = b'…', r'…', f"…"), a Rust raw
     # string its hashes (r#"…"#)
     r"(?:(?P<pre>[bB]?[rR]#{1,3}|[bBrRuUfF]{1,2})?"
-    r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})')"
+    # (a JSON or C string escapes a quote inside it: "q7Vw2Lx9\"Rz4M" is one value; read
+    # so when it closes, as it was written when it does not: "C:\temp\" in a .bat)
+    r"(?:\"(?P<dq>[^\"\\\r\n]{1,1024}(?=\")|(?:[^\"\\\r\n]|\\[^\r\n]){1,1024}(?=\")"
+    r"|[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})')"
     # a quoted value a wrap (or YAML's folding) carried past its line's end: it closes on
     # the next line ("password": "Xk9m… then …Qe4" there)
     r"|\"(?P<dw>[^\"\r\n]{1,1024}\r?\n[^\"\r\n]{1,1024})\"|'(?P<sw>[^'\r\n]{1,1024}\r?\n[^'\r\n]{1,1024})'"
     # a JavaScript template literal or a Go raw string
     r"|`(?P<bq>[^`\r\n]{1,1024})`"
-    r"|(?P<eb>(?:\\\\)*+\\)\"(?P<eq>[^\"\\\r\n]{0,1024})(?P=eb)\""
+    # JSON kept in a JSON string: a value's quotes follow an odd run of backslashes (eb),
+    # and inside it a quote of its own the longer run that escapes eb and the quote again
+    # (\"q7Vw\\\"Rz4M\"), a backslash of its own twice eb and two more (\"ab\\\\\" ends in
+    # one); any other run is the value's (\\/, \\u0041). A run is read whole (possessive),
+    # so a long run of backslashes stays linear.
+    r"|(?P<eb>(?:\\\\)*+\\)\"(?P<eq>(?:[^\"\\\r\n]|\\++(?!\")"
+    r"|(?:(?P=eb)\\(?P=eb)\\)++(?=(?P=eb)\")"
+    r"|(?!(?:(?P=eb)\\(?P=eb)\\)*+(?P=eb)\")(?=(?P=eb)\\)\\++\"){0,1024})(?P=eb)\""
     r"|(?P<val>[^\s\"'`,;&]{1,1024}))",
     re.IGNORECASE,
 )
@@ -3081,6 +3091,7 @@ _ESCAPE = lazy(
     r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[/\\])"
     r"|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|quot|apos|amp|lt|gt);"
 )
+_BACKSLASHES = lazy(r"\\+")
 _ENTITIES = {"&quot;": '"', "&apos;": "'", "&amp;": "&", "&lt;": "<", "&gt;": ">"}
 
 
@@ -3226,7 +3237,18 @@ def _unescaped_text(text: str) -> tuple[str, list[int], list[tuple[int, int]]] |
     escapes: list[tuple[int, int]] = []
     pos = 0
     decoded_any = False
+    run_end = 0  # where the run of backslashes last looked at ends
+    keep_run = False  # and whether a quote follows it
     for m in _ESCAPE.finditer(text):
+        if m.group(0) == "\\\\":
+            if m.start() >= run_end:
+                run_end = _BACKSLASHES.match(text, m.start()).end()  # type: ignore[union-attr]
+                keep_run = text.startswith('"', run_end)
+            if keep_run:
+                # a run of backslashes before a quote is kept as written: decoded (the
+                # quote's own escape is not), JSON kept in a JSON string would read its
+                # value's own quote (\\\") as the quotes around it (\"), one level short
+                continue
         char = _unescaped(m.group(0))
         if char is None:
             continue
