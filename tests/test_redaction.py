@@ -1246,7 +1246,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "nested_escaped_quote_values": _repeat('password\\": \\"a\\\\\\"b\\\\\\\\'),
     "escaped_quote_runs": lambda size: 'password: \\"' + '\\\\\\"' * (size // 4),
     "backslash_quote_runs": _repeat("\\u0041" + "\\" * 40 + '"'),
+    "escaped_quoted_values": _repeat("password=\\u0022a b "),
     "character_references": _repeat("&#65;&#x41;&quot;&amp;"),
+    "referenced_values": _repeat("password: &lt;a&gt; &quot;"),
     "nested_escapes": _repeat("\\\\\\\\u0041\\\\/"),
     "base64_blobs": _repeat("cGFzc3dvcmQ9YWFhYWFhYWE= "),  # "password=aaaaaaaa" each
     "secret_json_open": lambda size: '{"kind":"Secret","data":' + '{"k":"v",' * (size // 9),
@@ -2420,6 +2422,11 @@ def test_escapes_that_hide_no_secret_are_kept(kept: str) -> None:
         # JSON kept in a JSON string: escaped twice, its quotes \" (a docker json-file line)
         '{\\"log\\":\\"export GITHUB_TOKEN=\\\\u003cyour-token\\\\u003e\\"}',
         '{"log":"{\\"msg\\":\\"set GITHUB_TOKEN=\\\\u003cyour-token\\\\u003e\\"}\\n","stream":"stderr"}',
+        # and HTML's character references, as a page or an HTML-escaped console shows them
+        "password: &lt;your-password&gt;",
+        "password=&quot;&lt;your password&gt;&quot; in the file",
+        "api_key: &quot;&quot;",
+        "see ?user=a&amp;password=&lt;pw&gt;&amp;page=2",
     ],
 )
 def test_a_placeholder_written_with_escapes_is_kept(kept: str) -> None:
@@ -2455,6 +2462,9 @@ def _nested(text: str, levels: int) -> str:
         # JSON in a JSON string kept in a JSON string, its quotes \\\": stored in clear before
         (_nested('{"password": "Hy6tB1q9Zx"}', 2), "Hy6tB1q9Zx"),
         (_nested('{"api_key": "Hy6tB1q9Zx"}', 3), "Hy6tB1q9Zx"),
+        ("password=&quot;Hy6tB1q9Zx w0rd&quot; in the file", "Hy6tB1q9Zx w0rd"),
+        ("a=1&amp;b=2 password=&quot;Hy6tB1q9ZxKp&quot; x", "Hy6tB1q9ZxKp"),
+        ("https://x/?user=a&amp;password=Hy6tB1q9ZxKp&amp;page=2", "Hy6tB1q9ZxKp"),
     ],
 )
 def test_a_secret_written_with_escapes_is_redacted_exactly(text: str, written: str) -> None:
@@ -2515,6 +2525,14 @@ def test_a_quote_after_a_lone_backslash_still_ends_a_value_that_does_not_close()
         '{\\"log\\":\\"password=\\\\u003cHy6tB1q9ZxKp\\\\u003e\\"}',
         "export GITHUB_TOKEN=\\u003chunter2_Zx91kq\\u003e",
         "api_key: \\u0022\\u003cHy6tB1q9ZxKp\\u003e\\u0022",
+        # a placeholder in escaped quotes, a secret glued after it (a space inside)
+        "password=\\u0022\\u003cyour password\\u003e\\u0022Hy6tB1q9ZxKp",
+        # the same written with HTML's character references (an HTML-escaped CI console)
+        "password: &lt;Hy6tB1q9ZxKp&gt;",
+        "password: &#60;Hy6tB1q9ZxKp&#62;",
+        "password: &#x3c;Hy6tB1q9ZxKp&#x3e;",
+        "password=&quot;&quot;Hy6tB1q9ZxKp",
+        "password=&quot;&lt;your password&gt;&quot;Hy6tB1q9ZxKp",
     ],
 )
 def test_escapes_cannot_make_a_secret_read_as_a_placeholder(text: str) -> None:

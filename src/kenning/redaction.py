@@ -660,6 +660,11 @@ _ASSIGNMENT = lazy(
     r"|\"(?P<dw>[^\"\r\n]{1,1024}\r?\n[^\"\r\n]{1,1024})\"|'(?P<sw>[^'\r\n]{1,1024}\r?\n[^'\r\n]{1,1024})'"
     # a JavaScript template literal or a Go raw string
     r"|`(?P<bq>[^`\r\n]{1,1024})`"
+    # a value an encoder wrote in escaped quotes (\u0022, and HTML's &quot;, which
+    # _found_in_character_references reads so), read as written up to its closing one and
+    # on through what is glued to it, for the decoded reading to judge (_judged): a space
+    # inside does not end it (password=\u0022\u003cyour password\u003e\u0022Hy6t…)
+    r"|(?P<uq>\\u0022[^\"\r\n]{0,1024}?\\u0022[^\s\"'`,;&]{0,1024})"
     # JSON kept in a JSON string: a value's quotes follow an odd run of backslashes (eb),
     # and inside it a quote of its own the longer run that escapes eb and the quote again
     # (\"q7Vw\\\"Rz4M\"), a backslash of its own twice eb and two more (\"ab\\\\\" ends in
@@ -933,6 +938,9 @@ _KEYWORD_STEM_AT = lazy(f"(?={_KEYWORD_STEMS})")
 #: (the Kelvin sign with k, ſ with s). ~5x the scan of ``lower()``, ~1/4 of a search of
 #: the text with _ASSIGNMENT itself.
 _KEYWORD_STEM_AT_ANY_CASE = lazy(f"(?={_KEYWORD_STEMS})", re.IGNORECASE)
+#: One of those stems, in an ASCII text's ``lower()`` or in any text.
+_KEYWORD_STEM = lazy(_KEYWORD_STEMS)
+_KEYWORD_STEM_ANY_CASE = lazy(_KEYWORD_STEMS, re.IGNORECASE)
 #: How far before the stem it holds a match of _SECRET_KEYWORD may start: its longest
 #: prefix is the 17 characters of rabbitmq_default_pass's "rabbitmq_default_" (and the 13
 #: of subscription_key's), with room.
@@ -1415,6 +1423,11 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
     stem = _SECRET_STEM_LOWER.search(lower) if text.isascii() else _SECRET_STEM.search(text)
     if stem is None and not any(word in lower for word in _RARE_STEMS):
         return
+    yield from _find_assignment_rule(text, lower)
+
+
+def _find_assignment_rule(text: str, lower: str) -> Iterator[_Hit]:
+    """_ASSIGNMENT's hits in ``text`` (``lower`` its ``lower()``)."""
     starts = _assignment_starts(text, lower)
     pos = 0
     while (m := _next_assignment(text, pos, starts)) is not None:
@@ -1750,7 +1763,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     if not sep or words[-1].rstrip(":") in _SAID_VERBS or words[0] in _FOR_WORDS:
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(
-            g for g in ("dq", "sq", "eq", "bq", "dw", "sw", "val") if m.group(g) is not None
+            g for g in ("dq", "sq", "eq", "uq", "bq", "dw", "sw", "val") if m.group(g) is not None
         )
         said_end = _value_end(text, m.end(group), m.start()) if group == "val" else m.end(group)
         said = text[m.start(group) : said_end].rstrip(".!?:)")
@@ -1796,7 +1809,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # opens another, so no value runs between them
         return None
     key_name = text[name_start : m.end("key")]
-    for name in ("dq", "sq", "eq", "bq", "dw", "sw"):
+    for name in ("dq", "sq", "eq", "uq", "bq", "dw", "sw"):
         value = m.group(name)
         if value is not None:
             if (
@@ -3151,12 +3164,76 @@ def _find_escaped(scan: str, found: list[_Hit]) -> list[_Hit]:
         readings.append((escapes, hits))
     if not readings:
         return found
+    found = found + _found_in_character_references(scan)
     # from the deepest reading up: a level's hits, as the readings below judge them
     judged = readings[-1][1]
     for level in range(len(readings) - 1, -1, -1):
         above = readings[level - 1][1] if level else found
         judged = _judged(scan, above, readings[level][0], judged) + judged
     return judged
+
+
+#: An HTML character reference (``&lt;``, ``&#60;``, ``&#x3c;``, ``&quot;``).
+_CHARACTER_REFERENCE = lazy(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|quot|apos|amp|lt|gt);")
+#: How far after a secret's word's stem a character reference is read again: past the rest
+#: of the key's name, its quote and a separator ("the password for the staging db is now ").
+_REFERENCE_AFTER_STEM = 96
+
+
+def _found_in_character_references(scan: str) -> list[_Hit]:
+    """The assignments in ``scan`` whose value holds an HTML character reference, read as
+    though each reference to an ASCII character were the string escape of that character
+    (``&lt;`` as ``\\u003c``), spanned in ``scan``: as written, a value stops at a
+    reference's ``&`` or ``;`` (``password: &lt;Hy6t…&gt;`` held none), while it holds a
+    string escape, so that the decoded reading judges them alike (:func:`_judged`: a secret
+    an escape puts in brackets or after a quote is redacted however it was escaped)."""
+    if "&" not in scan:
+        return []
+    # only a reference close after a secret's word (its value's opening bracket or quote)
+    # on its line may start or go on a value that the text as written does not hold;
+    # reading again a text whose references are elsewhere (an HTML page's markup) would
+    # double its cost
+    stem = _KEYWORD_STEM if scan.isascii() else _KEYWORD_STEM_ANY_CASE
+    lower = scan.lower() if scan.isascii() else scan
+    for m in _CHARACTER_REFERENCE.finditer(scan):
+        line_start = scan.rfind("\n", max(0, m.start() - _REFERENCE_AFTER_STEM), m.start()) + 1
+        if stem.search(lower, max(line_start, m.start() - _REFERENCE_AFTER_STEM), m.start()):
+            break
+    else:
+        return []
+    parts: list[str] = []
+    starts: list[int] = []  # where each character of the reading starts in scan
+    ends: list[int] = []  # and where it ends
+    references: list[tuple[int, int]] = []
+    pos = 0
+    for m in _CHARACTER_REFERENCE.finditer(scan):
+        char = _unescaped(m.group(0))
+        if not _stands_for_ascii(char):
+            continue
+        parts.append(scan[pos : m.start()])
+        starts.extend(range(pos, m.start()))
+        ends.extend(range(pos + 1, m.start() + 1))
+        parts.append(f"\\u{ord(char):04x}")  # type: ignore[arg-type]
+        starts.extend([m.start()] * 6)
+        ends.extend([m.end()] * 6)
+        references.append(m.span())
+        pos = m.end()
+    if not references:
+        return []
+    parts.append(scan[pos:])
+    starts.extend(range(pos, len(scan)))
+    ends.extend(range(pos + 1, len(scan) + 1))
+    reference_starts = [start for start, _ in references]
+    hits = []
+    reading = "".join(parts)
+    for h in _find_assignment_rule(reading, reading.lower()):
+        if h.end <= h.start:
+            continue
+        start, end = starts[h.start], ends[h.end - 1]
+        i = bisect.bisect_left(reference_starts, end) - 1  # the last reference before its end
+        if i >= 0 and references[i][1] > start:  # (one without: found as written already)
+            hits.append(_Hit(start, end, h.kind, h.rank))
+    return hits
 
 
 def _judged(
