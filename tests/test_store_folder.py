@@ -88,6 +88,17 @@ def _as_a_user(*command: str) -> list[str]:
     return [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}", *command]
 
 
+def _kenning_as_a_user(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``kenning *args`` in a process of its own in ``cwd``, without the rights that let root
+    write any file (:func:`_as_a_user`)."""
+    import sys
+
+    command = _as_a_user(sys.executable, "-m", "kenning", *args)
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
+
+
 def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
     project: Path, minilm: Embedder
 ) -> None:
@@ -96,7 +107,6 @@ def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
     the store is read-only and how to fix it, and the file stays as it was."""
     import json
     import os
-    import sys
 
     with open_store(cwd=project, embedder=minilm) as store:
         memory_id = store.remember("Deploys happen on Tuesdays only", "rule").id
@@ -108,8 +118,7 @@ def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
     try:
 
         def kenning(*args: str) -> subprocess.CompletedProcess[str]:
-            command = _as_a_user(sys.executable, "-m", "kenning", *args)
-            return subprocess.run(command, cwd=project, capture_output=True, text=True)
+            return _kenning_as_a_user(project, *args)
 
         recalled = kenning("recall", "--json", "which day do we deploy")
         assert recalled.returncode == 0, recalled.stderr
@@ -183,15 +192,13 @@ def test_a_read_only_shm_left_by_a_read_is_named_by_every_write(
     be checked for duplicates", and forget ended in a traceback. Each names the read-only
     file now, in one line, and the store is as it was."""
     import os
-    import sys
 
     with open_store(cwd=project, embedder=minilm) as store:
         memory_id = store.remember("Deploys happen on Tuesdays only", "rule").id
     db = project / ".kenning" / "memory.db"
 
     def kenning(*args: str) -> subprocess.CompletedProcess[str]:
-        command = _as_a_user(sys.executable, "-m", "kenning", *args)
-        return subprocess.run(command, cwd=project, capture_output=True, text=True)
+        return _kenning_as_a_user(project, *args)
 
     os.chmod(db, 0o444)
     assert kenning("recall", "which day do we deploy").returncode == 0
@@ -533,7 +540,6 @@ def test_doctor_reads_a_symlinked_store_where_its_file_is(project: Path) -> None
     the link names) while doctor said "can be read but not written", asking the link's
     folder."""
     import os
-    import sys
 
     data = project / "data"
     data.mkdir()
@@ -546,9 +552,8 @@ def test_doctor_reads_a_symlinked_store_where_its_file_is(project: Path) -> None
         os.chmod(path, 0o777)  # (the other user's to write)
 
     def kenning(*args: str) -> subprocess.CompletedProcess[str]:
-        command = _as_a_user(sys.executable, "-m", "kenning", *args)
         env = {**os.environ, "KENNING_EMBEDDER": "hashing"}
-        return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
+        return _kenning_as_a_user(project, *args, env=env)
 
     os.chmod(folder, 0o555)
     try:
@@ -571,7 +576,6 @@ def test_doctor_gives_the_guards_cause_for_a_symlinked_store_outside_the_project
     write (the location check says so), and the store check said beside it "its folder or
     file is read-only", a second, wrong cause and fix. It names the guard now."""
     import os
-    import sys
 
     project = make_repo(tmp_path / "p")
     elsewhere = make_repo(tmp_path / "other") / ".kenning"  # another project's store
@@ -584,9 +588,8 @@ def test_doctor_gives_the_guards_cause_for_a_symlinked_store_outside_the_project
         os.chmod(path, 0o777)  # (the other user's to write)
 
     def kenning(*args: str) -> subprocess.CompletedProcess[str]:
-        command = _as_a_user(sys.executable, "-m", "kenning", *args)
         env = {**os.environ, "KENNING_EMBEDDER": "hashing"}
-        return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
+        return _kenning_as_a_user(project, *args, env=env)
 
     os.chmod(folder, 0o555)
     try:
@@ -614,7 +617,6 @@ def test_doctor_says_what_a_write_does_in_a_read_only_folder_of_writable_files(
     write would have to create them: then both say read-only."""
     import os
     import sqlite3
-    import sys
 
     with open_store(cwd=project, embedder="hashing") as store:
         store.remember("Deploys happen on Tuesdays only", "rule")
@@ -622,9 +624,8 @@ def test_doctor_says_what_a_write_does_in_a_read_only_folder_of_writable_files(
     db = folder / "memory.db"
 
     def kenning(*args: str) -> subprocess.CompletedProcess[str]:
-        command = _as_a_user(sys.executable, "-m", "kenning", *args)
         env = {**os.environ, "KENNING_EMBEDDER": "hashing"}
-        return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
+        return _kenning_as_a_user(project, *args, env=env)
 
     holder = sqlite3.connect(db)  # another process's (an MCP server's, the ui's) open store
     holder.execute("SELECT count(*) FROM memories").fetchone()
@@ -687,8 +688,7 @@ def test_a_wal_without_its_shm_is_read_and_what_it_holds_is_said_missing(
             os.chmod(folder, 0o555)
 
         def kenning(*args: str) -> subprocess.CompletedProcess[str]:
-            command = _as_a_user(sys.executable, "-m", "kenning", *args)
-            return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
+            return _kenning_as_a_user(project, *args, env=env)
 
         try:
             listed = kenning("export", "-o", "-")
