@@ -1822,6 +1822,22 @@ def test_a_missing_module_or_command_of_another_name_is_another_error_in_any_wor
     assert rg.id not in recalled("kubectl: command not found")
     assert recalled("rg: command not found")[:1] == [rg.id]
     assert recalled("No module named 'yaml.cyaml'")[:1] == [yaml.id]  # (a part of it)
+    # Go's package path is kept bare, and Bundler's gem typed alone is an error (qa-s69d F3)
+    cobra, rails = (
+        store.remember(text, "error_fix")
+        for text in (
+            "ERROR-FIX: main.go:5:2: no required module provides package "
+            "github.com/spf13/cobra; to add it: | FIX: go get github.com/spf13/cobra@v1.8.0",
+            "ERROR-FIX: Could not find gem 'rails (= 7.1.3)' in locally installed gems. | FIX: "
+            "bundle install (the lockfile pins 7.1.3)",
+        )
+    )
+    logrus = "no required module provides package github.com/sirupsen/logrus; to add it:"
+    assert cobra.id not in recalled(logrus)
+    assert rails.id not in recalled(
+        "Could not find gem 'sidekiq (~> 7.0)' in locally installed gems."
+    )
+    assert recalled(logrus.replace("sirupsen/logrus", "spf13/cobra"))[:1] == [cobra.id]
 
 
 def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:

@@ -410,7 +410,9 @@ _DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+):[\w*]+'")
 _MISSING_NAME = re.compile(
     r"\b(?:no module named|cannot find (?:module|package)|can'?t resolve|could not resolve"
     r"|unresolved import|no matching package named|couldn'?t find package|could not find gem"
-    r"|no required module provides package|command not found:)\s+'([^'\s]{1,200})'"
+    r"|command not found:)\s+'([^'\s]{1,200})'"
+    # (Go's package path, which the fingerprint keeps bare; qa-s69d F3)
+    r"|\bno required module provides package ([\w.-]{1,200}(?:/[\w.@+-]{1,200}){0,20})"
 )
 
 
@@ -462,15 +464,15 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         return len(message) < ANOTHER_CODE_MIN_CHARS or message not in " ".join(
             query_fingerprint.split()
         )
-    if not _KEPT_VALUE.search(query_fingerprint):
-        return False
     # a missing module, package or command of another name, however its language or tool
     # words it: Node's "Cannot find module 'lodash'" is not Python's "No module named
     # 'yaml'" (whose fix came first for it at 0.46-0.50, qa-s69c F2), nor "fd" "rg"
-    query_missing = _MISSING_NAME.findall(query_fingerprint)
-    entry_missing = _MISSING_NAME.findall(entry_fingerprint)
+    query_missing = [quoted or bare for quoted, bare in _MISSING_NAME.findall(query_fingerprint)]
+    entry_missing = [quoted or bare for quoted, bare in _MISSING_NAME.findall(entry_fingerprint)]
     if query_missing and entry_missing:
         return not any(_same_name(q, e) for q in query_missing for e in entry_missing)
+    if not _KEPT_VALUE.search(query_fingerprint):
+        return False
     query_actions = set(_DENIED_ACTION.findall(query_fingerprint))
     entry_actions = set(_DENIED_ACTION.findall(entry_fingerprint))
     if query_actions and entry_actions and not query_actions & entry_actions:

@@ -1425,7 +1425,8 @@ _SYSTEM_CALL_ERRORS = "|".join(
 #: An error's message as a tool prints it after its exception class or its program's name,
 #: and as a person types it without them: ``No module named 'yaml'``, ``Cannot find module
 #: 'lodash'``, ``cannot import name 'escape' from 'jinja2'``, ``undefined reference to
-#: `dlopen'``, ``unresolved import `tokio```. Each names the thing that is missing, which is
+#: `dlopen'``, ``unresolved import `tokio```, Bundler's ``Could not find gem 'sidekiq'``, Go's
+#: ``no required module provides package x``. Each names the thing that is missing, which is
 #: the error (the fix of ``'requests'`` is not ``'yaml'``'s): read as an error, its
 #: fingerprint holds an entry of another name below the floors as the whole error's does
 #: (qa-s69a F1: the fix of ``'requests'`` came back at 0.58 for the bare message). Its first
@@ -1433,7 +1434,8 @@ _SYSTEM_CALL_ERRORS = "|".join(
 BARE_ERROR_MESSAGE = (
     r"(?<![\w.])(?:[Nn]o\smodule\snamed\s(?!errors?\b)['\"`]?[\w.]|[Cc]annot\sfind\smodule\s['\"`]"
     r"|[Cc]annot\simport\sname\s['\"`]|[Uu]ndefined\sreference\sto\s[`'\"]"
-    r"|[Uu]nresolved\simport\s[`'\"])"
+    r"|[Uu]nresolved\simport\s[`'\"]|[Cc]ould\snot\sfind\sgem\s['\"]"
+    r"|no\srequired\smodule\sprovides\spackage\s\w)"
 )
 #: (A line's leading space is ``[^\S\n]*``: ``^\s*`` ran from every line's start over all
 #: the blank lines after it, time quadratic in their number.)
