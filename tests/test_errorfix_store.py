@@ -1838,6 +1838,19 @@ def test_a_missing_module_or_command_of_another_name_is_another_error_in_any_wor
         "Could not find gem 'sidekiq (~> 7.0)' in locally installed gems."
     )
     assert recalled(logrus.replace("sirupsen/logrus", "spf13/cobra"))[:1] == [cobra.id]
+    # pip's requirement and npm's 404 name theirs too (qa-s69d F4)
+    pip = "ERROR: Could not find a version that satisfies the requirement {} (from versions: none)"
+    npm = "npm error 404 '{}@*' is not in this registry."
+    tomli, ui = (
+        store.remember(f"ERROR-FIX: {text} | FIX: {fix}", "error_fix")
+        for text, fix in (
+            (pip.format("tomli"), "the private index lacks it: add --extra-index-url"),
+            (npm.format("@acme/ui"), "log in to the GitHub registry: npm login --scope=@acme"),
+        )
+    )
+    assert tomli.id not in recalled(pip.format("toml"))
+    assert ui.id not in recalled(npm.format("@acme/uix"))
+    assert recalled(npm.format("@acme/ui/button"))[:1] == [ui.id]  # (a part of it)
 
 
 def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:
