@@ -16,7 +16,7 @@ from .lazyre import lazy
 from .log_formats import ANSI, CONTROL
 from .signatures import extract_error_signature, without_exit_code_suffix
 
-__all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "specific"]
+__all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "missing_names", "specific"]
 
 #: The version of the rules below, recorded in a store whose stored fingerprints were
 #: brought up to them (:meth:`kenning.store.MemoryStore.renew_fingerprints`). Raise it with
@@ -79,15 +79,20 @@ _KEPT = r"\x00[a-z]+\x00"
 #: one ``Uncategorized`` of EIO is not one of EROFS (their messages are masked as quoted
 #: text). WouldBlock's is not: EAGAIN is 11 on Linux, 35 on macOS, 10035 on Windows.
 _RUST_UNNAMED_IO_KINDS = ("Other", "Uncategorized", "WouldBlock")
+#: The words before the name of a module, package or gem a tool could not find, kept in
+#: quotes (:data:`_KEEP_MODULE`) and read back by :func:`missing_names`: Python's module,
+#: Node's module or package (webpack's "can't resolve"), a Rust import, a package a package
+#: manager cannot find (cargo, yarn), a gem Bundler cannot find.
+_MISSING_WORDS = (
+    r"no\s+module\s+named|cannot\s+find\s+(?:module|package)|can'?t\s+resolve"
+    r"|could\s+not\s+resolve|unresolved\s+import|no\s+matching\s+package\s+named"
+    r"|couldn'?t\s+find\s+package|could\s+not\s+find\s+gem"
+)
 _KEEP_MODULE = (
     lazy(
-        r"(?P<keep>\b(?:no\s+module\s+named|cannot\s+find\s+(?:module|package)|can'?t\s+resolve"
-        r"|could\s+not\s+resolve|unresolved\s+import|undeclared\s+crate\s+or\s+module"
-        r"|missing\s+script:"
-        # a package a package manager cannot find (cargo, yarn, yum and dnf through ansible)
-        r"|no\s+matching\s+package\s+named|couldn'?t\s+find\s+package|no\s+package\s+matching"
-        # a gem Bundler cannot find
-        r"|could\s+not\s+find\s+gem)\s+)"
+        rf"(?P<keep>\b(?:{_MISSING_WORDS}|undeclared\s+crate\s+or\s+module|missing\s+script:"
+        # (yum's and dnf's through ansible)
+        r"|no\s+package\s+matching)\s+)"
         rf"(?P<num>{_QUOTED_NAME})",
         re.IGNORECASE,
     ),
@@ -1390,6 +1395,25 @@ def _with_shared_type_abstracted(text: str) -> str:
 _MASK = lazy(r"<(?:uuid|url|time|hex|path|id|pod|q|n|host|ref)>")
 #: A word of three letters or more, or an error code (letters and digits: e0382, ts2322).
 _IDENTITY = lazy(r"[^\W\d_]{3,}|\b(?=\w*\d)(?=\w*[^\W\d_])\w{3,}\b")
+
+
+#: What a fingerprint says is missing, by the name it keeps (:data:`_MISSING_WORDS`'s, a
+#: command a shell cannot find), and the names it keeps bare or a tool words otherwise.
+_MISSING_NAME = lazy(
+    rf"\b(?:{_MISSING_WORDS}|command\s+not\s+found:)\s+'([^'\s]{{1,200}})'"
+    # (Go's package path, which the fingerprint keeps bare; qa-s69d F3)
+    r"|\bno required module provides package ([\w.-]{1,200}(?:/[\w.@+-]{1,200}){0,20})"
+    # (pip's requirement and npm's 404, qa-s69d F4)
+    r"|\b(?:satisfies the requirement|no matching distribution found for) ([\w.-]{1,200})"
+    r"|'(@?[\w.-]{1,200}(?:/[\w.-]{1,200})?)' is not in (?:this|the npm) registry"
+)
+
+
+def missing_names(fingerprint: str) -> list[str]:
+    """The names of the modules, packages, gems and commands ``fingerprint`` says are
+    missing, however each tool words it (``no module named 'yaml'``, ``cannot find module
+    'lodash'``, ``command not found: 'fd'``): what search's missing-name rule compares."""
+    return [next(name for name in m.groups() if name) for m in _MISSING_NAME.finditer(fingerprint)]
 
 
 def identifies(fingerprint: str) -> bool:

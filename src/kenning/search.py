@@ -404,26 +404,6 @@ _SHAPE_PUNCTUATION = re.compile(r"[\s.:;,()]+")
 _DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+):[\w*]+'")
 
 
-#: What a fingerprint says is missing, by the name it keeps (lower-cased, in quotes): a
-#: Python module, a Node module or package (webpack's "can't resolve"), a Rust import, a Go
-#: package, a gem, a package a package manager cannot find, a command a shell cannot find.
-_MISSING_NAME = re.compile(
-    r"\b(?:no module named|cannot find (?:module|package)|can'?t resolve|could not resolve"
-    r"|unresolved import|no matching package named|couldn'?t find package|could not find gem"
-    r"|command not found:)\s+'([^'\s]{1,200})'"
-    # (Go's package path, which the fingerprint keeps bare; qa-s69d F3)
-    r"|\bno required module provides package ([\w.-]{1,200}(?:/[\w.@+-]{1,200}){0,20})"
-    # (pip's requirement and npm's 404, qa-s69d F4)
-    r"|\b(?:satisfies the requirement|no matching distribution found for) ([\w.-]{1,200})"
-    r"|'(@?[\w.-]{1,200}(?:/[\w.-]{1,200})?)' is not in (?:this|the npm) registry"
-)
-
-
-def _missing_names(fingerprint: str) -> list[str]:
-    """The names :data:`_MISSING_NAME` finds in ``fingerprint``, however each is written."""
-    return [next(name for name in m.groups() if name) for m in _MISSING_NAME.finditer(fingerprint)]
-
-
 def _same_name(one: str, other: str) -> bool:
     """Whether two missing names are one thing: the same, or one a part of the other
     (``yaml`` and ``yaml.cyaml``; ``@acme/ui`` and ``@acme/ui/button``)."""
@@ -475,8 +455,10 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
     # a missing module, package or command of another name, however its language or tool
     # words it: Node's "Cannot find module 'lodash'" is not Python's "No module named
     # 'yaml'" (whose fix came first for it at 0.46-0.50, qa-s69c F2), nor "fd" "rg"
-    query_missing = _missing_names(query_fingerprint)
-    entry_missing = _missing_names(entry_fingerprint)
+    from .fingerprints import missing_names  # (loaded already: the fingerprints are its)
+
+    query_missing = missing_names(query_fingerprint)
+    entry_missing = missing_names(entry_fingerprint)
     if query_missing and entry_missing:
         return not any(_same_name(q, e) for q in query_missing for e in entry_missing)
     if not _KEPT_VALUE.search(query_fingerprint):
