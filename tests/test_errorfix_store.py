@@ -1853,6 +1853,66 @@ def test_a_missing_module_or_command_of_another_name_is_another_error_in_any_wor
     assert recalled(npm.format("@acme/ui/button"))[:1] == [ui.id]  # (a part of it)
 
 
+def test_a_missing_thing_of_another_name_or_another_kind_is_another_error(
+    store: MemoryStore,
+) -> None:
+    """qa-s69d F4: Bundler's `GemNotFound: Could not find sidekiq-7.2.0` (the gem named with
+    its version) got rails' fix at 0.83, as typed and with --error; pip's `No matching
+    distribution found for` and Go's GOPATH `cannot find package "x"` stay held too. F6:
+    one name of another kind is another thing: Python's `No module named 'express'` got
+    Node's npm ci fix at 0.83, Node's `Cannot find module 'rg'` the ripgrep command's at 0.67.
+    The same kind in another wording is still found (TS2307 and webpack's `Can't resolve`)."""
+    from kenning.querybuild import error_recall_queries
+
+    rails, express, ui, rg, tomli, cobra = (
+        store.remember(f"ERROR-FIX: {text}", "error_fix")
+        for text in (
+            "Could not find gem 'rails (~> 7.1)' in locally installed gems. | FIX: bundle install",
+            "Error: Cannot find module 'express' | FIX: npm ci in services/api",
+            "Module not found: Error: Can't resolve '@acme/ui' in '/app/src' | FIX: build the ui "
+            "workspace first: pnpm -F @acme/ui build",
+            "bash: rg: command not found | FIX: apt-get install ripgrep",
+            "ERROR: No matching distribution found for tomli | FIX: add --extra-index-url",
+            'main.go:3:8: cannot find package "github.com/spf13/cobra" in any of: | FIX: go mod '
+            "init, then go get github.com/spf13/cobra",
+        )
+    )
+    assert {m.status for m in (rails, express, ui, rg, tomli, cobra)} == {"stored"}
+
+    def recalled(query: str) -> list[list[str]]:
+        """The ids recalled as typed, and with --error."""
+        return [
+            [h.memory.id for h in result.hits]
+            for result in (store.recall(query), store.recall_many(error_recall_queries(query)[0]))
+        ]
+
+    for query, other in (
+        ("Bundler::GemNotFound: Could not find sidekiq-7.2.0 in locally installed gems", rails),
+        ("ERROR: No matching distribution found for toml", tomli),
+        ('main.go:3:8: cannot find package "github.com/sirupsen/logrus" in any of:', cobra),
+        ("No module named 'express'", express),
+        ("Error: Cannot find module 'rg'", rg),
+        ("Error: Cannot find module 'rg'", cobra),  # (Go's GOPATH package: 0.43)
+        ("ModuleNotFoundError: No module named 'rails'", rails),
+    ):
+        for ids in recalled(query):
+            assert other.id not in ids, (query, other.content)
+    for query, own in (
+        ("Bundler::GemNotFound: Could not find rails-7.1.3 in locally installed gems", rails),
+        ("ERROR: No matching distribution found for tomli", tomli),
+        ('cmd/root.go:4:2: cannot find package "github.com/spf13/cobra" in any of:', cobra),
+        (
+            "error TS2307: Cannot find module '@acme/ui/button' or its corresponding type "
+            "declarations.",
+            ui,
+        ),
+        ("Module not found: Error: Can't resolve '@acme/ui/button' in '/app/src/pages'", ui),
+        ("zsh: command not found: rg", rg),
+    ):
+        for ids in recalled(query):
+            assert ids[:1] == [own.id], (query, own.content)
+
+
 def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:
     """qa-s61 F3: a traceback's last line, "app.errors.SyncFailed: the sync failed with
     KeyError: 'user'", was read as a person's sentence telling a KeyError: `recall` and

@@ -80,14 +80,19 @@ _KEPT = r"\x00[a-z]+\x00"
 #: text). WouldBlock's is not: EAGAIN is 11 on Linux, 35 on macOS, 10035 on Windows.
 _RUST_UNNAMED_IO_KINDS = ("Other", "Uncategorized", "WouldBlock")
 #: The words before the name of a module, package or gem a tool could not find, kept in
-#: quotes (:data:`_KEEP_MODULE`) and read back by :func:`missing_names`: Python's module,
-#: Node's module or package (webpack's "can't resolve"), a Rust import, a package a package
-#: manager cannot find (cargo, yarn), a gem Bundler cannot find.
-_MISSING_WORDS = (
-    r"no\s+module\s+named|cannot\s+find\s+(?:module|package)|can'?t\s+resolve"
-    r"|could\s+not\s+resolve|unresolved\s+import|no\s+matching\s+package\s+named"
-    r"|couldn'?t\s+find\s+package|could\s+not\s+find\s+gem"
+#: quotes (:data:`_KEEP_MODULE`) and read back by :func:`missing_names`, with the kind of
+#: thing each says is missing: Python's module, Node's module or package (webpack's "can't
+#: resolve", yarn's package), a Rust import or a crate cargo cannot find, a gem Bundler
+#: cannot find. (Go's "cannot find package" quotes its path in double quotes, Node's ESM in
+#: single ones.)
+_MISSING_WORDS_OF_KIND = (
+    ("python", r"no\s+module\s+named"),
+    ("node", r"cannot\s+find\s+(?:module|package)|can'?t\s+resolve|could\s+not\s+resolve"),
+    ("rust", r"unresolved\s+import|no\s+matching\s+package\s+named"),
+    ("node", r"couldn'?t\s+find\s+package"),
+    ("gem", r"could\s+not\s+find\s+gem"),
 )
+_MISSING_WORDS = "|".join(words for _, words in _MISSING_WORDS_OF_KIND)
 _KEEP_MODULE = (
     lazy(
         rf"(?P<keep>\b(?:{_MISSING_WORDS}|undeclared\s+crate\s+or\s+module|missing\s+script:"
@@ -1398,22 +1403,46 @@ _IDENTITY = lazy(r"[^\W\d_]{3,}|\b(?=\w*\d)(?=\w*[^\W\d_])\w{3,}\b")
 
 
 #: What a fingerprint says is missing, by the name it keeps (:data:`_MISSING_WORDS`'s, a
-#: command a shell cannot find), and the names it keeps bare or a tool words otherwise.
-_MISSING_NAME = lazy(
-    rf"\b(?:{_MISSING_WORDS}|command\s+not\s+found:)\s+'([^'\s]{{1,200}})'"
-    # (Go's package path, which the fingerprint keeps bare; qa-s69d F3)
-    r"|\bno required module provides package ([\w.-]{1,200}(?:/[\w.@+-]{1,200}){0,20})"
+#: command a shell cannot find), and the names it keeps bare or a tool words otherwise, each
+#: with the kind of thing it is: a Python module (or pip's distribution), a Node module or
+#: package (or npm's), a Rust import or crate, a gem, a Go package, a command. One name of two
+#: kinds is two things (Python's 'express' is not Node's, Node's 'rg' not the command).
+_MISSING_OF_KIND = (
+    *((kind, rf"\b(?:{words})\s+'([^'\s]{{1,200}})'") for kind, words in _MISSING_WORDS_OF_KIND),
+    ("command", r"\bcommand\s+not\s+found:\s+'([^'\s]{1,200})'"),
+    # (Go's package path, which the fingerprint keeps bare, qa-s69d F3; and GOPATH mode's
+    # "cannot find package "x" in any of:", in double quotes)
+    ("go", r"\bno required module provides package ([\w.-]{1,200}(?:/[\w.@+-]{1,200}){0,20})"),
+    ("go", r"\bcannot find package \"([^\"\s]{1,200})\""),
     # (pip's requirement and npm's 404, qa-s69d F4)
-    r"|\b(?:satisfies the requirement|no matching distribution found for) ([\w.-]{1,200})"
-    r"|'(@?[\w.-]{1,200}(?:/[\w.-]{1,200})?)' is not in (?:this|the npm) registry"
+    (
+        "python",
+        r"\b(?:satisfies the requirement|no matching distribution found for) ([\w.-]{1,200})",
+    ),
+    ("node", r"'(@?[\w.-]{1,200}(?:/[\w.-]{1,200})?)' is not in (?:this|the npm) registry"),
+    # (Bundler's GemNotFound names the gem with its version, masked: "could not find
+    # sidekiq-<n> in locally installed gems", qa-s69d F4)
+    (
+        "gem",
+        r"\bcould not find (?!gem\b)([a-z0-9][\w.-]{0,200}?)(?:-<n>\S{0,100})?"
+        r" in (?:locally installed gems|any of the sources)\b",
+    ),
 )
+#: All of them as one pattern, each wording's name its own group (the group that matched
+#: says the kind, :func:`missing_names`).
+_MISSING_NAME = lazy("|".join(pattern for _, pattern in _MISSING_OF_KIND))
 
 
-def missing_names(fingerprint: str) -> list[str]:
-    """The names of the modules, packages, gems and commands ``fingerprint`` says are
-    missing, however each tool words it (``no module named 'yaml'``, ``cannot find module
-    'lodash'``, ``command not found: 'fd'``): what search's missing-name rule compares."""
-    return [next(name for name in m.groups() if name) for m in _MISSING_NAME.finditer(fingerprint)]
+def missing_names(fingerprint: str) -> list[tuple[str, str]]:
+    """The modules, packages, gems and commands ``fingerprint`` says are missing, each as its
+    kind and name, however each tool words it (``no module named 'yaml'`` is ``("python",
+    "yaml")``, ``cannot find module 'lodash'`` ``("node", "lodash")``, ``command not found:
+    'fd'`` ``("command", "fd")``): what search's missing-name rule compares."""
+    return [
+        (_MISSING_OF_KIND[m.lastindex - 1][0], m.group(m.lastindex))
+        for m in _MISSING_NAME.finditer(fingerprint)
+        if m.lastindex is not None
+    ]
 
 
 def identifies(fingerprint: str) -> bool:

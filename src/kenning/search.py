@@ -454,13 +454,19 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         )
     # a missing module, package or command of another name, however its language or tool
     # words it: Node's "Cannot find module 'lodash'" is not Python's "No module named
-    # 'yaml'" (whose fix came first for it at 0.46-0.50, qa-s69c F2), nor "fd" "rg"
+    # 'yaml'" (whose fix came first for it at 0.46-0.50, qa-s69c F2), nor "fd" "rg"; nor is
+    # one name of another kind: Python's 'express' got Node's npm ci fix at 0.83, Node's
+    # 'rg' the ripgrep command's at 0.67 (qa-s69d F6)
     from .fingerprints import missing_names  # (loaded already: the fingerprints are its)
 
     query_missing = missing_names(query_fingerprint)
     entry_missing = missing_names(entry_fingerprint)
     if query_missing and entry_missing:
-        return not any(_same_name(q, e) for q in query_missing for e in entry_missing)
+        return not any(
+            kind == other_kind and _same_name(name, other)
+            for kind, name in query_missing
+            for other_kind, other in entry_missing
+        )
     if not _KEPT_VALUE.search(query_fingerprint):
         return False
     query_actions = set(_DENIED_ACTION.findall(query_fingerprint))
