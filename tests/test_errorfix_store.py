@@ -1784,6 +1784,36 @@ def test_a_port_docker_cannot_publish_finds_its_service_s_fix(store: MemoryStore
     assert redis.id not in [h.memory.id for h in hits], hits
 
 
+def test_a_port_a_server_cannot_listen_on_is_not_another_port_s_error(store: MemoryStore) -> None:
+    """qa-s69b F4: Docker's "Error starting userland proxy: listen tcp4 0.0.0.0:5432: bind:
+    address already in use" got the Go dev proxy's `:8080` fix first (0.53), the fix stored
+    for 5432 second (0.48): another port is another error, a known service's or not."""
+    from kenning.querybuild import error_recall_queries
+
+    postgres, proxy = (
+        store.remember(f"ERROR-FIX: {text}", "error_fix")
+        for text in (
+            "Bind for 0.0.0.0:5432 failed: port is already allocated | FIX: a local postgres is "
+            "running; stop it with brew services stop postgresql or change POSTGRES_PORT in .env",
+            "listen tcp :8080: bind: address already in use | FIX: the dev proxy from make proxy "
+            "is still running; kill it with make proxy-stop",
+        )
+    )
+    assert postgres.status == proxy.status == "stored", (postgres, proxy)
+    docker = (
+        "Error response from daemon: driver failed programming external connectivity on "
+        "endpoint widgets_db_1 (5b1e0c2d9a7f): Error starting userland proxy: listen tcp4 "
+        "0.0.0.0:5432: bind: address already in use"
+    )
+    for result in (store.recall(docker), store.recall_many(error_recall_queries(docker)[0])):
+        assert [h.memory.id for h in result.hits] == [postgres.id], result.hits
+    moved = "Bind for 0.0.0.0:5433 failed: port is already allocated"
+    held = store.recall_many(error_recall_queries(moved)[0]).hits
+    assert postgres.id not in [h.memory.id for h in held], held
+    go = "2026/12/05 10:01:02 listen tcp :8080: bind: address already in use"
+    assert [h.memory.id for h in store.recall(go).hits] == [proxy.id]
+
+
 def test_a_command_a_shell_cannot_find_finds_its_own_fix(store: MemoryStore) -> None:
     """`bash: fd: command not found` got the fix stored for `rg` at 0.67 (the command's name
     was no value the fingerprint kept), and zsh's wording of the same error was no exact

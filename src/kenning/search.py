@@ -404,6 +404,15 @@ _SHAPE_PUNCTUATION = re.compile(r"[\s.:;,()]+")
 _DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+):[\w*]+'")
 
 
+#: The port a server could not listen on, as a fingerprint holds it (a known service's name,
+#: ``'postgresql'``, or ``port 8080``; :data:`kenning.fingerprints._BIND_PORT`), not one from
+#: 32768 up (masked: a test server's, any port).
+_BOUND_PORT = re.compile(
+    r"\b(?:bind for|listen (?:tcp|udp)[46]?) <host>:('[\w-]+'|port \d+)"
+    r"(?= failed\b|: bind: address already in use)"
+)
+
+
 def _same_name(one: str, other: str) -> bool:
     """Whether two missing names are one thing: the same, or one a part of the other
     (``yaml`` and ``yaml.cyaml``; ``@acme/ui`` and ``@acme/ui/button``)."""
@@ -467,6 +476,14 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
             for kind, name in query_missing
             for other_kind, other in entry_missing
         )
+    # a port a server could not listen on, another than the query's: another program holds
+    # it, whichever wording (Docker's userland proxy, its "port is already allocated", Go's
+    # listen) and whether or not a known service's (the Go dev proxy's :8080 fix came first
+    # at 0.53 for Docker's bind of 5432, qa-s69b F4)
+    query_ports = set(_BOUND_PORT.findall(query_fingerprint))
+    entry_ports = set(_BOUND_PORT.findall(entry_fingerprint))
+    if query_ports and entry_ports and not query_ports & entry_ports:
+        return True
     if not _KEPT_VALUE.search(query_fingerprint):
         return False
     query_actions = set(_DENIED_ACTION.findall(query_fingerprint))
