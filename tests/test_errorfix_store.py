@@ -1943,6 +1943,34 @@ def test_a_missing_thing_of_another_name_or_another_kind_is_another_error(
             assert ids[:1] == [own.id], (query, own.content)
 
 
+def test_a_missing_module_is_not_another_exception_that_names_nothing_missing(
+    store: MemoryStore,
+) -> None:
+    """`No module named 'yaml'` got the fix of FileNotFoundError's `config.yaml` at 0.81 (its
+    fix says yaml three times): a missing file of another exception, whose message shares no
+    word with the query's (the other-exception rule), is another error; so is the module's
+    fix for the missing file. The module's own family still finds it."""
+    from kenning.querybuild import error_recall_queries
+
+    yaml, config = (
+        store.remember(f"ERROR-FIX: {text}", "error_fix")
+        for text in (
+            "ModuleNotFoundError: No module named 'yaml' | FIX: the package is pyyaml: pip "
+            "install pyyaml",
+            "FileNotFoundError: [Errno 2] No such file or directory: 'config.yaml' | FIX: copy "
+            "config.example.yaml to config.yaml",
+        )
+    )
+    assert yaml.status == config.status == "stored", (yaml, config)
+    for query, own in (
+        ("No module named 'yaml'", yaml),
+        ("ModuleNotFoundError: No module named 'yaml.cyaml'", yaml),
+        ("FileNotFoundError: [Errno 2] No such file or directory: 'settings.yaml'", config),
+    ):
+        for result in (store.recall(query), store.recall_many(error_recall_queries(query)[0])):
+            assert [h.memory.id for h in result.hits] == [own.id], (query, result.hits)
+
+
 def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:
     """qa-s61 F3: a traceback's last line, "app.errors.SyncFailed: the sync failed with
     KeyError: 'user'", was read as a person's sentence telling a KeyError: `recall` and

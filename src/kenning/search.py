@@ -413,6 +413,10 @@ _BOUND_PORT = re.compile(
 )
 
 
+#: A file a program could not open, as a fingerprint says it (Python's, the C library's).
+_MISSING_FILE = re.compile(r"\bno such file or directory\b|\benoent\b")
+
+
 def _same_name(one: str, other: str) -> bool:
     """Whether two missing names are one thing: the same, or one a part of the other
     (``yaml`` and ``yaml.cyaml``; ``@acme/ui`` and ``@acme/ui/button``)."""
@@ -476,6 +480,15 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
             for kind, name in query_missing
             for other_kind, other in entry_missing
         )
+    # ... nor a missing file, when the other-exception rule (names_another_exception) says
+    # it is another exception: "No module named 'yaml'" got the fix of FileNotFoundError's
+    # 'config.yaml' at 0.81 by the word its fix shares (an unrelated exception is left to
+    # the floors, as for any error)
+    if (
+        (query_missing and _MISSING_FILE.search(entry_fingerprint))
+        or (entry_missing and _MISSING_FILE.search(query_fingerprint))
+    ) and names_another_exception([query_fingerprint], entry_fingerprint):
+        return True
     # a port a server could not listen on, another than the query's: another program holds
     # it, whichever wording (Docker's userland proxy, its "port is already allocated", Go's
     # listen) and whether or not a known service's (the Go dev proxy's :8080 fix came first
