@@ -830,3 +830,53 @@ async def test_recall_holds_another_missing_modules_fix_for_the_message_typed_ba
     assert said["results"] == [], said
     said = await ok(client, "hooks_recall", query="No module named 'requests'")
     assert [r["id"] for r in said["results"]] == [stored["id"]], said
+
+
+def _twin_of(project: Path, memory_id: str, text: str) -> str:
+    """A memory whose id shares ``memory_id``'s first 13 hex digits (made in its
+    millisecond, as a batch of writes makes them), written as another writer would: its id."""
+    from dataclasses import replace
+
+    from kenning.backends.base import MemoryRecord
+    from kenning.model import content_hash
+
+    twin = memory_id[:16] + ("0" if memory_id[16] != "0" else "1") + memory_id[17:]
+    with open_store(cwd=project, create=False) as store:
+        first = store.get(memory_id)
+        assert first is not None
+        vector = store.backend.get_vectors([memory_id])[memory_id]
+        changed = replace(first, id=twin, content=text, content_hash=content_hash(text))
+        store.backend.upsert([MemoryRecord(changed, vector)])
+    return twin
+
+
+async def test_forget_and_read_source_take_the_start_of_an_id_as_the_cli_does(
+    client: Client, project: Path
+) -> None:
+    """`kenning recall` shows an id's start (``01a24969-93d9``) and the CLI's forget and
+    source take it; the MCP tools took whole ids only ("no memory with id 01a24969-93d9").
+    Now any start of 12 hex digits or more names the memory (either case, dashes optional),
+    through the store's resolve_id; a start two ids share is refused, naming both, and
+    nothing is forgotten; the answer gives the whole id."""
+    (project / "docs" / "solutions").mkdir(parents=True, exist_ok=True)
+    (project / "docs" / "solutions" / "db.md").write_text("# WAL\nEnable WAL mode.\n")
+    content = (
+        "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL mode | "
+        "SOURCE: docs/solutions/db.md"
+    )
+    fix = (await ok(client, "hooks_remember", content=content, type="error_fix"))["id"]
+    rule = (await ok(client, "hooks_remember", content=UTC_RULE, type="rule"))["id"]
+    assert fix[:13] != rule[:13]
+    read = await ok(client, "read_source", id=fix[:13].upper())
+    assert read["id"] == fix and "Enable WAL mode." in read["text"], read
+    twin = _twin_of(project, rule, "Durations are stored in whole seconds.")
+    refused = await error(client, "forget", id=rule[:13])
+    assert rule in refused and twin in refused and "give more of the id" in refused, refused
+    assert (await ok(client, "forget", id=rule[:17].replace("-", ""))) == {
+        "success": True,
+        "id": rule,
+        "deleted": True,
+    }
+    assert (await ok(client, "forget", id=twin[:13]))["id"] == twin  # the one left starts it
+    with open_store(cwd=project, create=False) as store:
+        assert store.get(rule) is None and store.get(twin) is None and store.get(fix) is not None

@@ -1583,3 +1583,57 @@ def test_the_cascading_reason_names_the_collection_it_counted(
     assert "(cascaded: no result in code-patterns passed the threshold, fewer than 3)" in summary, (
         summary
     )
+
+
+def test_an_address_takes_the_start_of_an_id_as_the_cli_does(project: Path) -> None:
+    """`kenning recall` shows an id's start (``01a24969-93d9``) and the CLI's forget, edit
+    and source take it; the page's addresses took whole ids only ("gone"). Now any start of
+    12 hex digits or more names the memory (either case, dashes optional) on every page and
+    form; one two ids share is refused naming both, and nothing is forgotten."""
+    from dataclasses import replace
+
+    from kenning import open_store
+    from kenning.backends.base import MemoryRecord
+    from kenning.model import content_hash
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        a = store.remember("Backups run nightly at 02:00 UTC.", "rule").id or ""
+        b = store.remember("Money is kept in integer cents, never floats.", "rule").id or ""
+        # a third id made in a's millisecond, as a batch of writes makes them
+        twin = a[:16] + ("0" if a[16] != "0" else "1") + a[17:]
+        first = store.get(a)
+        assert first is not None and a[:13] != b[:13]
+        text = "Durations are stored in whole seconds."
+        store.backend.upsert(
+            [
+                MemoryRecord(
+                    replace(first, id=twin, content=text, content_hash=content_hash(text)),
+                    store.backend.get_vectors([a])[a],
+                )
+            ]
+        )
+    client, source = _page_client(project)
+    try:
+        shown = client.get(f"/memory?id={b[:13].upper()}")
+        assert shown.status_code == 200 and "integer cents" in shown.text, shown.text
+        refused = client.get(f"/forget?id={a[:13]}")
+        assert refused.status_code == 400, refused.text
+        assert a in refused.text and twin in refused.text and "give more of the id" in refused.text
+        # the question about the memory a longer start names, confirmed with that start
+        fields = _form_fields(client.get(f"/forget?id={a[:17].replace('-', '')}").text, "/forget")
+        fields["id"] = a[:17].replace("-", "")
+        response = client.post("/forget", data=fields, follow_redirects=False)
+        assert response.status_code == 303, response.text
+        assert f"Forgot memory {a}." in client.get("/").text
+        edited = _form_fields(client.get(f"/edit?id={b[:13]}").text, "/edit")
+        edited.update(id=b[:13], content="Money is kept in integer cents, always.", type="rule")
+        response = client.post("/edit", data=edited, follow_redirects=False)
+        assert response.status_code == 303, response.text
+        assert response.headers["location"] == f"/memory?id={b}"
+    finally:
+        client.close()
+        source.close()
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.get(a) is None and store.get(twin) is not None
+        changed = store.get(b)
+        assert changed is not None and changed.content == "Money is kept in integer cents, always."

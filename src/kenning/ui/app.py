@@ -472,8 +472,14 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             raise UserInputError("no memory id given: pick a memory from the list")
         return value
 
+    def named_memory(store: MemoryStore, wanted: str) -> Memory | None:
+        # the memory an address names in any project (the page lists every project's): by
+        # its whole id, or as the CLI takes it, by a start of 12 hex digits or more (what
+        # `kenning recall` shows); a start several ids share is refused, naming them
+        return store.get(store.resolve_id(wanted, group_id="all"))
+
     def with_freshness(store: MemoryStore, wanted: str) -> tuple[Memory | None, Freshness | None]:
-        found = store.get(wanted)
+        found = named_memory(store, wanted)
         return found, (store.freshness([found]).get(found.id) if found is not None else None)
 
     async def show(request: Request) -> Response:
@@ -485,7 +491,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
 
     async def edit_form(request: Request) -> Response:
         wanted = memory_id(request)
-        found = await call(lambda store: store.get(wanted))
+        found = await call(lambda store: named_memory(store, wanted))
         if found is None:
             return page(request, "gone.html", 404, memory_id=wanted)
         return page(
@@ -508,7 +514,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         shown: list[Memory] = []  # the memory the form was for, once read
 
         def work(store: MemoryStore) -> tuple[Memory | None, RememberResult | None]:
-            found = store.get(wanted)
+            found = named_memory(store, wanted)
             if found is None or base != edit_version(found):
                 return found, None
             shown.append(found)
@@ -516,7 +522,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 return found, None
             try:
                 changed = store.update(
-                    wanted,
+                    found.id,
                     content=None if content == found.content else content,
                     type=None if new_type == found.type else new_type,
                     # the page lists any project's memories (project=all) and edits the one
@@ -527,7 +533,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                     expected_version=base,
                 )
             except EditConflict:
-                return store.get(wanted), None
+                return store.get(found.id), None
             return found, changed
 
         try:
@@ -616,7 +622,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
                 problem=problem,
                 duplicate_of=result.duplicate_of,
             )
-        return RedirectResponse(f"/memory?id={quote(wanted, safe='')}", status_code=303)
+        return RedirectResponse(f"/memory?id={quote(before.id, safe='')}", status_code=303)
 
     async def forget_form(request: Request) -> Response:
         wanted = memory_id(request)
@@ -630,21 +636,24 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         wanted = memory_id(request, form)
         base = str(form.get("base", ""))
 
+        named: list[str] = []  # the whole id of the memory named, once read
+
         def work(store: MemoryStore) -> tuple[bool, Memory | None, Freshness | None]:
-            found = store.get(wanted)
+            found = named_memory(store, wanted)
             if found is None:
                 return False, None, None
+            named.append(found.id)
             try:
                 # the memory the person picked on the page, whichever project it belongs
                 # to, as the question showed it: a text changed since is not what they
                 # confirmed deleting
                 return (
-                    store.forget(wanted, group_id=found.group_id, expected_version=base),
+                    store.forget(found.id, group_id=found.group_id, expected_version=base),
                     None,
                     None,
                 )
             except EditConflict:
-                return (False, *with_freshness(store, wanted))
+                return (False, *with_freshness(store, found.id))
 
         gone, changed, freshness = await call(work)
         if changed is not None:
@@ -660,7 +669,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             )
         session: Session = request.scope["state"]["session"]
         if gone:
-            session.flash("ok", f"Forgot memory {wanted}.")
+            session.flash("ok", f"Forgot memory {named[0]}.")
         else:
             session.flash("warn", f"Memory {wanted} was already gone.")
         return RedirectResponse("/", status_code=303)
@@ -672,17 +681,20 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         elsewhere: list[str] = []  # its project, when its files are not here to record
         recorded: list[int] = []  # how many files the review recorded (none: it names none)
 
+        named: list[str] = []  # the whole id of the memory named, once read
+
         def work(store: MemoryStore) -> tuple[Memory | None, Freshness | None] | None:
-            found = store.get(wanted)
+            found = named_memory(store, wanted)
             if found is None:  # forgotten meanwhile: as edit and forget say it
                 return None
+            named.append(found.id)
             if not store.files_are_here(found.group_id):
                 elsewhere.append(found.group_id)
             try:
                 # the text the person checked, as the page showed it: not a newer one
-                reviewed = store.mark_reviewed(wanted, group_id="all", expected_version=base)
+                reviewed = store.mark_reviewed(found.id, group_id="all", expected_version=base)
             except EditConflict:
-                return with_freshness(store, wanted)
+                return with_freshness(store, found.id)
             recorded.append(len(reviewed.metadata.get("file_blobs") or ()))
             return None, None
 
@@ -719,7 +731,7 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             # a note that names no file (most conventions and decisions): nothing recorded,
             # and the flash said files were (qa-s67a F2)
             session.flash("ok", "Marked as reviewed.")
-        return RedirectResponse(f"/memory?id={quote(wanted, safe='')}", status_code=303)
+        return RedirectResponse(f"/memory?id={quote(named[0], safe='')}", status_code=303)
 
     async def review_address(request: Request) -> Response:
         # the address a refused "Mark reviewed" leaves in the bar: opened again (Enter, a
