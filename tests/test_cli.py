@@ -1043,7 +1043,7 @@ def test_a_project_id_in_another_case_is_named_when_nothing_is_found(
         hint = run.stderr.splitlines()[-1]
         assert hint.startswith("project Acme/Widgets has no memories in this store"), hint
         assert "project ids are case-sensitive: acme/widgets differs only in case" in hint, hint
-        assert hint.endswith("pass --project acme/widgets to use them"), hint
+        assert hint.endswith("pass --project acme/widgets to use it"), hint  # (its one note)
         as_json = json.loads(kenning(project, *args, "--project", "Acme/Widgets", "--json").stdout)
         assert as_json["case_variants"] == ["acme/widgets"], as_json
     stats = kenning(project, "stats", "--project", "Acme/Widgets").stdout
@@ -1554,7 +1554,7 @@ def test_a_renamed_repository_says_where_its_notes_are(project: Path, minilm: Em
         hint = said.stderr.splitlines()[-1]
         assert hint.startswith("project acme/gadgets has no memories in this store"), hint
         assert "1 under acme/widgets" in hint, hint
-        assert "`kenning move --from-project acme/widgets` moves them" in hint, hint
+        assert "`kenning move --from-project acme/widgets` moves it" in hint, hint  # (one note)
     # an id the user typed was moved by no rename: a typo is what to look for
     for args in (("recall", "how are releases tagged"), ("search", "release tags")):
         named = kenning(project, *args, "--project", "acme/other").stderr.splitlines()[-1]
@@ -1950,3 +1950,35 @@ def test_notes_written_before_the_remote_was_added_are_named_and_moved(tmp_path:
     assert "--group-id" not in blank.stderr, blank.stderr
     same = kenning(root, "move", "--from-project", "acme/webapp")
     assert same.returncode == 1 and "is the project to move into already" in same.stderr
+
+
+def test_the_move_hints_read_right_for_one_note(tmp_path: Path) -> None:
+    """The hints that name `kenning move` said "moves them" and "read them where they are"
+    of a single note, and doctor "if those are this project's notes": each says it of one
+    note as of one, of several as of several (the test above), in recall, stats and doctor."""
+    root = make_repo(tmp_path / "r-one")
+    assert kenning(root, "remember", "--type", "rule", "Request ids are logged").returncode == 0
+    git(root, "remote", "add", "origin", "https://github.com/acme/one.git")
+
+    nothing = kenning(root, "recall", "which ids are logged in requests")
+    hint = nothing.stderr.splitlines()[-1]
+    assert "1 under r-one" in hint and "them" not in hint, hint
+    assert "`kenning move --from-project r-one` moves it into project acme/one" in hint, hint
+    assert "pass --project r-one to read it where it is" in hint, hint
+    doctor = json.loads(kenning(root, "doctor", "--json").stdout)
+    check = next(c for c in doctor["checks"] if c["name"] == "project")
+    assert check["fix"].startswith("if that is this project's note, `kenning move"), check
+    assert "moves it into project acme/one" in check["fix"], check
+    assert "keep it under r-one" in check["fix"] and "them" not in check["fix"], check
+
+    assert kenning(root, "remember", "--type", "rule", "Money is kept in cents").returncode == 0
+    stats = kenning(root, "stats").stdout
+    (line,) = [n for n in stats.splitlines() if n.startswith("note:")]
+    assert "1 under r-one, an id that ends in" in line and "them" not in line, line
+    assert "moves it into it" in line and "reads it where it is" in line, line
+    doctor = json.loads(kenning(root, "doctor", "--json").stdout)
+    check = next(c for c in doctor["checks"] if c["name"] == "project")
+    assert check["fix"].startswith("if it is this project's note, `kenning move"), check
+    assert "read it (recall" in check["fix"] and "them" not in check["fix"], check
+    moved = kenning(root, "move", "--from-project", "r-one")
+    assert moved.stdout == "moved 1 memory from r-one into acme/one\n", moved.stdout

@@ -2147,7 +2147,7 @@ def test_session_start_after_a_rename_says_where_the_notes_are(store: MemoryStor
     (line,) = said
     assert line.startswith("project acme/gadgets has no memories in this store"), line
     assert "1 under acme/widgets" in line, line
-    assert "`kenning move --from-project acme/widgets` moves them" in line, line
+    assert "`kenning move --from-project acme/widgets` moves it" in line, line  # (one note)
 
 
 def test_session_start_names_a_project_id_set_in_another_case(store: MemoryStore) -> None:

@@ -1348,7 +1348,7 @@ def test_after_a_rename_the_page_says_where_the_notes_are(project: Path) -> None
     assert 'id="other-projects"' in page, page
     assert "project acme/gadgets has no memories in this store" in page
     assert "1 under acme/widgets" in page
-    assert "`kenning move --from-project acme/widgets` moves them" in page, page
+    assert "`kenning move --from-project acme/widgets` moves it" in page, page  # (one note)
 
 
 def _written_by_another_tool(project: Path, memory_id: str, **columns: str) -> None:

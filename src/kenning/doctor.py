@@ -1433,29 +1433,33 @@ def project_check(project: Project, others: Mapping[str, int], alike: Mapping[st
     """The ``project`` check of a store that holds memories: a warning naming ``others``
     (the ids it holds them under, when none is this project's) or ``alike`` (ids of this
     repository's beside this project's own), each with its fix."""
-    from .render import alike_projects_line, other_projects_line
+    from .render import alike_projects_line, other_projects_line, them_words
 
     if alike:
         first = shlex.quote(next(iter(alike)))
+        them, are = them_words(next(iter(alike.values())))
+        notes = "note" if them == "it" else "notes"
         return Check(
             "project",
             WARNING,
             alike_projects_line(project.group_id, alike),
-            f"if they are this project's notes, `kenning move --from-project {first}` moves "
-            f"them into it (`--dry-run` first shows what), or pass --project {first} to a "
-            "command to read them (recall, search, export); if they are another project's, "
+            f"if {are} this project's {notes}, `kenning move --from-project {first}` moves "
+            f"{them} into it (`--dry-run` first shows what), or pass --project {first} to a "
+            f"command to read {them} (recall, search, export); if {are} another project's, "
             "nothing is wrong",
         )
     if not others:
         return Check("project", OK, f"memories of project {project.group_id} are stored here")
     first = shlex.quote(next(iter(others)))
+    them, _ = them_words(next(iter(others.values())))
+    notes = "that is this project's note" if them == "it" else "those are this project's notes"
     return Check(
         "project",
         WARNING,
         other_projects_line(project.group_id, others, fix=False),
-        f"if those are this project's notes, `kenning move --from-project {first}` moves "
-        f"them into project {project.group_id} (`--dry-run` first shows what); to keep "
-        f"them under {first} instead, put KENNING_PROJECT={first} in "
+        f"if {notes}, `kenning move --from-project {first}` moves "
+        f"{them} into project {project.group_id} (`--dry-run` first shows what); to keep "
+        f"{them} under {first} instead, put KENNING_PROJECT={first} in "
         f"{(project.dotenv_root or project.root) / '.env'} (or in the environment of every "
         "client)",
     )

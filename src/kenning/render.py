@@ -75,6 +75,7 @@ __all__ = [
     "shown_escaped",
     "stale_line",
     "summary_line",
+    "them_words",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -1000,13 +1001,21 @@ def alike_projects_line(project: str, alike: Mapping[str, int]) -> str:
 
     held = ", ".join(f"{n} under {gid}" for gid, n in alike.items())
     first = shlex.quote(next(iter(alike)))
+    them, are = them_words(next(iter(alike.values())))
+    ids = "an id that ends" if len(alike) == 1 else "ids that end"
     return (
-        f"the store also holds {held}, an id that ends in this project's repository name: "
-        f"likely its notes under the id an earlier kenning or a former remote gave it, "
-        f"which nothing reads beside project {project}'s; `kenning move --from-project "
-        f"{first}` moves them into it (`--dry-run` first shows what), `--project {first}` "
-        "reads them where they are"
+        f"the store also holds {held}, {ids} in this project's repository name: "
+        f"likely its notes under the id{'s' if len(alike) > 1 else ''} an earlier kenning or "
+        f"a former remote gave it, which nothing reads beside project {project}'s; `kenning "
+        f"move --from-project {first}` moves {them} into it (`--dry-run` first shows what), "
+        f"`--project {first}` reads {them} where {are}"
     )
+
+
+def them_words(n: int) -> tuple[str, str]:
+    """How a line that names ``n`` memories refers to them again: ("it", "it is") for one,
+    ("them", "they are") for none or several."""
+    return ("it", "it is") if n == 1 else ("them", "they are")
 
 
 def other_projects_line(
@@ -1034,7 +1043,7 @@ def other_projects_line(
         return (
             f"{said}; pass --project {meant}"
             + ("" if named else f", or put KENNING_PROJECT={meant} in the project's .env,")
-            + " to use them"
+            + f" to use {them_words(others[variants[0]])[0]}"
         )
     if named:
         return f"{said}; check the --project value against those ids" if fix else said
@@ -1052,7 +1061,8 @@ def other_projects_line(
             "`kenning import notes.jsonl` brings them back under all-project"
         )
     first = shlex.quote(next(iter(others)))
+    them, are = them_words(next(iter(others.values())))
     return (
-        f"{said}; `kenning move --from-project {first}` moves them into project {project} "
-        f"(`--dry-run` first shows what), or pass --project {first} to read them where they are"
+        f"{said}; `kenning move --from-project {first}` moves {them} into project {project} "
+        f"(`--dry-run` first shows what), or pass --project {first} to read {them} where {are}"
     )
