@@ -1952,6 +1952,36 @@ def test_notes_written_before_the_remote_was_added_are_named_and_moved(tmp_path:
     assert same.returncode == 1 and "is the project to move into already" in same.stderr
 
 
+def test_a_move_merges_a_near_duplicate_as_remember_would_and_says_so(tmp_path: Path) -> None:
+    """A note under the folder's id that `remember` would merge into the project's note (a
+    full stop for an exclamation mark) was moved beside it: now it is merged, and the dry
+    run, the text and --json say so apart from the exact duplicates. A move of only such a
+    note is a move, not "has no memories"."""
+    root = make_repo(tmp_path / "r-near")
+    old_text, new_text = "All timestamps are stored in UTC.", "All timestamps are stored in UTC!"
+    assert kenning(root, "remember", "--type", "rule", old_text).returncode == 0
+    git(root, "remote", "add", "origin", "https://github.com/acme/near.git")
+    assert kenning(root, "remember", "--type", "rule", new_text).returncode == 0
+
+    dry = kenning(root, "move", "--from-project", "r-near", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.startswith("would move 0 memories from r-near into acme/near; 1 "), dry
+    assert "1 near-duplicate of the project's notes would be merged as remember" in dry.stdout
+    assert "counted as seen again): " in dry.stdout and ", score 0." in dry.stdout, dry.stdout
+    assert json.loads(kenning(root, "stats", "--json").stdout)["memories_all_projects"] == 2
+    moved = kenning(root, "move", "--from-project", "r-near", "--json")
+    assert moved.returncode == 0, moved.stderr
+    answer = json.loads(moved.stdout)
+    assert (answer["moved"], answer["duplicates"], answer["merged"]) == (0, 0, 1), answer
+    ((old_id, into),) = answer["merged_into"].items()
+    assert 0.9 < into["score"] <= 1, answer
+    with open_store(cwd=root, create=False) as store:
+        kept = store.get(into["id"])
+        assert kept is not None and kept.content == new_text and kept.seen_count == 2
+        assert store.get(old_id, group_id="all") is None
+        assert store.count(group_id="all") == 1
+
+
 def test_the_move_hints_read_right_for_one_note(tmp_path: Path) -> None:
     """The hints that name `kenning move` said "moves them" and "read them where they are"
     of a single note, and doctor "if those are this project's notes": each says it of one

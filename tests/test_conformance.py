@@ -3705,6 +3705,46 @@ def test_store_moves_a_projects_notes_into_another_all_or_nothing(
         mstore.move_project("all")
 
 
+def test_a_move_merges_the_near_duplicates_remember_would_merge(
+    mstore: MemoryStore, store_kind: str
+) -> None:
+    """A move dropped only the notes whose exact text the project held: a near-duplicate
+    (a full stop for an exclamation mark) was moved beside the project's note, two notes
+    `remember` would have merged. The move applies remember's rule: the note is merged
+    (dropped from the old id, the project's note counted as seen again) and reported apart
+    from the exact duplicates; a dry run reports the same and writes nothing, and a move
+    that fails part way leaves both projects as they were."""
+    old = "r-remote"
+    near = mstore.remember("All timestamps are stored in UTC.", "rule", group_id=old)
+    cents = mstore.remember("Money is kept in integer cents", "rule", group_id=old)
+    mine = mstore.remember("All timestamps are stored in UTC!", "rule")
+    assert {near.status, cents.status, mine.status} == {STORED}
+    # what remember says of the old note's text in this project (counted as a sighting)
+    again = mstore.remember("All timestamps are stored in UTC.", "rule")
+    assert (again.status, again.duplicate_of) == (NEAR_DUPLICATE, mine.id), again
+
+    dry = mstore.move_project(old, dry_run=True)
+    assert (dry.moved, dry.duplicates, set(dry.merged)) == ((cents.id,), {}, {near.id})
+    assert dry.merged[near.id or ""][0] == mine.id and dry.merged[near.id or ""][1] > 0.9
+    said = dry.to_dict()
+    assert (said["moved"], said["duplicates"], said["merged"]) == (1, 0, 1), said
+    assert said["merged_into"][near.id]["id"] == mine.id, said
+    assert mstore.count(group_id=old) == 2 and mstore.count() == 1
+
+    if store_kind != "qdrant-local":  # a transaction rolls back; Qdrant has none
+        with pytest.raises(RuntimeError), mstore.backend.exclusive():
+            mstore.move_project(old)
+            raise RuntimeError("the disk filled up")
+        assert mstore.count(group_id=old) == 2 and mstore.count() == 1
+
+    done = mstore.move_project(old)
+    assert (done.moved, done.merged) == (dry.moved, dry.merged)
+    assert mstore.count(group_id=old) == 0 and mstore.count() == 2
+    assert mstore.get(near.id or "") is None
+    kept = mstore.get(mine.id or "")
+    assert kept is not None and kept.seen_count == 3  # stored, remembered again, moved
+
+
 def test_store_long_tail_is_found_lexically(mstore: MemoryStore) -> None:
     head = " ".join(f"word{i}" for i in range(400))
     result = mstore.remember(head + " zanzibarquokka appears only at the very end", "context")

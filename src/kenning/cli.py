@@ -1958,8 +1958,9 @@ A project's id is worked out on every run: a remote added after the first notes 
 notes, then `git remote add origin …`) or a renamed repository gives the checkout a new id,
 and the earlier notes stay under the old one, which recall no longer reads. `kenning
 stats` and `kenning doctor` name such ids. This moves them: every memory keeps its id,
-text, dates and vector; one whose text the project already holds is dropped (the
-project's copy is counted as seen again). All or nothing (SQLite, PostgreSQL; on Qdrant,
+text, dates and vector; one whose text the project already holds, or that `remember`
+would merge into one of its notes as a near-duplicate, is dropped (the project's note is
+counted as seen again). All or nothing (SQLite, PostgreSQL; on Qdrant,
 which has no transactions, the moved notes are one request and the dropped duplicates a
 second: run the same move again if it stops between them).
 
@@ -1991,7 +1992,7 @@ def move_cmd(
         missing = store.missing_reason
     if missing is not None:
         raise UserInputError(f"nothing to move: {missing}")
-    if not report.moved and not report.duplicates:  # (an error, with --json too: no report)
+    if not report.moved and not report.duplicates and not report.merged:  # (an error, no report)
         _fail(
             f"project {_plain(report.from_group)} has no memories in this store; nothing moved "
             "(`kenning stats` names the ids that hold notes; ids are case-sensitive)"
@@ -2010,6 +2011,17 @@ def move_cmd(
         said += (
             f"; {d} already there {'would be' if dry_run else 'were' if d > 1 else 'was'} "
             f"dropped from {_plain(report.from_group)} (the project's copy kept): {listed}"
+        )
+    if report.merged:
+        m = len(report.merged)
+        listed = _listing(
+            {old: f"into {kept}, score {score:.2f}" for old, (kept, score) in report.merged.items()}
+        )
+        said += (
+            f"; {m} {'near-duplicate' if m == 1 else 'near-duplicates'} of the project's notes "
+            f"{'would be' if dry_run else 'were' if m > 1 else 'was'} merged as remember "
+            f"merges them (dropped from {_plain(report.from_group)}, the project's note "
+            f"counted as seen again): {listed}"
         )
     click.echo(said)
 

@@ -43,10 +43,12 @@ from .store_base import _check_memory_id, _check_text
 from .store_write import (
     _DERIVED_METADATA,
     EDITED_AT,
+    IDENTICAL_CONTENT,
     REVIEWED_AT,
     NewMemory,
     StoreWrites,
     _refusal_reason,
+    _renewed_fingerprint,
     check_metadata_argument,
 )
 
@@ -92,6 +94,10 @@ class MoveReport:
     #: the copy of ``from_group`` is dropped and the target's counts it as seen again
     duplicates: dict[str, str]
     dry_run: bool = False
+    #: a memory of ``from_group`` that ``remember`` would merge into one of the target's (a
+    #: near-duplicate, as :func:`kenning.dedup.decide` judges it) → (that memory's id, the
+    #: score): dropped and counted as seen again, as ``duplicates`` are
+    merged: dict[str, tuple[str, float]] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,6 +106,11 @@ class MoveReport:
             "moved": len(self.moved),
             "duplicates": len(self.duplicates),
             "duplicate_of": dict(self.duplicates),
+            "merged": len(self.merged),
+            "merged_into": {
+                old: {"id": kept, "score": round(score, 4)}
+                for old, (kept, score) in self.merged.items()
+            },
             "dry_run": self.dry_run,
         }
 
@@ -466,8 +477,10 @@ class StoreCuration(StoreWrites):
         """Move every memory of project ``from_group`` into ``to_group`` (None: this
         project), as a checkout whose id changed (a remote added after its first notes, a
         renamed repository) takes its earlier notes along. A memory keeps its id, text, times,
-        tags and vector; one whose text the target already holds is dropped, and the
-        target's copy counted as seen again (:meth:`record_seen`, as a merge counts it).
+        tags and vector; one that :meth:`remember` would merge into a memory of the target
+        (or into one moved before it, oldest first) by the same rule
+        (:meth:`_find_duplicate`: the same text, or a near-duplicate) is dropped, and the
+        memory it merges into counted as seen again (:meth:`record_seen`, as a merge counts it).
         All or nothing in one transaction where the backend has them (SQLite, PostgreSQL);
         on Qdrant the moved memories are one request, and the dropped duplicates a second
         one after it: a failure between them leaves those duplicates under ``from_group``,
@@ -498,34 +511,51 @@ class StoreCuration(StoreWrites):
         if not self.exists:
             return MoveReport(source, target, (), {}, dry_run)
         with self.backend.exclusive():
-            records = list(self.backend.iterate(Filters(group_id=source)))
+            records = list(self.backend.iterate(Filters(group_id=source), oldest_first=True))
             held = self.backend.find_by_hashes(target, [r.memory.content_hash for r in records])
-            duplicates = {
-                r.memory.id: held[r.memory.content_hash].id
-                for r in records
-                if r.memory.content_hash in held
-            }
-            moving = [
-                MemoryRecord(dataclasses.replace(r.memory, group_id=target), r.vector)
-                for r in records
-                if r.memory.id not in duplicates
-            ]
+            stored = {(target, h): m for h, m in held.items()}
+            moving: list[MemoryRecord] = []
+            moved_hashes: dict[str, Memory] = {}
+            duplicates: dict[str, str] = {}
+            merged: dict[str, tuple[str, float]] = {}
+            sightings: list[tuple[str, datetime]] = []
+            for r in records:
+                memory = dataclasses.replace(r.memory, group_id=target)
+                # judged as remember judges a new note: its error fingerprint under the
+                # rules now (the one stored with it may be an older kenning's)
+                renewed = _renewed_fingerprint(memory)
+                judged = (
+                    memory if renewed is None else dataclasses.replace(memory, metadata=renewed)
+                )
+                dup = self._find_duplicate(judged, r.vector, moved_hashes, moving, True, stored)
+                if dup is None:
+                    moving.append(MemoryRecord(memory, r.vector))
+                    moved_hashes[memory.content_hash] = memory
+                    continue
+                kept, score, reason = dup
+                if reason == IDENTICAL_CONTENT:
+                    duplicates[memory.id] = kept.id
+                else:
+                    merged[memory.id] = (kept.id, score)
+                when = memory.last_seen_at or memory.stored_at
+                if not self._refresh_pending(moving, kept.id, when):
+                    sightings.append((kept.id, when))
             report = MoveReport(
-                source, target, tuple(r.memory.id for r in moving), duplicates, dry_run
+                source,
+                target,
+                tuple(r.memory.id for r in moving),
+                duplicates,
+                dry_run,
+                merged,
             )
             if dry_run:
                 return report
             if moving:
                 self.backend.upsert(moving)
-            if duplicates:
-                dropped = {r.memory.id: r.memory for r in records if r.memory.id in duplicates}
-                self.backend.record_seen(
-                    [
-                        (kept, dropped[old].last_seen_at or dropped[old].stored_at)
-                        for old, kept in duplicates.items()
-                    ]
-                )
-                self.backend.delete(list(duplicates))
+            if sightings:
+                self.backend.record_seen(sightings)
+            if duplicates or merged:
+                self.backend.delete([*duplicates, *merged])
         return report
 
     # -- the document a memory points to, by its id (`kenning source`) -------------------
