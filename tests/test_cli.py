@@ -13,6 +13,7 @@ import pytest
 from kenning import open_store, protocol
 from kenning.embedders.base import Embedder
 
+from .backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
 from .cli_runner import CliRun, run_cli
 from .conftest import git, logging_git, make_repo
 
@@ -2012,3 +2013,61 @@ def test_the_move_hints_read_right_for_one_note(tmp_path: Path) -> None:
     assert "read it (recall" in check["fix"] and "them" not in check["fix"], check
     moved = kenning(root, "move", "--from-project", "r-one")
     assert moved.stdout == "moved 1 memory from r-one into acme/one\n", moved.stdout
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres", "qdrant-local"])
+def test_notes_under_the_folder_s_id_are_named_on_every_backend(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """qa-s69c F4: after `git remote add`, recall, stats and the session-start hook named the
+    notes left under the folder's id on SQLite only; on PostgreSQL and Qdrant local only
+    doctor did. A Qdrant-local store is one checkout's, as an SQLite file is: the same
+    hints, the projects it holds named when this one has none. A PostgreSQL store is
+    shared, so it names no other project; but the folder's name is every clone's, so its
+    notes are most likely this repository's: recall, stats and session start name them,
+    saying that any clone of that name may have written them."""
+    from kenning.hooks import claude_code
+
+    root = make_repo(tmp_path / "r-four")
+    store = {
+        "sqlite": None,
+        "postgres": request.getfixturevalue("pg_url") if kind == "postgres" else None,
+        "qdrant-local": f"qdrant-local:{root / '.kenning' / 'q'}",
+    }[kind]
+    if store is not None:
+        monkeypatch.setenv("KENNING_STORE", store)
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+    for note in ("API handlers return problem+json on errors", "Request ids are logged"):
+        assert kenning(root, "remember", "--type", "rule", note).returncode == 0
+    git(root, "remote", "add", "origin", "https://github.com/acme/four.git")
+
+    nothing = kenning(root, "recall", "how do API handlers report errors")
+    hint = nothing.stderr.splitlines()[-1]
+    session: list[str] = []
+    claude_code.context_for("session-start", {"cwd": str(root)}, warn=session.append)
+    if kind == "postgres":
+        assert hint.startswith("note: 2 memories are stored under r-four, this checkout's id"), hint
+        assert "any clone of that name may have written them" in hint, hint
+        assert session == [hint.removeprefix("note: ")], session
+    else:
+        assert hint.startswith("project acme/four has no memories in this store, which holds 2"), (
+            hint
+        )
+        (said,) = session
+        assert said.startswith("project acme/four has no memories in this store"), said
+    assert "`kenning move --from-project r-four` moves them into" in hint, hint
+
+    assert kenning(root, "remember", "--type", "rule", "Money is kept in cents").returncode == 0
+    found = kenning(root, "recall", "Money is kept in cents")
+    (note,) = found.stderr.splitlines()
+    assert note.startswith("note: 2 memories "), note
+    assert ("of this checkout are" in note) == (kind != "postgres"), note
+    assert "`kenning move --from-project r-four` moves them into acme/four" in note, note
+    stats = kenning(root, "stats").stdout
+    assert "2 under r-four" in stats and "kenning move --from-project r-four" in stats, stats
+    session.clear()
+    assert claude_code.context_for("session-start", {"cwd": str(root)}, warn=session.append)
+    assert session == [note.removeprefix("note: ")], session
+    assert kenning(root, "move", "--from-project", "r-four").returncode == 0
+    after = kenning(root, "recall", "Money is kept in cents")
+    assert after.stderr == "" and "under r-four" not in kenning(root, "stats").stdout

@@ -683,6 +683,26 @@ def test_count_and_count_by(backend: Backend) -> None:
         assert backend.count_by(group) == expected
 
 
+def test_a_projects_count_after_a_lexical_search_is_the_same(backend: Backend) -> None:
+    """Qdrant's local mode answers a project's count from the words index a lexical search
+    read (recall's note of the notes under the folder's id costs nothing then): the same
+    count as before it, for each project, and again after a write and a delete."""
+    rows = corpus(36)
+    backend.upsert(rows)
+
+    def expected() -> dict[str, int]:
+        return {g: backend.count(Filters(group_id=g)) for g in (*GROUPS, "nobody")}
+
+    before = expected()
+    assert before == {g: sum(r.memory.group_id == g for r in rows) for g in (*GROUPS, "nobody")}
+    backend.lexical_search("database", 5, Filters())
+    assert expected() == before
+    backend.delete([rows[0].memory.id])
+    backend.lexical_search("database", 5, Filters())
+    before[rows[0].memory.group_id] -= 1
+    assert expected() == before
+
+
 @pytest.fixture(scope="module", params=BACKEND_KINDS)
 def walked_backend(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory

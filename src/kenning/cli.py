@@ -837,17 +837,11 @@ def recall(
         if result.truncated:
             click.echo(f"(truncated to {protocol.RECALL_CHAR_BUDGET} characters)", err=True)
         if earlier and not result.other_projects:  # (that line names them already)
+            from .render import earlier_notes_line
+
             old_id, n = next(iter(earlier.items()))
-            click.echo(
-                _plain(
-                    f"note: {n} {'memory' if n == 1 else 'memories'} of this checkout "
-                    f"{'is' if n == 1 else 'are'} stored under {old_id}, its id before the "
-                    f"origin remote was added, which recall does not read: `kenning move "
-                    f"--from-project {shlex.quote(old_id)}` moves "
-                    f"{'it' if n == 1 else 'them'} into {store.group_id}"
-                ),
-                err=True,
-            )
+            line = earlier_notes_line(store.group_id, old_id, n, one_checkout=store.one_checkout)
+            click.echo(_plain(f"note: {line}"), err=True)
 
 
 def _where(store: MemoryStore) -> dict[str, Any]:

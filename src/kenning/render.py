@@ -51,6 +51,7 @@ __all__ = [
     "ascii_json",
     "combine_for_recall",
     "cut_message",
+    "earlier_notes_line",
     "escape_html_text",
     "escape_unsafe_json",
     "escape_xml_text",
@@ -1009,6 +1010,31 @@ def alike_projects_line(project: str, alike: Mapping[str, int]) -> str:
         f"a former remote gave it, which nothing reads beside project {project}'s; `kenning "
         f"move --from-project {first}` moves {them} into it (`--dry-run` first shows what), "
         f"`--project {first}` reads {them} where {are}"
+    )
+
+
+def earlier_notes_line(project: str, earlier: str, n: int, *, one_checkout: bool = True) -> str:
+    """The notes of a checkout still under the id its folder's name gave it before its
+    ``origin`` remote was added (:meth:`kenning.store.MemoryStore.earlier_project_notes`):
+    one line naming them and the move, the id quoted for a shell (stored text: print it
+    through the terminal's sanitiser). ``one_checkout``: the store is this checkout's; a
+    server's is shared, where any clone of that folder name may have written them."""
+    import shlex
+
+    them, _ = them_words(n)
+    count = f"{n} {'memory' if n == 1 else 'memories'}"
+    are = "is" if n == 1 else "are"
+    said = (
+        f"{count} of this checkout {are} stored under {earlier}, its id before the origin "
+        "remote was added"
+        if one_checkout
+        else f"{count} {are} stored under {earlier}, this checkout's id before the origin "
+        "remote was added (its folder's name: in a shared store, any clone of that name may "
+        f"have written {them})"
+    )
+    return (
+        f"{said}, which recall does not read: `kenning move --from-project "
+        f"{shlex.quote(earlier)}` moves {them} into {project}"
     )
 
 

@@ -208,8 +208,9 @@ class MemoryStore(StoreCuration):
             by_type[typ] = by_type.get(typ, 0) + n
         # this project's notes under another id (a renamed repository): where they are
         others = self._other_projects(gid) if not by and everything else {}
-        # or, beside this project's notes, those of an earlier id of its repository
-        alike = self._alike_projects(gid) if by and everything > sum(by.values()) else {}
+        # or, beside this project's notes (on a server's store, also without any: it names
+        # no other project), those of an earlier id of its repository
+        alike = self._alike_projects(gid) if not others and everything > sum(by.values()) else {}
         size = None
         if self.project.store_url is None and self.exists:
             from .backends.sqlite import store_bytes

@@ -716,12 +716,18 @@ class StoreReads(StoreFreshness):
         projects, so it is never asked."""
         return self._other_projects(self.resolve_group(group_id))
 
+    @property
+    def one_checkout(self) -> bool:
+        """Whether the store is one checkout's (an SQLite file, a Qdrant local folder: the
+        location guard keeps either inside the project), not a server's shared by many."""
+        return guards_a_path(self.project.store_url)
+
     def _counts_projects(self, gid: str | None) -> CountsProjects | None:
         """The backend, when it is a store of one checkout that tells which projects it
         holds, and a project is asked about (a server's store is shared by many)."""
         if (
             gid is None
-            or self.project.store_url is not None
+            or not self.one_checkout
             or not self.exists
             or not isinstance(self.backend, CountsProjects)
         ):
@@ -733,22 +739,28 @@ class StoreReads(StoreFreshness):
         return {} if backend is None or gid is None else backend.projects_if_absent(gid, 3)
 
     def _alike_projects(self, gid: str | None) -> dict[str, int]:
-        """In a store of one checkout, the other project ids that end in this project's
-        repository name (:func:`kenning.project.same_repository_ids`): its notes under the
-        id an earlier kenning or a former remote gave it, which nothing reads once the new
-        id has notes of its own."""
-        backend = self._counts_projects(gid)
-        if backend is None or gid is None:
+        """The id this checkout's folder name gave it before its ``origin`` remote was added
+        (:meth:`earlier_project_notes`, in any store), and in a store of one checkout the
+        other project ids that end in this project's repository name
+        (:func:`kenning.project.same_repository_ids`): its notes under the id an earlier
+        kenning or a former remote gave it, which nothing reads once the new id has notes
+        of its own."""
+        if gid is None or not self.exists:
             return {}
-        return self._checkout_earlier_id(gid) | backend.projects_alike(gid, 3)
+        backend = self._counts_projects(gid)
+        alike = backend.projects_alike(gid, 3) if backend is not None else {}
+        return self._checkout_earlier_id(gid) | alike
 
     def earlier_project_notes(self) -> dict[str, int]:
-        """In a store of one checkout whose id comes from its ``origin`` remote: the id its
-        folder's name gave it before the remote was added, and how many memories are still
-        stored under it ({} when none, or the id is the folder's): what recall names beside
-        what it found, until ``kenning move`` takes them (one count of an indexed column)."""
+        """For a checkout whose id comes from its ``origin`` remote: the id its folder's name
+        gave it before the remote was added, and how many memories are still stored under
+        it ({} when none, or the id is the folder's): what recall names beside what it
+        found, until ``kenning move`` takes them (one count of an indexed column). In a
+        server's store too: the folder's name is the one every clone of the repository
+        has by default, so its notes there are most likely this repository's, written
+        before its remote was added (:attr:`one_checkout` says which the store is)."""
         gid = self.group_id
-        return {} if self._counts_projects(gid) is None else self._checkout_earlier_id(gid)
+        return {} if gid is None or not self.exists else self._checkout_earlier_id(gid)
 
     def _checkout_earlier_id(self, gid: str) -> dict[str, int]:
         from .project import folder_group_id

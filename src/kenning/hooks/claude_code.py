@@ -641,14 +641,21 @@ def _session_context(
     return render_recall_groups(listed, context="general")
 
 
-def _say_other_projects(store: MemoryStore, warn: Callable[[str], None]) -> None:
+def _say_other_projects(store: MemoryStore, warn: Callable[[str], None], *, listed: bool) -> None:
     """Nothing to list because the store's notes are under another project id (a renamed
-    repository, a changed remote): said once a session, where the user reads hook output."""
-    from ..render import other_projects_line
+    repository, a changed remote), or (``listed`` or not) notes still under the id the
+    checkout's folder name gave it before its ``origin`` remote was added, which recall
+    names too: said once a session, where the user reads hook output."""
+    from ..render import earlier_notes_line, other_projects_line
 
-    others = store.other_projects()
+    others = {} if listed else store.other_projects()
     if others:
         warn(other_projects_line(store.group_id, others))
+        return
+    earlier = store.earlier_project_notes()
+    if earlier:
+        old_id, n = next(iter(earlier.items()))
+        warn(earlier_notes_line(store.group_id, old_id, n, one_checkout=store.one_checkout))
 
 
 def _json_kind(value: object) -> str:
@@ -768,8 +775,7 @@ def _store_context(
                 return _error_context(store, queries, fallbacks)
             return _prompt_context(store, queries, fallbacks)
         listing = _session_context(store, now, warn)
-        if not listing:
-            _say_other_projects(store, warn)
+        _say_other_projects(store, warn, listed=bool(listing))
         if listed is not None:
             listed(listing)
         # a re-seed loads the model only when a doc changed; a cold cache is built in the
