@@ -253,6 +253,13 @@ def test_a_shortened_id_or_a_path_from_a_subfolder_says_what_it_is_not(
     code, _, err = run(memory_id[:11])  # too short to be taken as the start of an id
     assert code == 1 and "nor does a memory's id in this project start with" in err, err
     assert "from 12 hex digits on" in err and "`kenning search` shows ids" in err, err
+    # an id no memory has, written as every command takes one: without its dashes, whole or
+    # its start, in capitals (a script pasting a forgotten id was told to create a file of
+    # that name, qa-s70a F2)
+    unknown = "f" * 32
+    for asked in (unknown, unknown[:12], memory_id.replace("-", "")[:8] + "ffff".upper()):
+        code, _, err = run(asked)
+        assert code == 1 and "nor does a memory's id in this project start with" in err, err
     (project / "docs" / "solutions").mkdir(parents=True)
     (project / "docs" / "solutions" / "db.md").write_text("fix\n")
     monkeypatch.chdir(project / "docs")

@@ -1378,8 +1378,18 @@ def _refuse_a_log_name(raw: str, what: str, reads_stdin: str) -> None:
 # -- source documents ------------------------------------------------------------------
 
 _MEMORY_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
-#: The start of one: a UUID's first group and more, cut short.
+#: The start of one written with its dashes: a UUID's first group and more, cut short (too
+#: short to be taken, ``01a24a1c-ff``, it is still an id asked for, not a file's name).
 _ID_START = re.compile(r"^[0-9a-f]{8}-[0-9a-f-]{1,27}$", re.I)
+
+
+def _names_an_id(text: str) -> bool:
+    """Whether ``text`` is written as a memory's id or its start is: dashed
+    (:data:`_ID_START`), or as every command takes one, dashes optional, in either case
+    (:func:`kenning.model.id_prefix`: ``01a24a1cffff`` names an id, not a file, qa-s70a F2)."""
+    from .model import id_prefix
+
+    return bool(_ID_START.match(text)) or id_prefix(text) is not None
 
 
 @main.command(
@@ -1538,7 +1548,7 @@ def source_cmd(
             )
         if check.missing:
             hint = ""
-            if memory_id is None and _ID_START.match(check.path):
+            if memory_id is None and _names_an_id(check.path):
                 from .project import where_searched
 
                 # a memory's id cut short (forget and edit say "no memory with id …")
