@@ -1389,6 +1389,7 @@ def test_open_store_checks_its_arguments(project: Path) -> None:
         {"path": "a\x00b"},
         {"group_id": 123},
         {"embedder": object()},
+        {"embedder": "minlm"},  # a misspelt name: said as it opens (qa-s70a F4)
     ):
         arguments: dict[str, object] = {"cwd": project, "embedder": "hashing", **kwargs}
         with pytest.raises(UserInputError, match=next(iter(kwargs))):

@@ -320,6 +320,11 @@ def open_store(
         raise UserInputError(
             f"embedder must be an Embedder or a name ('minilm'), not {embedder!r:.80}"
         )
+    if isinstance(embedder, str):
+        # a misspelt name is said here, not at a long-lived program's first recall (qa-s70a F4)
+        from .embedders import check_embedder_name
+
+        check_embedder_name(embedder)
     url = str(path).strip() if path is not None and config.is_store_url(path) else None
     try:
         store_path = Path(path).expanduser() if path is not None and url is None else None

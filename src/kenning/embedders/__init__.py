@@ -12,6 +12,7 @@ from .base import Embedder
 __all__ = [
     "EMBEDDERS",
     "Embedder",
+    "check_embedder_name",
     "expected_provenance",
     "load_embedder",
     "variables_said",
@@ -55,20 +56,26 @@ def expected_provenance(name: str = "minilm") -> Provenance:
     return load_embedder(name).provenance  # the hashing embedder costs nothing to make
 
 
+def check_embedder_name(name: str) -> str:
+    """``name`` when it names an embedder; a :class:`~kenning.errors.UserInputError` naming
+    the valid ones otherwise (``open_store`` asks as it opens, not at the first recall)."""
+    if name not in EMBEDDERS:
+        from ..errors import UserInputError
+
+        raise UserInputError(
+            f"unknown embedder {name!r}; valid embedders are {', '.join(EMBEDDERS)} (tests only)"
+        )
+    return name
+
+
 def _load(name: str) -> Embedder:
-    if name == "minilm":
+    if check_embedder_name(name) == "minilm":
         from .minilm import MiniLMEmbedder
 
         return MiniLMEmbedder.load()
-    if name == "hashing":
-        from .hashing import HashingEmbedder
+    from .hashing import HashingEmbedder
 
-        return HashingEmbedder()
-    from ..errors import UserInputError
-
-    raise UserInputError(
-        f"unknown embedder {name!r}; valid embedders are {', '.join(EMBEDDERS)} (tests only)"
-    )
+    return HashingEmbedder()
 
 
 def variables_that_chose(
