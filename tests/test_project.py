@@ -154,6 +154,20 @@ def test_outside_git_is_a_clear_error(tmp_path: Path) -> None:
         resolve_project(plain)
 
 
+def test_a_folder_that_is_not_there_is_said_so(tmp_path: Path) -> None:
+    """A mistyped folder inside a checkout (or a file named as the folder) was "not inside a
+    git repository … (or `git init`)", where `git init` would make a second repository
+    (qa-s70a F5): it is said not to exist, for resolve_project and open_store alike."""
+    root = make_repo(tmp_path / "proj")
+    (root / "notes.txt").write_text("a file\n")
+    for missing in (root / "src" / "no-such-dir", root / "notes.txt"):
+        with pytest.raises(UserInputError, match="does not exist or is not a folder") as info:
+            resolve_project(missing)
+        assert "git init" not in str(info.value) and str(missing) in str(info.value)
+        with pytest.raises(UserInputError, match="does not exist or is not a folder"):
+            open_store(cwd=missing, embedder="hashing")
+
+
 def test_a_bare_repository_or_git_folder_is_named_as_such(tmp_path: Path) -> None:
     """Not "not inside a git repository" (git works there): there is no work tree."""
     seed = make_repo(tmp_path / "seed")

@@ -765,6 +765,14 @@ def resolve_project(
         )
     if root is None:
         if store_path is None or not gid:
+            if not is_folder(cwd):
+                # a mistyped folder inside a checkout is no "not inside a git repository",
+                # whose `git init` there would make a second repository (qa-s70a F5)
+                raise UserInputError(
+                    f"{_shown_only(str(cwd))} does not exist or is not a folder, so kenning "
+                    "cannot tell which project it is in; give a folder of your project's "
+                    "checkout"
+                )
             _check_not_refused_by_git(cwd)
             if in_repository_without_work_tree(cwd):
                 raise UserInputError(
