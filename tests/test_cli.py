@@ -48,6 +48,8 @@ def test_the_readme_flow(project: Path) -> None:
     stats = json.loads(r.stdout)
     assert stats["memories"] == 1
     assert stats["intel_path"] == str((project / ".kenning" / "memory.db").resolve())
+    doctor = json.loads(kenning(project, "doctor", "--json").stdout)
+    assert doctor["intel_path"] == doctor["store"] == stats["intel_path"], doctor
     assert stats["provenance"]["model_id"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert stats["group_id"] == "acme/widgets"
     assert stats["protocol"]["recall_floor"] == protocol.RECALL_FLOOR

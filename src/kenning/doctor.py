@@ -102,6 +102,8 @@ class DoctorReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "store": self.store,
+            # the name stats, recall, search and stale give the same path (qa-s70a F3)
+            "intel_path": self.store,
             "healthy": self.healthy,
             "checks": [c.to_dict() for c in self.checks],
         }
