@@ -512,3 +512,99 @@ def test_the_notice_s_line_numbers_are_the_input_s(tmp_path: Path) -> None:
     report = log_window("\n".join(events) + "\n" + go_test_json())
     assert report.as_printed and "lines of its JSON report as printed" in report.notice()
     assert "sed -n" not in report.notice()
+
+
+def spring_frames(n: int, package: str) -> list[str]:
+    """``n`` frames of a Spring trace as the JVM prints them (~110–140 characters each)."""
+    classes = ("AbstractAutowireCapableBeanFactory", "ConstructorResolver", "AbstractBeanFactory")
+    methods = ("createBean", "doCreateBean", "resolveDependency", "getSingleton")
+    return [
+        f"\tat {package}.{classes[i % 3]}.{methods[i % 4]}({classes[i % 3]}.java:{120 + i})"
+        for i in range(n)
+    ]
+
+
+#: A Spring Boot startup failure (``Application run failed``): the exception and a
+#: three-level ``Caused by`` chain, whose last is the root cause.
+SPRING_STARTUP_FAILURE = [
+    "2024-05-02T09:15:00.001Z ERROR 1 --- [           main] o.s.boot.SpringApplication       "
+    "        : Application run failed",
+    "",
+    "org.springframework.beans.factory.UnsatisfiedDependencyException: Error creating bean with "
+    "name 'orderController' defined in file [/app/BOOT-INF/classes/com/acme/orders/"
+    "OrderController.class]: Unsatisfied dependency expressed through constructor parameter 0",
+    *spring_frames(60, "org.springframework.beans.factory.support"),
+    "\tat com.acme.orders.OrdersApplication.main(OrdersApplication.java:12)",
+    "Caused by: org.springframework.beans.factory.BeanCreationException: Error creating bean "
+    "with name 'entityManagerFactory' defined in class path resource [org/springframework/boot/"
+    "autoconfigure/orm/jpa/HibernateJpaConfiguration.class]",
+    *spring_frames(70, "org.springframework.beans.factory.support"),
+    "\t... 21 common frames omitted",
+    "Caused by: org.hibernate.service.spi.ServiceException: Unable to create requested service "
+    "[org.hibernate.engine.jdbc.env.spi.JdbcEnvironment] due to: Unable to determine Dialect "
+    "without JDBC metadata",
+    *spring_frames(60, "org.hibernate.service.internal"),
+    "\t... 36 common frames omitted",
+    "Caused by: org.postgresql.util.PSQLException: Connection to orders-db:5432 refused. Check "
+    "that the hostname and port are correct and that the postmaster is accepting TCP/IP "
+    "connections.",
+    "\tat org.postgresql.core.v3.ConnectionFactoryImpl.openConnectionImpl(ConnectionFactoryImpl"
+    ".java:342)",
+    *spring_frames(24, "org.postgresql.core.v3"),
+    "\t... 52 common frames omitted",
+]
+
+
+def other_services(n: int, start: int = 0) -> list[str]:
+    """``n`` lines of the other services of a compose project: their own ERROR lines (a
+    declined payment, a sync that will be retried, a mail server's 421) among INFO ones."""
+    said = (
+        "ERROR 7 --- [   scheduling-1] c.a.inventory.StockSyncJob               : Stock sync "
+        "failed for warehouse WH-{i}: upstream returned 503",
+        "ERROR 9 --- [nio-8081-exec-{i}] c.a.payments.CardController              : Payment "
+        "declined for order {i:08x} (card_declined)",
+        "ERROR 11 --- [kafka-consumer-1] c.a.notify.EmailListener                 : Failed to "
+        "send email to user {i}: SMTP 421 try again later",
+        " INFO 9 --- [nio-8081-exec-{i}] c.a.payments.CardController              : GET "
+        "/api/payments/{i} 200 in {i} ms",
+        " WARN 7 --- [   scheduling-1] c.a.inventory.StockSyncJob               : retrying in 30s",
+    )
+    return [
+        f"2024-05-02T09:{10 + i // 3600 % 50:02d}:{i // 60 % 60:02d}.{i % 1000:03d}Z "
+        + said[i % len(said)].format(i=i)
+        for i in range(start, start + n)
+    ]
+
+
+def test_a_spring_trace_among_other_services_errors_is_read_to_its_root_cause(
+    store: MemoryStore, project: Path
+) -> None:
+    """A Spring Boot startup failure in a compose log, among thousands of other services'
+    ERROR lines: its frames (~130 characters) filled the error's own part by its characters
+    before its 200 lines, and a part cut so was not read on as a trace, so the reading
+    stopped at the middle ``Caused by`` (Hibernate's ServiceException). Read on to the root
+    cause, Java's last ``Caused by``, whose fix `kenning recall --error -` finds first."""
+    lines = [*other_services(4_000), *SPRING_STARTUP_FAILURE, *other_services(3_000, 4_000)]
+    log = "\n".join(lines) + "\n"
+    window = log_window(log)
+    bounded(window.text)
+    root = next(line for line in SPRING_STARTUP_FAILURE if "PSQLException" in line)
+    assert root in window.text and "\t... 52 common frames omitted" in window.text
+    assert other_services(1, 4_060)[0] not in window.text  # (the trace's part ends with it)
+    root_fix = store.remember(
+        "ERROR-FIX: org.postgresql.util.PSQLException: Connection to orders-db:5432 refused | "
+        "FIX: the orders service started before its database; add depends_on orders-db with "
+        "condition: service_healthy in compose.yaml",
+        "error_fix",
+    )
+    store.remember(
+        "ERROR-FIX: org.hibernate.service.spi.ServiceException: Unable to create requested "
+        "service [JdbcEnvironment] | FIX: set spring.jpa.database-platform to the dialect "
+        "when the database is not reachable at startup",
+        "error_fix",
+    )
+    r = run_cli(project, "recall", "--error", "-", "--json", stdin=log.encode())
+    assert r.returncode == 0, r.stderr
+    answer = json.loads(r.stdout)
+    assert answer["query"].startswith("Caused by: org.postgresql.util.PSQLException: Connection")
+    assert answer["results"][0]["id"] == root_fix.id

@@ -84,7 +84,9 @@ HEAD_LINES = 200
 #: above ``collect2: error``) and from it on (a traceback's frames down to its exception).
 #: A stack trace goes on past them while its lines are a trace's (indented frames,
 #: ``Caused by: …``, ``... 12 more``), up to :data:`TRACE_MAX_LINES`: a Spring or
-#: Hibernate trace of 200–400 lines ends with its root cause.
+#: Hibernate trace of 200–400 lines ends with its root cause. So does one whose own lines
+#: ended at their characters (:data:`FIRST_ERROR_CHARS`) inside it: Spring's frames are
+#: ~130 characters, 200 of them more than its share.
 FIRST_ERROR_ABOVE = 20
 FIRST_ERROR_BELOW = 200
 TRACE_MAX_LINES = 1_000
@@ -541,14 +543,28 @@ def _error_parts(
         regions.append([first, n, at, to, line_no])
         lines, chars = lines - n, chars - used
     for region in regions:
-        first, n, _, to, line_no = region
-        if lines <= 0 or chars <= 0 or first + n < line_no + bounds.error_below:
-            continue  # (out of room, or its lines ended before the trace's part)
+        first, n, at, to, line_no = region
+        if lines <= 0 or chars <= 0:
+            continue  # (out of room)
+        if first + n < line_no + bounds.error_below and not _cut_in_trace(text, at, to):
+            continue  # (its lines ended before the trace's part)
         most = min(lines, line_no + bounds.trace_lines - first - n)
         more, to, used = _read_on(text, to, end, most, chars, trace=True)
         region[1], region[3] = n + more, to
         lines, chars = lines - more, chars - used
     return [(first, first + n, at, min(to - 1, end)) for first, n, at, to, _ in regions]
+
+
+def _cut_in_trace(text: str, at: int, to: int) -> bool:
+    """Whether the lines read from ``at`` to ``to`` were cut, by their characters, inside a
+    stack trace: their last line goes on with a trace. A Spring trace's frames are ~130
+    characters, so its error's own lines end at their characters before their lines, in the
+    trace's middle ``Caused by`` (its root cause, Java's last, below): it is read on, as a
+    trace read to its lines' end is."""
+    if to <= at:
+        return False
+    last = text.rfind("\n", at, to - 1) + 1 or at
+    return _TRACE_GOES_ON.match(text, last) is not None
 
 
 def _trace_holds(
