@@ -33,6 +33,7 @@ from kenning import MemoryStore, open_store, protocol
 from kenning.embedders import minilm
 from kenning.embedders.base import Embedder
 from kenning.hooks import claude_code
+from kenning.log_window import log_window
 from kenning.model import utc_now
 from kenning.querybuild import error_recall_queries, query_from_error
 from kenning.render import REANCHOR_LINE
@@ -1028,6 +1029,38 @@ def test_a_5_mb_paste_whose_error_is_mid_way_is_recalled_within_bounds(
     assert read.count("\n") < claude_code.PROMPT_LOG_BOUNDS.whole_max_lines
     assert "java.lang.OutOfMemoryError: Java heap space" in read
     assert read.startswith("The build fails, log below:\n") and read.endswith("\nWhat broke?")
+
+
+def test_a_20_mb_command_output_is_read_within_the_tool_failure_hook_s_bounds(
+    seeded: MemoryStore,
+) -> None:
+    """A failed command that printed 20 MB (a test run's output, as long as a pasted log):
+    the tool-failure hook read it with the commands' bounds (350,000 characters, then every
+    reader again: 8–19 s of its process on the loaded 2 cores, past its 5 s budget, the
+    fix never given). It reads :data:`~kenning.hooks.claude_code.TOOL_LOG_BOUNDS`' size at
+    most now (the calibration is beside them), and the error at the output's end is
+    recalled."""
+    assert seeded.remember(OOM_FIX, "error_fix").status == "stored"
+    lines = maven_downloads(185_000)
+    output = "\n".join([*lines, *MAVEN_OOM]) + "\n"
+    assert len(output) > 20_000_000
+    failed = {
+        "cwd": str(seeded.project.root),
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash",
+        "tool_input": {"command": "mvn test"},
+        "error": "Exit code 1\n" + output,
+        "is_interrupt": False,
+    }
+    read = claude_code.failed_program_output(failed)
+    assert len(read) <= claude_code.TOOL_LOG_BOUNDS.whole_max_chars
+    assert read.count("\n") < claude_code.TOOL_LOG_BOUNDS.whole_max_lines
+    assert read.startswith(lines[0] + "\n") and read.endswith("\n".join(MAVEN_OOM))
+    # (its last 4,000,000 characters are searched for errors, not all 20 MB)
+    window = log_window(output, claude_code.TOOL_LOG_BOUNDS)
+    assert window.left_out_raw and "of an input over 4,000,000 characters" in window.notice()
+    context = claude_code.context_for("tool-failure", failed)
+    assert findings(context)[0][0] == OOM_FIX
 
 
 @pytest.mark.parametrize(

@@ -35,8 +35,8 @@ each kind of line that holds an error word, not of each line (:data:`_ERROR_WORD
 :meth:`LogWindow.notice` says what was read, in the input's line numbers (a JSON report's:
 as printed), for a command to tell its user. The bounds above are the commands'
 (:data:`BOUNDS`); a reader with less time passes smaller ones (:class:`Bounds`: the
-prompt-submit hook's, which reads the text again line by line after it). Pure: strings in,
-strings out.
+prompt-submit hook's, which reads the text again line by line after it; the tool-failure
+hook's, which reads a command's output within its 5 s). Pure: strings in, strings out.
 """
 
 from __future__ import annotations
@@ -145,7 +145,8 @@ class Bounds:
     """How much of a log is read: the bounds above, which the commands read with
     (:data:`BOUNDS`); a reader with less time passes smaller ones (the prompt-submit hook,
     whose prompt is read again line by line after it:
-    :data:`kenning.hooks.claude_code.PROMPT_LOG_BOUNDS`). The same rules read every log;
+    :data:`kenning.hooks.claude_code.PROMPT_LOG_BOUNDS`; the tool-failure hook:
+    :data:`kenning.hooks.claude_code.TOOL_LOG_BOUNDS`). The same rules read every log;
     only how much of it they read differs."""
 
     head_lines: int = HEAD_LINES
@@ -164,6 +165,9 @@ class Bounds:
     error_tries_chars: int = ERROR_TRIES_CHARS
     weak_tries_chars: int = WEAK_TRIES_CHARS
     candidates_max: int = CANDIDATES_MAX
+    #: past this many characters an input is cut before its reports are read (its head and
+    #: its last characters: :data:`RAW_MAX_CHARS`, the commands'; a hook's time reads less)
+    raw_max_chars: int = RAW_MAX_CHARS
     #: a blank line between two parts read (the commands: one part's lines are not read as
     #: the next one's block); without it, the parts read of a paste are one paste (the
     #: prompt hook, which takes the lines above a paste's first error back to a blank line
@@ -182,8 +186,8 @@ class Bounds:
         return self.head_chars + self.middle_chars + self.tail_chars + ERROR_REGIONS + 1
 
 
-#: The commands' bounds (``kenning recall --error``, ``query error``, the tool-failure hook,
-#: every reader of a pasted error): :data:`WHOLE_MAX_LINES`, :data:`WHOLE_MAX_CHARS`.
+#: The commands' bounds (``kenning recall --error``, ``query error``, every reader of a
+#: pasted error): :data:`WHOLE_MAX_LINES`, :data:`WHOLE_MAX_CHARS`.
 BOUNDS = Bounds()
 _TRACE_GOES_ON = re.compile(r"[ \t]|Caused by|Suppressed:|\.\.\. \d+ (?:more|common)")
 #: What ``str.splitlines`` (every reader's) ends a line at besides ``\n``: in a log read in
@@ -229,6 +233,8 @@ class LogWindow:
     #: the line the search for errors between the head and the tail stopped at (too many
     #: lines that hold an error word), None when it read them all
     search_stopped: int | None = None
+    #: the characters past which the input was cut before its reports were read
+    raw_max_chars: int = RAW_MAX_CHARS
 
     @property
     def first_error(self) -> int | None:
@@ -286,7 +292,7 @@ class LogWindow:
             "kenning reads a long log's first lines, the lines around its errors and its last lines"
         )
         if self.left_out_raw:
-            why += f" (of an input over {RAW_MAX_CHARS:,} characters, only in its last ones)"
+            why += f" (of an input over {self.raw_max_chars:,} characters, only in its last ones)"
         if self.search_stopped:
             why += (
                 f"; it looked for errors up to line {self.search_stopped:,} (too many lines "
@@ -321,7 +327,7 @@ def log_window(raw: str, bounds: Bounds = BOUNDS) -> LogWindow:
         return LogWindow(raw, _counted(raw))
     head_raw = left_out = cut = redrawn = 0
     text = raw
-    if len(raw) > RAW_MAX_CHARS:
+    if len(raw) > bounds.raw_max_chars:
         text, head_raw, left_out, cut, redrawn = _raw_cut(raw, bounds)
     printed = as_printed(text)
     report = printed is not text
@@ -385,6 +391,7 @@ def log_window(raw: str, bounds: Bounds = BOUNDS) -> LogWindow:
         redrawn,
         report,
         numbered(stopped) if stopped is not None else None,
+        bounds.raw_max_chars,
     )
 
 
@@ -608,18 +615,19 @@ def _read_on(
 
 
 def _raw_cut(raw: str, bounds: Bounds) -> tuple[str, int, int, int, int]:
-    """``raw`` over :data:`RAW_MAX_CHARS`: its head (``bounds``') and its last lines within
-    :data:`RAW_MAX_CHARS` (from a line's start), a blank line between them; a line longer
+    """``raw`` over ``bounds.raw_max_chars`` (:data:`RAW_MAX_CHARS`): its head and its last
+    lines within those characters (from a line's start), a blank line between them; a line longer
     than that is read as :func:`_shown` reads it. With the head's lines, the lines left
     out, and how many lines were cut and redrawn so."""
     head_end, head_n = _forward(raw, 0, bounds.head_lines, bounds.head_chars, len(raw))
     head = [_shown(line) for line in raw[: max(head_end - 1, 0)].split("\n")][:head_n]
-    tail_start = raw.find("\n", max(head_end, len(raw) - RAW_MAX_CHARS) - 1) + 1
-    if tail_start < head_end:  # (no line starts in the last RAW_MAX_CHARS: the last line)
+    most = bounds.raw_max_chars
+    tail_start = raw.find("\n", max(head_end, len(raw) - most) - 1) + 1
+    if tail_start < head_end:  # (no line starts in the last characters: the last line)
         tail_start = max(raw.rfind("\n", head_end) + 1, head_end)
     tail = raw[tail_start:]
     cut = redrawn = 0
-    if len(tail) > RAW_MAX_CHARS:
+    if len(tail) > most:
         shown, redrawn, cut = _shown(tail.rstrip("\n"))
         tail = shown + "\n" * tail.endswith("\n")
     left_out = raw.count("\n", head_end, tail_start) if tail_start > head_end else 0

@@ -29,7 +29,8 @@ in a checkout).
   :data:`~kenning.protocol.RECALL_KEEP` kept, one line in the recall log).
 * **tool-failure** (PostToolUseFailure: a tool call failed) recalls the fixes for what a
   failed shell command printed (:data:`SHELL_TOOLS`: the agent's test run or build), read
-  as ``kenning recall --error`` reads a log (:func:`kenning.querybuild.error_recall_queries`,
+  as ``kenning recall --error`` reads a log, in the smaller parts of :data:`TOOL_LOG_BOUNDS`
+  (:func:`kenning.querybuild.error_recall_queries`,
   one :meth:`MemoryStore.recall_many`, the fenced block of
   :func:`kenning.render.render_recall_result`). Claude Code gives a failed command's
   ``error`` as ``Exit code N``, then what it printed (stderr and stdout merged, cut by Claude
@@ -122,6 +123,7 @@ __all__ = [
     "SESSION_RESEED_MAX_DOCS",
     "SHELL_TOOLS",
     "SYSTEM_MESSAGE_EVENTS",
+    "TOOL_LOG_BOUNDS",
     "HookSkip",
     "context_for",
     "failed_program_output",
@@ -183,6 +185,35 @@ PROMPT_LOG_BOUNDS = Bounds(
     weak_tries_chars=20_000,
     candidates_max=20_000,
     parts_apart=False,
+)
+#: What the tool-failure hook reads of a failed command's output: what ``kenning recall
+#: --error`` reads of a log (:func:`kenning.log_window.log_window`'s rules), in smaller
+#: parts, since a command can print as much as a pasted log (a test run's 20 MB) and the
+#: hook reads it within its budget (:data:`DEFAULT_BUDGET_SECONDS`), after Python's start
+#: and the model's load. Of an output over 4,000,000 characters, its head and its last
+#: 4,000,000 characters are read (an error further up is not: the commands read 20,000,000).
+#: Calibrated on the 2 shared cores (2026-12-06, load average 7–11 of the other engineers;
+#: four output shapes as for :data:`PROMPT_LOG_BOUNDS`, a Maven OutOfMemoryError in the
+#: middle or at the end), the hook's reading (:func:`failed_program_output` and its
+#: queries): with the commands' bounds 1.9–4.9 s for 5 MB and 3.5–11.0 s for 20 MB, and the
+#: hook's process (``kenning hook tool-failure``, model cache warm) 6.2–11.6 s and 8.4–19.1 s:
+#: past the 5 s budget every time, the session told nothing. With these (whole up to 46,005
+#: characters and 1,085 lines) the reading takes 0.7–1.4 s for 5 MB and 0.9–2.1 s for 20 MB,
+#: the hook's process 2.1–3.7 s and 0.8–3.4 s (1.4–1.7 s for an output of two lines).
+TOOL_LOG_BOUNDS = Bounds(
+    head_lines=80,
+    head_chars=6_000,
+    tail_lines=600,
+    tail_chars=25_000,
+    error_above=20,
+    error_below=80,
+    error_chars=6_000,
+    trace_lines=400,
+    middle_chars=15_000,
+    error_tries_chars=50_000,
+    weak_tries_chars=20_000,
+    candidates_max=20_000,
+    raw_max_chars=4_000_000,
 )
 #: The hook input is a small JSON object (a prompt, a few paths): past this many bytes the
 #: rest is not read (a stream that never ends would fill the memory until the budget ends).
@@ -352,10 +383,13 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
 
 def failed_program_output(payload: Mapping[str, Any]) -> str:
     """What a failed tool call (PostToolUseFailure's input) printed, to be read as an error
-    log: the ``error`` of a :data:`SHELL_TOOLS` call after Claude Code's ``Exit code N`` line.
+    log: the ``error`` of a :data:`SHELL_TOOLS` call after Claude Code's ``Exit code N`` line;
+    of a long one, what :func:`kenning.log_window.log_window` reads of it within
+    :data:`TOOL_LOG_BOUNDS` (its head, the lines around its errors, its tail).
     :class:`HookSkip` without a word when there is no program's error to read (an
     interrupted call, another tool, a call that ran no program to its end, output that
     reports no error); with one when the input is not what Claude Code sends."""
+    from ..log_window import log_window
     from ..querybuild import reports_error
 
     if payload.get("is_interrupt") is True:
@@ -380,8 +414,10 @@ def failed_program_output(payload: Mapping[str, Any]) -> str:
     ran = _EXIT_CODE_LINE.match(error)
     if ran is None:
         raise HookSkip("")  # a permission denied: no program ran
+    # read once, within the hook's bounds: every reader after reads what was read whole
+    output = log_window(error[ran.end() :], TOOL_LOG_BOUNDS).text
     # a lone surrogate (half an emoji the output cut) would make every query unusable
-    output = error[ran.end() :].encode("utf-8", "replace").decode("utf-8")
+    output = output.encode("utf-8", "replace").decode("utf-8")
     if not reports_error(output):
         raise HookSkip("")  # grep found nothing, diff printed a diff: no error to look up
     return output
