@@ -1031,6 +1031,29 @@ def test_a_5_mb_paste_whose_error_is_mid_way_is_recalled_within_bounds(
     assert read.startswith("The build fails, log below:\n") and read.endswith("\nWhat broke?")
 
 
+def test_a_paste_read_in_part_is_said_in_one_line_of_the_context(seeded: MemoryStore) -> None:
+    """A prompt whose pasted log was read in part: the context said nothing of it, and the
+    findings looked like those of the whole paste. One short line says which of its lines
+    were read (its first, those around its error, its last), escaped as the findings are; a
+    prompt read whole says nothing of it."""
+    assert seeded.remember(OOM_FIX, "error_fix").status == "stored"
+    prompt = pasted([*maven_downloads(2_000), *MAVEN_OOM, *maven_downloads(2_000, 2_000)])
+    payload = {"cwd": str(seeded.project.root), "prompt": prompt}
+    context = claude_code.context_for("prompt-submit", payload)
+    assert findings(context)[0][0] == OOM_FIX
+    root = ET.fromstring(context[: -len(REANCHOR_LINE)].strip())
+    [said] = root.findall("read_in_part")
+    assert said.text == (
+        "kenning read only part of this prompt, 192 of its 4,005 lines (1–45, 1,992–2,041 "
+        "around an error, 3,909–4,005): its first lines, the lines around its errors and its "
+        "last lines"
+    )
+    assert f"<read_in_part>{said.text}</read_in_part>\n" in context  # (one line, as said)
+    whole = pasted([*maven_downloads(100), *MAVEN_OOM])
+    context = claude_code.context_for("prompt-submit", {**payload, "prompt": whole})
+    assert findings(context)[0][0] == OOM_FIX and "read_in_part" not in context
+
+
 def test_a_20_mb_command_output_is_read_within_the_tool_failure_hook_s_bounds(
     seeded: MemoryStore,
 ) -> None:

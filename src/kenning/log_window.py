@@ -274,20 +274,6 @@ class LogWindow:
         to have ``command`` read another part."""
         if self.whole:
             return ""
-        said: list[str] = []
-        of = "lines of its JSON report as printed" if self.as_printed else "lines"
-        if self.parts:
-            read = sum(last - first + 1 for first, last in self.parts)
-            spans = ", ".join(
-                f"{first:,}–{last:,}"
-                + (" around an error" if any(first <= e <= last for e in self.errors) else "")
-                for first, last in self.parts
-            )
-            said.append(f"{read:,} of the log's {self.lines:,} {of} ({spans})")
-        if self.redrawn:
-            said.append(f"{self.redrawn:,} line(s) redrawn with \\r as a terminal shows them")
-        if self.cut_lines:
-            said.append(f"{self.cut_lines:,} line(s) only to their {LINE_MAX_CHARS:,}th character")
         why = (
             "kenning reads a long log's first lines, the lines around its errors and its last lines"
         )
@@ -309,7 +295,27 @@ class LogWindow:
             )
         else:
             how = f"to have another part read, pass it alone to `{command}`"
-        return f"read in part: kenning read {' and '.join(said)}: {why}; {how}"
+        return f"read in part: kenning read {self.what_was_read()}: {why}; {how}"
+
+    def what_was_read(self, whose: str = "the log's") -> str:
+        """What was read, as the notice says it (``""`` when all was): ``2,200 of the log's
+        60,004 lines (1–200, 30,981–31,200 around an error, 58,005–60,004)``, and the lines
+        redrawn and cut; ``whose``: the text's, as the reader calls it."""
+        said: list[str] = []
+        of = "lines of its JSON report as printed" if self.as_printed else "lines"
+        if self.parts:
+            read = sum(last - first + 1 for first, last in self.parts)
+            spans = ", ".join(
+                f"{first:,}–{last:,}"
+                + (" around an error" if any(first <= e <= last for e in self.errors) else "")
+                for first, last in self.parts
+            )
+            said.append(f"{read:,} of {whose} {self.lines:,} {of} ({spans})")
+        if self.redrawn:
+            said.append(f"{self.redrawn:,} line(s) redrawn with \\r as a terminal shows them")
+        if self.cut_lines:
+            said.append(f"{self.cut_lines:,} line(s) only to their {LINE_MAX_CHARS:,}th character")
+        return " and ".join(said)
 
 
 def read_of_log(raw: str, bounds: Bounds = BOUNDS) -> str:

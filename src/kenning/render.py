@@ -355,6 +355,7 @@ def render_xml(
     *,
     cut: Sequence[bool] | None = None,
     projects: Sequence[str | None] | None = None,
+    read_in_part: str = "",
 ) -> str:
     """The ``<reflexion_context>`` block for prompt injection, without a trailing newline.
 
@@ -369,10 +370,12 @@ def render_xml(
     ``truncated="true"`` (a finding the budget left out altogether is no finding, and marks
     none: a whole note marked cut sent the reader looking for a rest it does not have).
     ``projects`` (one per finding, None for this project's) names another project's finding
-    in a ``project`` attribute. Findings whose content is empty after sanitisation (e.g. the
-    results :func:`combine_for_recall` emptied) are left out and the rest numbered 1..N, so
-    its output can be passed as is. With nothing left the result is ``""``: there is nothing
-    to inject, and an empty fence would only spend prompt tokens.
+    in a ``project`` attribute. ``read_in_part``, the line that says a hook read only parts
+    of a pasted log (the findings are for those), is said after the advisory, escaped as
+    stored text is (``<read_in_part>``). Findings whose content is empty after
+    sanitisation (e.g. the results :func:`combine_for_recall` emptied) are left out and the
+    rest numbered 1..N, so its output can be passed as is. With nothing left the result is
+    ``""``: there is nothing to inject, and an empty fence would only spend prompt tokens.
     """
     advisory = ADVISORIES.get(context)
     if advisory is None:
@@ -398,6 +401,8 @@ def render_xml(
     if not rows:
         return ""
     lines = ["<reflexion_context>", f"<advisory>{advisory}</advisory>"]
+    if read_in_part.strip():
+        lines.append(f"<read_in_part>{escape_xml_text(read_in_part)}</read_in_part>")
     for index, (escaped, shown, stale, marked, project, stored) in enumerate(rows, start=1):
         mark = f' stored="{stored.isoformat()}"' if stored else ""
         # another project's finding says whose it is (`--project all`): not this codebase's
@@ -451,17 +456,21 @@ def render_recall(
     findings: Sequence[Finding],
     context: str = "general",
     budget: int = RECALL_CHAR_BUDGET,
+    read_in_part: str = "",
 ) -> str:
     """Budget then fence: :func:`combine_for_recall` on the contents (after XML
     sanitisation, so removed characters do not spend budget), drop the emptied results, and
-    :func:`render_xml` the rest. Returns ``""`` when nothing remains."""
+    :func:`render_xml` the rest (with ``read_in_part``, what a hook read of a pasted log).
+    Returns ``""`` when nothing remains."""
     sanitised = [sanitise_for_xml(f[0]) for f in findings]
     texts, _ = combine_for_recall(sanitised, budget)
     kept: list[Finding] = [
         (text, f[1], len(f) > 2 and f[2] is True, _stored_of(f))
         for text, f in zip(texts, findings, strict=True)
     ]
-    return render_xml(kept, context=context, cut=_cut_marks(sanitised, texts))
+    return render_xml(
+        kept, context=context, cut=_cut_marks(sanitised, texts), read_in_part=read_in_part
+    )
 
 
 def _cut_marks(contents: Sequence[str], texts: Sequence[str]) -> list[bool]:

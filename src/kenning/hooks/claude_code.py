@@ -110,6 +110,7 @@ from ..errors import KenningError, StoreUnavailable
 from ..log_window import Bounds
 
 if TYPE_CHECKING:
+    from ..log_window import LogWindow
     from ..model import Memory
     from ..store import MemoryStore
 
@@ -254,10 +255,32 @@ def _looked_at(prompt: str) -> str:
     ``kenning recall --error`` reads of a log, in smaller parts: its first lines (the
     prompt's words), the lines around its errors and its last lines (the request after the
     paste); a test runner's JSON report as printed."""
-    from ..json_reports import as_printed
+    return _read(_prompt_window(prompt))
+
+
+def _prompt_window(prompt: str) -> LogWindow:
     from ..log_window import log_window
 
-    return as_printed(log_window(prompt, PROMPT_LOG_BOUNDS).text)
+    return log_window(prompt, PROMPT_LOG_BOUNDS)
+
+
+def _read(window: LogWindow) -> str:
+    from ..json_reports import as_printed
+
+    return as_printed(window.text)
+
+
+def _read_in_part(window: LogWindow) -> str:
+    """The line the prompt's context says when the hook read only parts of it (a long
+    paste): which lines it read (its first, those around its errors, its last), for the
+    findings are for those; ``""`` when it read all of it. (A line read as a terminal shows
+    it, its progress bar's last redraw, is read whole.)"""
+    if not (window.parts or window.cut_lines):
+        return ""
+    return (
+        f"kenning read only part of this prompt, {window.what_was_read('its')}: its first "
+        "lines, the lines around its errors and its last lines"
+    )
 
 
 def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
@@ -283,6 +306,13 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
     parsed error signature — never the whole stack trace, nor the words of a sentence
     around an error told in it (:func:`kenning.querybuild.error_in_sentence`) — is another.
     """
+    return _recall_queries_of(_looked_at(prompt))
+
+
+def _recall_queries_of(
+    prompt: str,
+) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+    """:func:`prompt_recall_queries` of what the hook read of a prompt (:func:`_looked_at`)."""
     from ..errors import UserInputError
     from ..log_formats import ANSI, without_run_log_prefixes
     from ..querybuild import (
@@ -302,9 +332,9 @@ def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tup
     from ..signatures import names_error, written_below_error
 
     # a lone surrogate (half an emoji a client cut) would make every query unusable
-    # a test runner's JSON report is read (as printed) before a long prompt is read in part
-    # (jest's is one line: cut, it reads as no report; qa-s67b F2)
-    prompt = _looked_at(prompt).encode("utf-8", "replace").decode("utf-8")
+    # (a test runner's JSON report was read, as printed, before a long prompt was read in
+    # part: jest's is one line, and cut, it reads as no report; qa-s67b F2)
+    prompt = prompt.encode("utf-8", "replace").decode("utf-8")
     prompt = ANSI.sub("", prompt)  # a terminal's colours, pasted with its output
     prompt = without_run_log_prefixes(prompt)  # gh's job and step before a CI log's lines
     text = without_diffs(prompt).strip()
@@ -564,8 +594,10 @@ def _prompt_context(
     store: MemoryStore,
     queries: list[tuple[str, bool | None]],
     fallbacks: list[tuple[str, bool | None]],
+    read_in_part: str = "",
 ) -> str:
-    """The recall for a prompt's queries (:func:`prompt_recall_queries`)."""
+    """The recall for a prompt's queries (:func:`prompt_recall_queries`), with the line that
+    says the prompt was read in part (:func:`_read_in_part`)."""
     from ..render import Finding, render_recall
 
     # the hook judged each query (a task naming an exception is no error query); one recall
@@ -575,7 +607,8 @@ def _prompt_context(
         (hit.memory.content, hit.score, hit.stale, hit.memory.written_at.date())
         for hit in result.hits
     ]
-    return render_recall(findings, context="debugging" if result.is_error else "work")
+    context = "debugging" if result.is_error else "work"
+    return render_recall(findings, context=context, read_in_part=read_in_part)
 
 
 def _error_context(
@@ -741,6 +774,7 @@ def context_for(
         )
     queries_asked: tuple[list[tuple[str, bool | None]], list[tuple[str, bool | None]]] | None
     queries_asked = None
+    read_in_part = ""
     if event == "prompt-submit":
         prompt = payload.get("prompt")
         if "prompt" in payload and not isinstance(prompt, str):
@@ -751,7 +785,9 @@ def context_for(
         if not isinstance(prompt, str):
             raise HookSkip("the hook input has no prompt (is this a UserPromptSubmit hook?)")
         # read once, before a store is opened (a pasted log's reading is most of the work)
-        queries, fallbacks = prompt_recall_queries(prompt)
+        window = _prompt_window(prompt)
+        queries, fallbacks = _recall_queries_of(_read(window))
+        read_in_part = _read_in_part(window)
         if not queries:
             raise HookSkip("")  # a short prompt: nothing to recall, nothing to say
         queries_asked = ([*queries], [*fallbacks])
@@ -760,7 +796,9 @@ def context_for(
     cwd = _project_dir(payload)
     warn = warn or (lambda message: _diagnose(sys.stderr, event, message))
     try:
-        return _store_context(event, payload, cwd, queries_asked, now, warn, listed, budget)
+        return _store_context(
+            event, payload, cwd, queries_asked, now, warn, listed, budget, read_in_part
+        )
     except KenningError as exc:
         if isinstance(exc, StoreUnavailable) or not _store_is_named_by_url(cwd):
             raise
@@ -799,8 +837,10 @@ def _store_context(
     warn: Callable[[str], None],
     listed: Callable[[str], None] | None,
     budget: float,
+    read_in_part: str = "",
 ) -> str:
-    """The hook's context from the project's store (:func:`context_for`, its input read)."""
+    """The hook's context from the project's store (:func:`context_for`, its input read;
+    ``read_in_part``: the line that says the prompt was read in part)."""
     with _open_store(cwd, budget) as store:
         if event in ("prompt-submit", "tool-failure"):
             cold = _model_cache_cold()
@@ -809,7 +849,7 @@ def _store_context(
             queries, fallbacks = queries_asked or ([], [])  # (read before the store opened)
             if event == "tool-failure":
                 return _error_context(store, queries, fallbacks)
-            return _prompt_context(store, queries, fallbacks)
+            return _prompt_context(store, queries, fallbacks, read_in_part)
         listing = _session_context(store, now, warn)
         _say_other_projects(store, warn, listed=bool(listing))
         if listed is not None:
