@@ -1072,6 +1072,116 @@ def test_two_failures_of_one_jest_test_are_two_errors() -> None:
     ) == error_fingerprint(extract_error_signature(JEST))
 
 
+#: ``NO_COLOR=1 npx vitest run`` (vitest 4.1.12, its default reporter, real output; only the
+#: project's folder on the RUN line changed): three tests failed, a chai assertion in two and
+#: a TypeError the code threw in the third.
+VITEST = """\
+
+ RUN  v4.1.12 /home/dev/shop
+
+ ❯ src/cart.test.js (3 tests | 2 failed) 11ms
+     × sums the prices 8ms
+     ✓ parses the skus 1ms
+     × parses an empty cart 1ms
+ ❯ src/auth.test.js (1 test | 1 failed) 7ms
+   × login returns 200 6ms
+
+⎯⎯⎯⎯⎯⎯⎯ Failed Tests 3 ⎯⎯⎯⎯⎯⎯⎯
+
+ FAIL  src/auth.test.js > login returns 200
+AssertionError: expected 401 to be 200 // Object.is equality
+
+- Expected
++ Received
+
+- 200
++ 401
+
+ ❯ src/auth.test.js:4:18
+      2| test("login returns 200", () => {
+      3|   const status = 401;
+      4|   expect(status).toBe(200);
+       |                  ^
+      5| });
+      6|
+
+⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/3]⎯
+
+ FAIL  src/cart.test.js > cart > sums the prices
+AssertionError: expected 6 to be 5 // Object.is equality
+
+- Expected
++ Received
+
+- 5
++ 6
+
+ ❯ src/cart.test.js:6:49
+      4| describe("cart", () => {
+      5|   it("sums the prices", () => {
+      6|     expect(total([{ price: 2 }, { price: 3 }])).toBe(5);
+       |                                                 ^
+      7|   });
+      8|   it("parses the skus", () => {
+
+⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[2/3]⎯
+
+ FAIL  src/cart.test.js > cart > parses an empty cart
+TypeError: Cannot read properties of undefined (reading 'map')
+ ❯ parse src/cart.js:5:32
+      3| }
+      4| export function parse(json) {
+      5|   return JSON.parse(json).items.map((i) => i.sku);
+       |                                ^
+      6| }
+      7|
+ ❯ src/cart.test.js:12:12
+
+⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[3/3]⎯
+
+
+ Test Files  2 failed (2)
+      Tests  3 failed | 1 passed (4)
+   Start at  06:31:45
+   Duration  973ms (transform 62ms, setup 0ms, import 104ms, tests 18ms, environment 0ms)
+
+"""
+
+
+def test_a_failed_vitest_test_is_known_by_the_test_and_what_it_threw() -> None:
+    """vitest's plain output: the signature was what the test threw alone (chai's
+    ``AssertionError: expected 6 to be 5 …``, a TypeError), every test's that threw it; it
+    names the test as vitest's ``FAIL`` heading does, as jest's is known by its ``●``
+    heading (the last failure's, whose error is the signature's)."""
+    assert extract_error_signature(VITEST) == (
+        "FAIL src/cart.test.js > cart > parses an empty cart: TypeError: Cannot read "
+        "properties of undefined (reading 'map')"
+    )
+    auth = VITEST.split("\n\n FAIL  src/cart.test.js > cart > sums")[0]
+    signature = extract_error_signature(auth)
+    assert signature == (
+        "FAIL src/auth.test.js > login returns 200: AssertionError: expected 401 to be 200 "
+        "// Object.is equality"
+    )
+    # another test that threw the same error is another error; the same test in another
+    # run, or coloured, is the same
+    other = auth.replace("> login returns 200", "> logout returns 200")
+    assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(signature)
+    again = auth.replace("auth.test.js:4:18", "auth.test.js:9:3").replace("6ms", "12ms")
+    assert extract_error_signature(again) == signature
+    coloured = auth.replace(
+        " FAIL  src/auth.test.js > login returns 200\nAssertionError",
+        "\x1b[41m\x1b[1m FAIL \x1b[22m\x1b[49m src/auth.test.js\x1b[2m > \x1b[22mlogin returns "
+        "200\n\x1b[31m\x1b[1mAssertionError\x1b[22m",
+    )
+    assert coloured != auth and extract_error_signature(coloured) == signature
+    # the signature read again (a stored ERROR-FIX entry's) is itself: its fix is found
+    assert extract_error_signature(signature) == signature
+    assert error_fingerprint(f"ERROR-FIX: {signature} | FIX: count 401 as a failed login") == (
+        error_fingerprint(signature)
+    )
+
+
 YARN_BERRY = """\
 \u27a4 YN0000: \u250c Resolution step
 \u27a4 YN0001: \u2502 Error: react@npm:99.0.0: No candidates found

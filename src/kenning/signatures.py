@@ -254,6 +254,7 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (60, lazy(r"^make(?:\[\d+\])?:\s+\*\*\*")),
     (58, lazy(r"^---\s+FAIL:\s+\S")),  # go test: the test that failed
     (58, lazy(r"^●\s+(?!Test\s+suite\s+failed\s+to\s+run)\S")),  # jest: the same
+    (58, lazy(r"^FAIL\s+(?:\|[^|\n]{1,100}\|\s+)?\S+\s+>\s+\S")),  # vitest: the same
     (56, lazy(r"\b(?:failed|failure|cannot|can't|could not|unable to)\b", re.IGNORECASE)),
     # composer's problem ("- laravel/framework[…] require php ^8.2 -> your php version
     # (8.1.29) does not satisfy that requirement."), prettier --check's finding
@@ -861,6 +862,7 @@ def _refined(signature: str, raw: str) -> str:
     for refine in (
         _with_detail,
         _with_test_message,
+        _with_vitest_test,
         _with_npm_conflict,
         _with_prisma_message,
         _with_exit_reason,
@@ -1379,6 +1381,33 @@ def _with_bun_expectation(signature: str, raw: str) -> str:
             break
     said = " ".join([matcher.group(1), *values])
     return f"✗ {test}: {said}" if test else said
+
+
+#: vitest names a failed test ``FAIL  src/auth.test.js > login returns 200`` (its project's
+#: name between bars before the file, ``|unit|``) and prints what it threw on the next line
+#: (chai's ``AssertionError: expected 401 to be 200 // Object.is equality``, a TypeError).
+_VITEST_TEST_FAILED = lazy(r"^FAIL\s+((?:\|[^|\n]{1,100}\|\s+)?\S+\s+>\s+\S.*)$")
+_VITEST_IN_RAW = lazy(r"\bFAIL\s+(?:\|[^|\n]{1,100}\|\s+)?\S+\s+>\s")
+
+
+def _with_vitest_test(signature: str, raw: str) -> str:
+    """What a vitest test threw with the test (``FAIL src/auth.test.js > login returns 200:
+    AssertionError: expected 401 to be 200 // Object.is equality``), as jest's failure is
+    known by its test (``● cart › adds an item: …``): what it threw alone was every test's
+    that threw it. Of two tests that threw it, the last (the signature's line)."""
+    text = ANSI.sub("", raw)
+    if _VITEST_IN_RAW.search(text) is None:
+        return signature
+    lines = [line.strip() for line in text.splitlines()]
+    named = None
+    for i, line in enumerate(lines):
+        heading = _VITEST_TEST_FAILED.match(clean_line(line)[0]) if "FAIL" in line else None
+        if heading is None:
+            continue
+        thrown = next((x for x in lines[i + 1 : i + 4] if x), "")
+        if thrown and _tidy(clean_line(thrown)[0]) == signature:
+            named = heading
+    return f"FAIL {one_line(named.group(1))}: {signature}" if named else signature
 
 
 def _with_test_message(signature: str, raw: str) -> str:
