@@ -868,6 +868,8 @@ FINGERPRINT_RULES_PROBES = {
     20: "95eb77da3ac93328",
     # (21: the command a shell could not find is kept, each shell's wording read as one)
     21: "6ff91f9b9e104725",
+    # (22: a failed vitest test is known by its FAIL heading, the test named)
+    22: "04254f9f13aa46ee",
 }
 
 
@@ -881,7 +883,7 @@ def _fingerprint_probe() -> str:
     from kenning.fingerprints import error_fingerprint
     from kenning.signatures import extract_error_signature
 
-    from .test_errorfix import DIFFERENT_ERROR, SAME_ERROR
+    from .test_errorfix import DIFFERENT_ERROR, SAME_ERROR, VITEST
 
     def rows(name: str) -> list[dict[str, str]]:
         return [json.loads(line) for line in (EVAL_DIR / name).read_text().splitlines()]
@@ -892,6 +894,7 @@ def _fingerprint_probe() -> str:
         for text in getattr(pair, "values", pair)  # a pytest.param's, or the pair
     ]
     raw += [r["error_signature"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
+    raw.append(VITEST)  # (rules 22: vitest's FAIL heading names the test)
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
         for r in rows(f"rust-errors/{split}.jsonl"):
