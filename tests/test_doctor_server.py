@@ -105,7 +105,7 @@ def test_a_healthy_postgres_store_passes_every_check(project: Path, pg_url: str)
     result = _doctor(project, pg_url, "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert set(report) == {"store", "healthy", "checks"} and report["healthy"] is True
+    assert set(report) == {"store", "intel_path", "healthy", "checks"} and report["healthy"] is True
     checks = {c["name"]: c for c in report["checks"]}
     assert [c["name"] for c in report["checks"]] == CHECKS
     assert {n: c["status"] for n, c in checks.items()} == {

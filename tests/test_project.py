@@ -354,7 +354,7 @@ def test_git_that_cannot_run_is_said_so(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
     with pytest.raises(KenningError, match="cannot run git"):
         resolve_project(root)
-    with pytest.raises(UserInputError, match="not inside a git repository"):
+    with pytest.raises(UserInputError, match="does not exist or is not a folder"):
         resolve_project(tmp_path / "gone")  # a folder that is not there is no checkout
 
 
