@@ -2558,6 +2558,91 @@ def test_a_percent_encoded_credential_ends_at_the_urls_own_ampersand() -> None:
     assert "Hy6&tB1q9Zx" not in redact_secrets("password=Hy6&tB1q9Zx")[0]
 
 
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+#: Escaped placeholders (test_a_placeholder_written_with_escapes_is_kept) and escaped
+#: secrets, each on its own and after a percent-escape elsewhere in the text (a URL's
+#: ``%20`` on an earlier line, in the same JSON line).
+_ESCAPED_PLACEHOLDERS = [
+    '    "token": "&lt;the token value&gt;",',  # cargo's credential-provider docs
+    '    "token": "\\u003cthe token value\\u003e",',
+    'password: "&lt;your password&gt;"',
+    '{"level":"info","msg":"request","url":"/search?q=a%20b","token":"\\u003cnil\\u003e"}',
+    '{"level":"info","url":"/login?next=%2Fhome","password":"\\u003cyour password\\u003e"}',
+]
+_ESCAPED_SECRETS = [
+    '    "token": "&lt;Hy6tB1q9ZxKpW3mR&gt;",',
+    '    "token": "\\u003cHy6tB1q9ZxKpW3mR\\u003e",',
+    "password: &lt;Hy6tB1q9ZxKpW3mR&gt;",
+    '{"url":"/search?q=a%20b","token":"\\u003cHy6tB1q9ZxKpW3mR\\u003e"}',
+    "password=&quot;&quot;Hy6tB1q9ZxKpW3mR",
+]
+_PERCENT_BEFORE = ["a%20b\n", "see https://crates.io/search?q=cargo%20release\n", ""]
+
+
+@pytest.mark.parametrize("before", _PERCENT_BEFORE)
+@pytest.mark.parametrize("kept", _ESCAPED_PLACEHOLDERS)
+def test_a_percent_escape_elsewhere_does_not_make_an_escaped_placeholder_a_secret(
+    before: str, kept: str
+) -> None:
+    """qa-s69d F1: any ``%XX`` in a text made the percent-decoded reading add every hit it
+    found, those holding no percent-escape too, unjudged: Go's ``"token":"\\u003cnil\\u003e"``
+    beside an encoded URL, cargo's ``"token": "&lt;the token value&gt;"`` (its marker
+    leaving ``&gt;`` behind) were redacted. A hit of that reading that spans no
+    percent-escape is the text's own, judged as written."""
+    assert redact_secrets(before + kept) == (before + kept, {}), before + kept
+
+
+@pytest.mark.parametrize("before", _PERCENT_BEFORE)
+@pytest.mark.parametrize("text", _ESCAPED_SECRETS)
+def test_a_percent_escape_elsewhere_changes_nothing_of_an_escaped_secrets_marker(
+    before: str, text: str
+) -> None:
+    out, counts = redact_secrets(text)
+    assert "Hy6t" not in out and "W3mR" not in out and counts == {PA: 1}, out
+    assert redact_secrets(before + text) == (before + out, counts)
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        # an encoded name, its value as written: the text as written holds no assignment
+        ("GET /a?q=x%20y&next=password%3DHy6tB1q9ZxKp", "Hy6tB1q9ZxKp"),
+        # an encoded value in quotes, a space inside
+        ("a%20b password=%22Hy6tB1q9Zx%20w0rd%22 c", "%22Hy6tB1q9Zx%20w0rd%22"),
+        # and one with a string escape in it, judged by its own decoded reading
+        (
+            "a%20b password=%22\\u003cHy6tB1q9Zx%20W3mR\\u003e%22",
+            "%22\\u003cHy6tB1q9Zx%20W3mR\\u003e%22",
+        ),
+    ],
+)
+def test_a_percent_encoded_secret_is_still_redacted(text: str, written: str) -> None:
+    out, counts = redact_secrets(text)
+    assert out == text.replace(written, "[REDACTED:password_assignment]"), out
+    assert counts == {PA: 1}
+
+
+@pytest.mark.parametrize(
+    ("decoded", "secret"),
+    [(kept, False) for kept in _ESCAPED_PLACEHOLDERS]
+    + [(text, True) for text in _ESCAPED_SECRETS]
+    + [("password: Hy6tB1q9ZxKpW3mR", True)],
+)
+def test_a_base64_blobs_hits_are_judged_by_its_escapes(decoded: str, secret: bool) -> None:
+    """A blob that decodes to Go's JSON with ``"token":"\\u003cnil\\u003e"`` or to HTML's
+    ``&lt;your password&gt;`` holds a placeholder, no secret: the rules' hits in it are
+    judged as the text's own are."""
+    text = f"echo {_b64(decoded)} | base64 -d"
+    out, counts = redact_secrets(text)
+    if secret:
+        assert out == "echo [REDACTED:password_assignment] | base64 -d", out
+    else:
+        assert (out, counts) == (text, {})
+
+
 #: A value holding '&' in a sentence, an env line or an assignment: the '&' is part of it
 #: (only a URL's query or a form body separates parameters with one), so the value is redacted
 #: whole, not cut at the '&' with its tail stored in clear.

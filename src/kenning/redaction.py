@@ -3017,8 +3017,9 @@ def _find(scan: str) -> list[_Hit]:
         index.extend(range(pos, len(scan)))
         parts.append(scan[pos:])
         scan = "".join(parts)
-    hits = _find_escaped(scan, _find_all(scan))
-    hits.extend(_find_percent_encoded(scan))
+    written = _find_all(scan)
+    hits = _find_escaped(scan, written)
+    hits.extend(_find_percent_encoded(scan, written))
     hits.extend(_find_base64_encoded(scan))
     if "\n" in scan:
         hits.extend(_find_wrapped_tokens(scan, hits))
@@ -3060,9 +3061,15 @@ def _before_escaped_quote(scan: str, hit: _Hit) -> _Hit:
 _PERCENT = lazy(r"%(?:2[0-9A-Fa-f]|[3-6][0-9A-Fa-f]|7[0-9A-Ea-e])")
 
 
-def _find_percent_encoded(scan: str) -> list[_Hit]:
+def _find_percent_encoded(scan: str, written: list[_Hit]) -> list[_Hit]:
     """The rules' hits in ``scan`` read with its percent-escapes decoded, spanned over the
-    escapes in ``scan`` (each decoded character keeps where it came from)."""
+    escapes in ``scan`` (each decoded character keeps where it came from), judged as the
+    text's own are (:func:`_find_escaped`) when one holds a string escape or a character
+    reference. A hit that spans no percent-escape and lies inside one of ``written`` (the
+    rules' hits in ``scan`` as written) is the text's own, read the same and judged there:
+    a ``%20`` in a URL elsewhere does not make Go's ``"token":"\\u003cnil\\u003e"`` or
+    ``"token": "&lt;the token value&gt;"`` a secret again (nor one whose name only is
+    encoded, ``password%3DHy6t…``, which the text as written does not hold)."""
     if "%" not in scan or _PERCENT.search(scan) is None:
         return []
     parts: list[str] = []
@@ -3078,8 +3085,20 @@ def _find_percent_encoded(scan: str) -> list[_Hit]:
     starts.extend(range(pos, len(scan)))
     starts.append(len(scan))
     decoded = "".join(parts)
+
+    def spans_an_escape(h: _Hit) -> bool:
+        return starts[h.end] - starts[h.start] != h.end - h.start
+
+    found = _find_all(decoded)
+    if any(
+        spans_an_escape(h) and _ESCAPE.search(decoded, h.start, h.end) is not None for h in found
+    ):
+        found = _find_escaped(decoded, found)
+    spans = sorted((h.start, h.end) for h in written)
+    written_starts = [start for start, _ in spans]
+    reach = list(accumulate((end for _, end in spans), max))  # the furthest end so far
     hits: list[_Hit] = []
-    for h in _find_all(decoded):
+    for h in found:
         end = h.end
         # an ``&`` written as it is ends the encoded value: it is the URL's or the form's
         # own separator (``?q=password%3D…&page=2``), an encoded one is ``%26``; a value
@@ -3089,8 +3108,15 @@ def _find_percent_encoded(scan: str) -> list[_Hit]:
             amp = decoded.find("&", amp + 1, end)
         if amp >= 0:
             end = amp
-        if end > h.start:
-            hits.append(_Hit(starts[h.start], starts[end], h.kind, h.rank))
+        if end <= h.start:
+            continue
+        hit = _Hit(h.start, end, h.kind, h.rank)
+        start, end = starts[h.start], starts[end]
+        if not spans_an_escape(hit):
+            i = bisect.bisect_right(written_starts, start) - 1  # the last one starting by it
+            if i >= 0 and reach[i] >= end:
+                continue  # the text's own hit, or inside one: judged as written
+        hits.append(_Hit(start, end, h.kind, h.rank))
     return hits
 
 
@@ -3380,8 +3406,14 @@ def _find_base64_encoded(scan: str) -> list[_Hit]:
     for text in texts:
         offsets.append(at)
         at += len(text) + 1
+    joined = "\n".join(texts)
+    found = _find_all(joined)
+    if "\\" in joined or "&" in joined:
+        # read and judged with its escapes decoded, as the text's own hits are: a blob of Go's
+        # JSON with "token":"\\u003cnil\\u003e" holds a placeholder, no secret
+        found = _find_escaped(joined, found)
     hits: dict[int, _Hit] = {}
-    for h in _find_all("\n".join(texts)):
+    for h in found:
         i = bisect.bisect_right(offsets, h.start) - 1
         if i not in hits or h.rank < hits[i].rank:
             # known by what it decodes to, not by its own form: a rule that knows the blob's
