@@ -1249,6 +1249,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "escaped_quoted_values": _repeat("password=\\u0022a b "),
     "character_references": _repeat("&#65;&#x41;&quot;&amp;"),
     "referenced_values": _repeat("password: &lt;a&gt; &quot;"),
+    "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
+    "long_numeric_reference": lambda size: "password: &#" + "0" * size,
+    "long_reference_names": _repeat("password: &" + "lt" * 40),
     "nested_escapes": _repeat("\\\\\\\\u0041\\\\/"),
     "base64_blobs": _repeat("cGFzc3dvcmQ9YWFhYWFhYWE= "),  # "password=aaaaaaaa" each
     "secret_json_open": lambda size: '{"kind":"Secret","data":' + '{"k":"v",' * (size // 9),
@@ -2543,6 +2546,79 @@ def test_escapes_cannot_make_a_secret_read_as_a_placeholder(text: str) -> None:
     assert "Hy6tB1q9ZxKp" not in out and "hunter2_Zx91kq" not in out, out
     assert counts
     assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+#: HTML forms a browser decodes, as html.unescape reads them: names in upper case, legacy
+#: names without ';', numbers of any length, and only the closing bracket escaped.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: &LT;Hy6tB1q9ZxKp&GT;",
+        "password=&QUOT;&QUOT;Hy6tB1q9ZxKp",
+        "password: &ltHy6tB1q9ZxKp&gt",
+        "password: &LTHy6tB1q9ZxKp&GT",
+        "password: &#00000060;Hy6tB1q9ZxKp&#00000062;",
+        "password: &#x000003C;Hy6tB1q9ZxKp&#x000003E;",
+        "password: &#60Hy6tB1q9ZxKp&#62",
+        "password: <Hy6tB1q9ZxKp&gt;",
+        "password: <Hy6tB1q9ZxKp&GT;",
+        "password: <Hy6tB1q9ZxKp\\u003e",
+        '{"password":"<Hy6tB1q9ZxKp\\u003e"}',
+        "?user=bob&AMP;password=&LT;Hy6tB1q9ZxKp&GT;&AMP;next=/",
+        "password: &lt;Hy6tB1q9ZxKp&GT; and &amp more",
+    ],
+)
+def test_html_forms_a_browser_decodes_cannot_make_a_secret_read_as_a_placeholder(
+    text: str,
+) -> None:
+    """qa-s69d F2: ``&LT;…&GT;``, ``&QUOT;``, ``&lt…&gt`` (no ';'), ``&#00000060;`` (8+
+    digits) were not read as references, and a half-escaped ``<…&gt;`` was read as the plain
+    ``<…>`` placeholder: a password in brackets so written was kept in clear."""
+    out, counts = redact_secrets(text)
+    assert "Hy6tB1q9ZxKp" not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "password: &LT;your password&GT;",
+        "password: &ltyour-password&gt",
+        "api_key: &QUOT;&QUOT;",
+        "password: <your password&gt;",
+        "token=<TOKEN&gt;",
+        "token: <nil\\u003e",
+        '{"token":"<your-token\\u003e"}',
+        "password: &#00000060;redacted&#00000062;",
+        # ordinary HTML, and text whose '&' starts a legacy name
+        "<p>Tom &AMP; Jerry &LT;3 &QUOT;quoted&QUOT; &copy 2026 &nbsp;password policy</p>",
+        "if (password.length &lt 8 &amp&amp strict) { fail(); }",
+        "<td>secret</td><td>&LT;none&GT;</td>",
+        "GET /items?gtin=400638&lt=5&ampm=pm&token=&page=2",
+        "token &LT;= 0 means expired &AMP; the password &GT; policy",
+    ],
+)
+def test_html_forms_a_browser_decodes_keep_placeholders_and_markup(kept: str) -> None:
+    assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "&LT;a&GT; &QUOT;b&QUOT; &AMP;",
+        "&lta&gt &ltKq7 &lt-5 &gt=3 &AMPlt;",
+        "&#00000060;x &#x00003C;y &#60z &#X3e",
+        "&colon;&sol;&sol;&commat; &lpar;&rpar;",
+        "&ltrif;&lt; &notit;&lt; &amp;lt;",
+    ],
+)
+def test_character_references_are_read_as_html_unescape_reads_them(text: str) -> None:
+    import html
+
+    from kenning import redaction
+
+    decoded = redaction._unescaped_text(text)
+    assert decoded is not None and decoded[0] == html.unescape(text)
 
 
 def test_a_percent_encoded_credential_ends_at_the_urls_own_ampersand() -> None:

@@ -79,6 +79,7 @@ from __future__ import annotations
 import base64
 import bisect
 import functools
+import html
 import math
 import re
 import threading
@@ -86,6 +87,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from html.entities import html5 as _HTML5
 from itertools import accumulate, chain
 from pathlib import Path
 from typing import Any
@@ -517,9 +519,16 @@ _ENV_KEY = lazy(r"[A-Z][A-Z0-9_]*")
 _SENTENCE_PUNCTUATION = ",.;:)]"
 
 
+#: A value in angle brackets whose closing one only is written as an escape
+#: (``<Hy6t…\\u003e``, and HTML's ``<Hy6t…&gt;`` as :func:`_found_in_character_references`
+#: reads it): as written it is in no brackets, so no ``<your-token>``; its decoded reading
+#: judges it (:func:`_judged`), as it does ``\\u003cHy6t…\\u003e``.
+_ESCAPED_CLOSING_BRACKET = lazy(r"<[^>]*?\\+(?:u003[eE]|x3[eE])")
+
+
 def _is_placeholder(value: str) -> bool:
     if _PLACEHOLDER.fullmatch(value) is not None:
-        return True
+        return value[:1] != "<" or _ESCAPED_CLOSING_BRACKET.match(value) is None
     if not any(c.isalnum() for c in value) and len(set(value)) <= 3:
         # punctuation alone, of few kinds, is no password: the '", "' between two quoted
         # phrases in a list ('"Password:", "password …"'), a line continuation's '\'
@@ -3120,36 +3129,66 @@ def _find_percent_encoded(scan: str, written: list[_Hit]) -> list[_Hit]:
     return hits
 
 
+#: The names HTML reads without their ``;`` (``&lt``, ``&AMP``, ``&copy``), longest first: a
+#: reference so written is the longest of them that its letters start with.
+_LEGACY_NAMES = sorted((name for name in _HTML5 if not name.endswith(";")), key=len, reverse=True)
+#: An HTML character reference as a browser and :func:`html.unescape` read one
+#: (:func:`_unescaped`): a number, any name with its ``;``, a legacy name without it.
+_REFERENCE = (
+    r"&(?:#[0-9]+;?|#[xX][0-9A-Fa-f]+;?|[A-Za-z][A-Za-z0-9]{1,31};"
+    rf"|(?:{'|'.join(_LEGACY_NAMES)}))"
+)
+
+
 #: A character a string literal writes as an escape (JSON's and JavaScript's ``\\u0041``,
 #: ``\\x41`` of JavaScript, Python and C, JSON's ``\\/`` that PHP's ``json_encode`` writes in
 #: every URL) or HTML as a character reference (``&#65;``, ``&#x41;``, ``&quot;``): an
 #: encoder's output (a report, a log shipped as JSON) holds ``postgresql:\\/\\/app:…@db`` or
 #: ``\\u0041KIA…``, which a reader decodes back to the credential. An escaped backslash is
 #: read first, so that ``C:\\\\x86`` is a backslash and ``x86``, not an escape.
-_ESCAPE = lazy(
-    r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[/\\])"
-    r"|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|quot|apos|amp|lt|gt);"
-)
+_ESCAPE = lazy(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[/\\])|" + _REFERENCE)
 _BACKSLASHES = lazy(r"\\+")
-_ENTITIES = {"&quot;": '"', "&apos;": "'", "&amp;": "&", "&lt;": "<", "&gt;": ">"}
 
 
-def _unescaped(escape: str) -> str | None:
-    """The character ``escape`` stands for, or None when it is no printable character (a
-    control such as ``\\u001b``, half of a surrogate pair): those are read as written."""
+def _unescaped(m: re.Match[str]) -> tuple[int, str | None]:
+    """Where the escape or character reference ``m`` ends, and the character it stands for,
+    or None when it is no printable character (a control such as ``\\u001b``, half of a
+    surrogate pair, past Unicode's end) or no reference: those are read as written.
+
+    A reference is read as a browser and :func:`html.unescape` read it: by number, with any
+    number of digits (``&#00000060;``), by any of HTML5's names in its own case (``&LT;``,
+    ``&QUOT;``), and with no ``;`` by a name HTML still reads so (``&lt``, ``&AMP``: the
+    longest such name the letters start with, so ``&ltKq7`` is ``<`` and ``Kq7``, and the
+    reference ends before ``Kq7``)."""
+    escape = m.group(0)
+    end = m.end()
     if escape[0] == "\\":
         if len(escape) == 2:
-            return escape[1]
+            return end, escape[1]
         code = int(escape[2:], 16)
-    elif escape in _ENTITIES:
-        return _ENTITIES[escape]
+        if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            return end, None
+        char = chr(code)
+    elif escape[1] == "#":
+        digits = escape[2:].rstrip(";")
+        hexadecimal = digits[:1] in "xX"
+        digits = (digits[1:] if hexadecimal else digits).lstrip("0") or "0"
+        if len(digits) > 7:
+            return end, None  # past Unicode's end (and int() refuses 4,300 digits)
+        char = html.unescape(f"&#{int(digits, 16 if hexadecimal else 10)};")
+        if char == "\ufffd":
+            return end, None
     else:
-        digits = escape[2:-1]
-        code = int(digits[1:], 16) if digits[:1] in "xX" else int(digits)
-    if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-        return None
-    char = chr(code)
-    return char if char.isprintable() else None
+        name = escape[1:]
+        if name not in _HTML5:
+            name = name.rstrip(";")[: len(_LEGACY_NAMES[0])]
+            while len(name) > 1 and name not in _HTML5:
+                name = name[:-1]
+            if len(name) < 2:
+                return end, None
+            end = m.start() + 1 + len(name)
+        char = _HTML5[name]
+    return end, char if len(char) == 1 and char.isprintable() else None
 
 
 #: How many times a text's escapes are decoded in turn: a JSON string inside a JSON string
@@ -3199,8 +3238,9 @@ def _find_escaped(scan: str, found: list[_Hit]) -> list[_Hit]:
     return judged
 
 
-#: An HTML character reference (``&lt;``, ``&#60;``, ``&#x3c;``, ``&quot;``).
-_CHARACTER_REFERENCE = lazy(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|quot|apos|amp|lt|gt);")
+#: An HTML character reference (``&lt;``, ``&#60;``, ``&#x3c;``, ``&quot;``, ``&LT;``, ``&lt``:
+#: :func:`_unescaped`).
+_CHARACTER_REFERENCE = lazy(_REFERENCE)
 #: How far after a secret's word's stem a character reference is read again: past the rest
 #: of the key's name, its quote and a separator ("the password for the staging db is now ").
 _REFERENCE_AFTER_STEM = 96
@@ -3222,6 +3262,8 @@ def _found_in_character_references(scan: str) -> list[_Hit]:
     stem = _KEYWORD_STEM if scan.isascii() else _KEYWORD_STEM_ANY_CASE
     lower = scan.lower() if scan.isascii() else scan
     for m in _CHARACTER_REFERENCE.finditer(scan):
+        if not _stands_for_ascii(_unescaped(m)[1]):
+            continue
         line_start = scan.rfind("\n", max(0, m.start() - _REFERENCE_AFTER_STEM), m.start()) + 1
         if stem.search(lower, max(line_start, m.start() - _REFERENCE_AFTER_STEM), m.start()):
             break
@@ -3233,7 +3275,7 @@ def _found_in_character_references(scan: str) -> list[_Hit]:
     references: list[tuple[int, int]] = []
     pos = 0
     for m in _CHARACTER_REFERENCE.finditer(scan):
-        char = _unescaped(m.group(0))
+        end, char = _unescaped(m)
         if not _stands_for_ascii(char):
             continue
         parts.append(scan[pos : m.start()])
@@ -3241,9 +3283,9 @@ def _found_in_character_references(scan: str) -> list[_Hit]:
         ends.extend(range(pos + 1, m.start() + 1))
         parts.append(f"\\u{ord(char):04x}")  # type: ignore[arg-type]
         starts.extend([m.start()] * 6)
-        ends.extend([m.end()] * 6)
-        references.append(m.span())
-        pos = m.end()
+        ends.extend([end] * 6)
+        references.append((m.start(), end))
+        pos = end
     if not references:
         return []
     parts.append(scan[pos:])
@@ -3352,7 +3394,7 @@ def _unescaped_text(text: str) -> tuple[str, list[int], list[tuple[int, int]]] |
                 # quote's own escape is not), JSON kept in a JSON string would read its
                 # value's own quote (\\\") as the quotes around it (\"), one level short
                 continue
-        char = _unescaped(m.group(0))
+        end, char = _unescaped(m)
         if char is None:
             continue
         # an escaped backslash counts when an escape of such a character follows it: the
@@ -3363,15 +3405,15 @@ def _unescaped_text(text: str) -> tuple[str, list[int], list[tuple[int, int]]] |
             or (
                 char == "\\"
                 and (after := _ESCAPE.match(text, m.end() - 1)) is not None
-                and _stands_for_ascii(_unescaped(after.group(0)))
+                and _stands_for_ascii(_unescaped(after)[1])
             )
         )
         parts.append(text[pos : m.start()])
         starts.extend(range(pos, m.start()))
         parts.append(char)
         starts.append(m.start())
-        escapes.append(m.span())
-        pos = m.end()
+        escapes.append((m.start(), end))
+        pos = end
     if not decoded_any:
         return None
     parts.append(text[pos:])
