@@ -3253,24 +3253,34 @@ def _found_in_character_references(scan: str) -> list[_Hit]:
     reference's ``&`` or ``;`` (``password: &lt;Hy6t…&gt;`` held none), while it holds a
     string escape, so that the decoded reading judges them alike (:func:`_judged`: a secret
     an escape puts in brackets or after a quote is redacted however it was escaped)."""
+    hits: list[_Hit] = []
+    for start, end in _reference_windows(scan):
+        hits.extend(_found_in_references_between(scan, start, end))
+    return hits
+
+
+def _reference_windows(scan: str) -> list[tuple[int, int]]:
+    """The stretches of ``scan`` that :func:`_found_in_character_references` reads again,
+    in order, none overlapping: only a reference close after a secret's word (its value's
+    opening bracket or quote) on its line may start or go on a value that the text as
+    written does not hold, so each such reference's line, the one before and the one after
+    are read, and no other (reading again a whole page because one of its lines holds one
+    cost a 1.9 MB page a quarter more, qa-s69d F5)."""
     if "&" not in scan:
         return []
-    # only a reference close after a secret's word (its value's opening bracket or quote)
-    # on its line may start or go on a value that the text as written does not hold: the
-    # lines around such references are read again, each stretch once (reading again a
-    # whole page because one of its lines holds one cost a 1.9 MB page a quarter more)
     stem = _KEYWORD_STEM if scan.isascii() else _KEYWORD_STEM_ANY_CASE
     lower = scan.lower() if scan.isascii() else scan
     windows: list[list[int]] = []  # [start, end] of each stretch of lines to read, in order
     for m in _CHARACTER_REFERENCE.finditer(scan):
         done = windows[-1][1] if windows else 0
-        if m.start() < done or not _stands_for_ascii(_unescaped(m)[1]):
+        if not _stands_for_ascii(_unescaped(m)[1]):
             continue
         line_start = scan.rfind("\n", max(0, m.start() - _REFERENCE_AFTER_STEM), m.start()) + 1
         if not stem.search(lower, max(line_start, m.start() - _REFERENCE_AFTER_STEM), m.start()):
             continue
         # its line, the one before (the key's context) and the one after (a value that
         # closes there); scanning back no further than the last stretch keeps this linear
+        # (one inside the last stretch still stretches it to its own next line)
         newline = scan.rfind("\n", done, m.start())
         newline = scan.rfind("\n", done, newline) if newline > done else -1
         start = done if newline < 0 else newline + 1
@@ -3278,13 +3288,10 @@ def _found_in_character_references(scan: str) -> list[_Hit]:
         newline = scan.find("\n", newline + 1) if newline >= 0 else -1
         end = len(scan) if newline < 0 else newline
         if windows and start <= done:
-            windows[-1][1] = end
+            windows[-1][1] = max(done, end)
         else:
             windows.append([start, end])
-    hits: list[_Hit] = []
-    for start, end in windows:
-        hits.extend(_found_in_references_between(scan, start, end))
-    return hits
+    return [(start, end) for start, end in windows]
 
 
 def _found_in_references_between(scan: str, window_start: int, window_end: int) -> list[_Hit]:
