@@ -3679,6 +3679,23 @@ def test_store_takes_an_id_by_its_start_and_shows_the_shortest(mstore: MemorySto
     assert mstore.resolve_id(b[:13], group_id="all") == b
     assert mstore.forget(mstore.resolve_id(b[:13]))
     assert mstore.resolve_id(b[:13]) == b[:13]  # gone: nothing starts with it
+    # an imported note whose whole id is hex digits that start a kenning id is that note's
+    # id, not a's start (forget deleted a, qa-s70c F1)
+    imported = a.replace("-", "")[:12]
+    note = "Imported: logs are kept for 30 days"
+    mstore.backend.upsert(
+        [
+            MemoryRecord(
+                replace(first, id=imported, content=note, content_hash=content_hash(note)),
+                mstore.backend.get_vectors([a])[a],
+            )
+        ]
+    )
+    assert mstore.resolve_id(imported) == imported
+    assert mstore.resolve_id(imported, group_id="all") == imported
+    assert mstore.resolve_id(imported, group_id="other/repo") == imported  # not that project's
+    assert mstore.forget(mstore.resolve_id(imported))
+    assert mstore.get(a) is not None and mstore.get(imported) is None
 
 
 def test_store_moves_a_projects_notes_into_another_all_or_nothing(
