@@ -2017,6 +2017,31 @@ def test_the_move_hints_read_right_for_one_note(tmp_path: Path) -> None:
     assert moved.stdout == "moved 1 memory from r-one into acme/one\n", moved.stdout
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_notes_under_an_id_alike_are_said_as_a_shared_store_holds_them(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """Notes under an id that ends in the repository's name (a folder named after it, before
+    `git remote add`): stats and doctor said "likely its notes" on a shared PostgreSQL
+    store too, where recall says another clone of that name may have written them
+    (qa-s70c F3)."""
+    root = make_repo(tmp_path / "five")
+    if kind == "postgres":
+        monkeypatch.setenv("KENNING_STORE", request.getfixturevalue("pg_url"))
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+    assert kenning(root, "remember", "--type", "rule", "Request ids are logged").returncode == 0
+    git(root, "remote", "add", "origin", "https://github.com/acme/five.git")
+    assert kenning(root, "remember", "--type", "rule", "Money is kept in cents").returncode == 0
+    stats = " ".join(kenning(root, "stats").stdout.split())
+    doctor = json.loads(kenning(root, "doctor", "--json").stdout)
+    (check,) = (c for c in doctor["checks"] if c["name"] == "project")
+    for said in (stats, check["message"]):
+        assert "1 under five" in said and "kenning move --from-project five" in said, said
+        shared = "(in a shared store, it may be another clone's of that name)" in said
+        assert shared == (kind == "postgres"), said
+        assert ("likely its notes" in said) == (kind == "sqlite"), said
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "postgres", "qdrant-local"])
 def test_notes_under_the_folder_s_id_are_named_on_every_backend(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest

@@ -1818,7 +1818,9 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     if data["alike_projects"]:
         from .render import alike_projects_line
 
-        line = alike_projects_line(data["group_id"], data["alike_projects"])
+        line = alike_projects_line(
+            data["group_id"], data["alike_projects"], one_checkout=store.one_checkout
+        )
         click.echo(f"note:       {_plain(line)}")
     if data["damaged_unreadable"] is not None:  # names the file and the recovery
         click.echo(f"damaged:    not counted: {_plain(str(data['damaged_unreadable']))}")

@@ -1435,6 +1435,7 @@ def project_check(project: Project, others: Mapping[str, int], alike: Mapping[st
     """The ``project`` check of a store that holds memories: a warning naming ``others``
     (the ids it holds them under, when none is this project's) or ``alike`` (ids of this
     repository's beside this project's own), each with its fix."""
+    from .project import guards_a_path
     from .render import alike_projects_line, other_projects_line, them_words
 
     if alike:
@@ -1444,7 +1445,9 @@ def project_check(project: Project, others: Mapping[str, int], alike: Mapping[st
         return Check(
             "project",
             WARNING,
-            alike_projects_line(project.group_id, alike),
+            alike_projects_line(
+                project.group_id, alike, one_checkout=guards_a_path(project.store_url)
+            ),
             f"if {are} this project's {notes}, `kenning move --from-project {first}` moves "
             f"{them} into it (`--dry-run` first shows what), or pass --project {first} to a "
             f"command to read {them} (recall, search, export); if {are} another project's, "

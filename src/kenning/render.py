@@ -1002,21 +1002,31 @@ def redaction_counts(redactions: Mapping[str, int]) -> str:
     return ", ".join(f"{n} {k}" for k, n in sorted(redactions.items()))
 
 
-def alike_projects_line(project: str, alike: Mapping[str, int]) -> str:
+def alike_projects_line(
+    project: str, alike: Mapping[str, int], *, one_checkout: bool = True
+) -> str:
     """Beside a project's own notes, the notes of ids that end in its repository name
     (:meth:`kenning.store.MemoryStore.stats`' ``alike_projects``): one line saying whose
     they likely are and how to read them, the ids quoted for a shell (stored text: print it
-    through the terminal's sanitiser)."""
+    through the terminal's sanitiser). ``one_checkout``: the store is this checkout's; a
+    server's is shared, where another clone (its folder named alike) may have written them."""
     import shlex
 
     held = ", ".join(f"{n} under {gid}" for gid, n in alike.items())
     first = shlex.quote(next(iter(alike)))
     them, are = them_words(next(iter(alike.values())))
     ids = "an id that ends" if len(alike) == 1 else "ids that end"
+    whose = (
+        f"likely its notes under the id{'s' if len(alike) > 1 else ''} an earlier kenning or "
+        "a former remote gave it"
+        if one_checkout
+        else f"possibly its notes under the id{'s' if len(alike) > 1 else ''} an earlier "
+        "kenning, a former remote or its folder's name gave it (in a shared store, "
+        f"{'it' if them == 'it' else 'some'} may be another clone's of that name)"
+    )
     return (
         f"the store also holds {held}, {ids} in this project's repository name: "
-        f"likely its notes under the id{'s' if len(alike) > 1 else ''} an earlier kenning or "
-        f"a former remote gave it, which nothing reads beside project {project}'s; `kenning "
+        f"{whose}, which nothing reads beside project {project}'s; `kenning "
         f"move --from-project {first}` moves {them} into it (`--dry-run` first shows what), "
         f"`--project {first}` reads {them} where {are}"
     )
