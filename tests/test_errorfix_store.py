@@ -870,6 +870,8 @@ FINGERPRINT_RULES_PROBES = {
     21: "6ff91f9b9e104725",
     # (22: a failed vitest test is known by its FAIL heading, the test named)
     22: "04254f9f13aa46ee",
+    # (23: Node's and asyncio's bind errors keep their port, as Docker's and Go's)
+    23: "4c3a6091a68ea1ce",
 }
 
 
@@ -895,6 +897,11 @@ def _fingerprint_probe() -> str:
     ]
     raw += [r["error_signature"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     raw.append(VITEST)  # (rules 22: vitest's FAIL heading names the test)
+    raw += [  # (rules 23: Node's and asyncio's bind errors keep their port)
+        "Error: listen EADDRINUSE: address already in use :::3000",
+        "OSError: [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): "
+        "address already in use",
+    ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
         for r in rows(f"rust-errors/{split}.jsonl"):
@@ -1815,6 +1822,26 @@ def test_a_port_a_server_cannot_listen_on_is_not_another_port_s_error(store: Mem
     assert postgres.id not in [h.memory.id for h in held], held
     go = "2026/12/05 10:01:02 listen tcp :8080: bind: address already in use"
     assert [h.memory.id for h in store.recall(go).hits] == [proxy.id]
+    # Node's and asyncio's wordings keep their port too (it was masked: Node's :::3000 fix
+    # was the exact match for :::3001, and came first for Docker's 5432; qa-s70b F4)
+    node = store.remember(
+        "ERROR-FIX: Error: listen EADDRINUSE: address already in use :::3000 | FIX: another "
+        "next dev is running; stop it or start this one with PORT=3001",
+        "error_fix",
+    )
+    assert node.status == "stored", node
+    for other in (
+        "Error: listen EADDRINUSE: address already in use :::3001",
+        "Error: listen EADDRINUSE: address already in use 127.0.0.1:3002",
+        "OSError: [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): "
+        "address already in use",
+        docker,
+    ):
+        for result in (store.recall(other), store.recall_many(error_recall_queries(other)[0])):
+            assert node.id not in [h.memory.id for h in result.hits], (other, result.hits)
+    same = "Error: listen EADDRINUSE: address already in use 0.0.0.0:3000"
+    hits = store.recall(same).hits
+    assert [(h.memory.id, h.match) for h in hits][:1] == [(node.id, "fingerprint")], hits
 
 
 def test_a_command_a_shell_cannot_find_finds_its_own_fix(store: MemoryStore) -> None:

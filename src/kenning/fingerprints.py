@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "missing_names", 
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 22
+RULES_VERSION = 23
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -1134,15 +1134,28 @@ _CONNECTION_PORT = (
     ),
 )
 #: A port a server could not listen on because another process holds it, by the address
-#: and port: Docker's ``Bind for 0.0.0.0:5432 failed: port is already allocated`` and Go's
+#: and port: Docker's ``Bind for 0.0.0.0:5432 failed: port is already allocated``, Go's
 #: ``listen tcp 0.0.0.0:5432: bind: address already in use`` (Docker's userland proxy, Docker
-#: Desktop, a Go server). The port says which service's port is taken, as a connection's does
-#: (qa-s69a F6: the fix stored for redis' 6379 came second at 0.67 for PostgreSQL's 5432).
+#: Desktop, a Go server), Node's ``listen EADDRINUSE: address already in use :::3000`` and
+#: asyncio's ``error while attempting to bind on address ('0.0.0.0', 8000)``. The port says
+#: which service's port is taken, as a connection's does (qa-s69a F6: the fix stored for
+#: redis' 6379 came second at 0.67 for PostgreSQL's 5432).
 _BIND_PORT = (
     lazy(rf"(?P<before>\bBind\s+for\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})(?=\s+failed\b)"),
     lazy(
         rf"(?P<before>\blisten\s+(?:tcp|udp)[46]?\s+){_ADDRESS}?(?P<between>:)(?P<port>\d{{1,5}})"
         r"(?=:\s*bind:\s*address\s+already\s+in\s+use)"
+    ),
+    # Node's "listen EADDRINUSE: address already in use :::3000" (or 127.0.0.1:3000), and
+    # asyncio's (uvicorn's) "error while attempting to bind on address ('0.0.0.0', 8000)":
+    # the port was masked, so every port's fix was the exact match (qa-s70b F4)
+    lazy(
+        r"(?P<before>\blisten\s+EADDRINUSE:?\s+(?:address\s+already\s+in\s+use\s+)?)"
+        rf"{_ADDRESS}?(?P<between>:)(?P<port>\d{{1,5}})(?![\w:%]|\.\d)"
+    ),
+    lazy(
+        r"(?P<before>\bbind\s+on\s+address\s+\()'[^'\n]{1,200}'(?P<between>,\s*)"
+        r"(?P<port>\d{1,5})(?:,\s*\d{1,10},\s*\d{1,10})?(?=\))"
     ),
 )
 #: A command a shell could not find, as each shell words it: bash's ``bash: fd: command not

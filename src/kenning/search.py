@@ -410,7 +410,15 @@ _DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+):[\w*]+'")
 _BOUND_PORT = re.compile(
     r"\b(?:bind for|listen (?:tcp|udp)[46]?) <host>:('[\w-]+'|port \d+)"
     r"(?= failed\b|: bind: address already in use)"
+    r"|\blisten eaddrinuse:? (?:address already in use )?<host>:('[\w-]+'|port \d+)"
+    r"|\bbind on address \(<host>, ?('[\w-]+'|port \d+)\)"
 )
+
+
+def _bound_ports(fingerprint: str) -> set[str]:
+    """The ports ``fingerprint`` says a server could not listen on, whichever wording (each
+    wording's group of :data:`_BOUND_PORT`)."""
+    return {next(port for port in m.groups() if port) for m in _BOUND_PORT.finditer(fingerprint)}
 
 
 #: A file a program could not open, as a fingerprint says it (Python's, the C library's).
@@ -493,8 +501,8 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
     # it, whichever wording (Docker's userland proxy, its "port is already allocated", Go's
     # listen) and whether or not a known service's (the Go dev proxy's :8080 fix came first
     # at 0.53 for Docker's bind of 5432, qa-s69b F4)
-    query_ports = set(_BOUND_PORT.findall(query_fingerprint))
-    entry_ports = set(_BOUND_PORT.findall(entry_fingerprint))
+    query_ports = _bound_ports(query_fingerprint)
+    entry_ports = _bound_ports(entry_fingerprint)
     if query_ports and entry_ports and not query_ports & entry_ports:
         return True
     if not _KEPT_VALUE.search(query_fingerprint):
