@@ -1999,6 +1999,15 @@ def test_a_missing_module_is_not_another_exception_that_names_nothing_missing(
     ):
         for result in (store.recall(query), store.recall_many(error_recall_queries(query)[0])):
             assert [h.memory.id for h in result.hits] == [own.id], (query, result.hits)
+    # nor in another language's wording, whose missing thing is of another kind than
+    # Python's module, so that the file's fix was its only answer (qa-s70b F5)
+    for query in (
+        "Error: Cannot find module 'yaml'",
+        "error[E0432]: unresolved import `yaml`",
+        "bash: yaml: command not found",
+    ):
+        for result in (store.recall(query), store.recall_many(error_recall_queries(query)[0])):
+            assert config.id not in [h.memory.id for h in result.hits], (query, result.hits)
 
 
 def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:

@@ -488,14 +488,16 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
             for kind, name in query_missing
             for other_kind, other in entry_missing
         )
-    # ... nor a missing file, when the other-exception rule (names_another_exception) says
-    # it is another exception: "No module named 'yaml'" got the fix of FileNotFoundError's
-    # 'config.yaml' at 0.81 by the word its fix shares (an unrelated exception is left to
-    # the floors, as for any error)
+    # ... nor a missing file, in any language's wording of the missing thing: "No module
+    # named 'yaml'" got the fix of FileNotFoundError's 'config.yaml' at 0.81 by the word its
+    # fix shares, and Node's "Cannot find module 'yaml'", Rust's unresolved import and
+    # bash's "yaml: command not found" at 0.67-0.78, its only answer (qa-s70b F5); a module
+    # named by its path ('./config', '/app/dist/server.js') is a file, and may be that one
+    missing = query_missing or entry_missing
     if (
         (query_missing and _MISSING_FILE.search(entry_fingerprint))
         or (entry_missing and _MISSING_FILE.search(query_fingerprint))
-    ) and names_another_exception([query_fingerprint], entry_fingerprint):
+    ) and not any("/" in name or name.startswith(".") for _, name in missing):
         return True
     # a port a server could not listen on, another than the query's: another program holds
     # it, whichever wording (Docker's userland proxy, its "port is already allocated", Go's
