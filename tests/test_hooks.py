@@ -1052,6 +1052,14 @@ def test_a_paste_read_in_part_is_said_in_one_line_of_the_context(seeded: MemoryS
     whole = pasted([*maven_downloads(100), *MAVEN_OOM])
     context = claude_code.context_for("prompt-submit", {**payload, "prompt": whole})
     assert findings(context)[0][0] == OOM_FIX and "read_in_part" not in context
+    # every line read, one cut short: said so, not "its first lines, … its last lines"
+    # (qa-s70b F11)
+    long_line = pasted([*maven_downloads(10), "x" * 30_000, *MAVEN_OOM])
+    context = claude_code.context_for("prompt-submit", {**payload, "prompt": long_line})
+    root = ET.fromstring(context[: -len(REANCHOR_LINE)].strip())
+    [said] = root.findall("read_in_part")
+    assert said.text is not None and said.text.startswith("kenning read only part of this prompt")
+    assert "only to their 4,000th character" in said.text and "first lines" not in said.text
 
 
 def test_a_20_mb_command_output_is_read_within_the_tool_failure_hook_s_bounds(

@@ -277,9 +277,12 @@ def _read_in_part(window: LogWindow) -> str:
     it, its progress bar's last redraw, is read whole.)"""
     if not (window.parts or window.cut_lines):
         return ""
+    # which lines, only when lines were left out: a long line cut short is the rest (every
+    # line read, qa-s70b F11)
+    which = ": its first lines, the lines around its errors and its last lines"
     return (
-        f"kenning read only part of this prompt, {window.what_was_read('its')}: its first "
-        "lines, the lines around its errors and its last lines"
+        f"kenning read only part of this prompt, {window.what_was_read('its')}"
+        f"{which if window.parts else ''}"
     )
 
 
