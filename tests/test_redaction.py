@@ -1252,6 +1252,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
     "long_numeric_reference": lambda size: "password: &#" + "0" * size,
     "long_reference_names": _repeat("password: &" + "lt" * 40),
+    # values on the line after their keys, blank lines between; keys after columns of blanks
+    "values_below_keys": _repeat("password:\n\n\n  &lt;a&gt;\n"),
+    "blanks_before_references": _repeat("password:" + " " * 300 + "&lt;"),
     "nested_escapes": _repeat("\\\\\\\\u0041\\\\/"),
     "base64_blobs": _repeat("cGFzc3dvcmQ9YWFhYWFhYWE= "),  # "password=aaaaaaaa" each
     "secret_json_open": lambda size: '{"kind":"Secret","data":' + '{"k":"v",' * (size // 9),
@@ -1367,6 +1370,41 @@ def test_a_reference_after_a_secrets_word_reads_its_lines_again_not_the_page() -
     # at the text's ends
     assert read(f"{spot_line}\nnext") == [f"{spot_line}\nnext"]
     assert read(f"before\n{spot_line}") == [f"before\n{spot_line}"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password:\n  &lt;Zq7Vw2LxRz4Mt8Tn&gt;",
+        "password:\n\n  &lt;Zq7Vw2LxRz4Mt8Tn&gt;",
+        "db_password:\r\n  &LT;Zq7Vw2LxRz4Mt8Tn&GT;\r\n",
+        'password:\n  "&lt;Zq7Vw2LxRz4Mt8Tn&gt;"',
+        "password:\n\n  &quot;&lt;your password&gt;&quot;Zq7Vw2LxRz4Mt8Tn",
+        "password:" + " " * 100 + "&lt;Zq7Vw2LxRz4Mt8Tn&gt;",
+    ],
+)
+def test_an_html_escaped_value_on_the_line_after_its_key_is_read_again(text: str) -> None:
+    """qa-s70b F1: the HTML re-read read only a reference after a secret's word on its own
+    line, within 96 characters: YAML's and ini's value on the line after its key (a blank
+    line between, CRLF), or after a column of blanks, kept a bracketed password in clear
+    that its \\u003c form had redacted. (The password holds no secret's stem of its own, as
+    Hy6t…ZxKpW… did, whose 'pw' made the closing reference a spot.)"""
+    out, counts = redact_secrets(text)
+    assert "Zq7Vw2LxRz4Mt8Tn" not in out and counts, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password:\n  &lt;your password&gt;",
+        "password:\n\n  &lt;TOKEN&gt;",
+        "title:\n  &lt;b&gt;Hello&lt;/b&gt;",
+        "password:\n  Tom &amp; Jerry",
+        "password: set below\n  &lt;b&gt;bold&lt;/b&gt;",
+    ],
+)
+def test_the_line_after_a_key_keeps_placeholders_and_markup(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
 
 
 def test_a_values_ampersand_parts_are_read_from_the_first_1024_characters() -> None:

@@ -3275,15 +3275,29 @@ def _reference_windows(scan: str) -> list[tuple[int, int]]:
         done = windows[-1][1] if windows else 0
         if not _stands_for_ascii(_unescaped(m)[1]):
             continue
-        line_start = scan.rfind("\n", max(0, m.start() - _REFERENCE_AFTER_STEM), m.start()) + 1
-        if not stem.search(lower, max(line_start, m.start() - _REFERENCE_AFTER_STEM), m.start()):
-            continue
+        lookback = max(0, m.start() - _REFERENCE_AFTER_STEM - _BLANKS_BEFORE_VALUE)
+        line_start = scan.rfind("\n", lookback, m.start()) + 1 or lookback
+        # the value's start: past the blanks (and a quote) before the reference, as a key
+        # aligned in a column writes it ('password:' and 100 spaces)
+        gap = _before_blanks(scan, m.start(), line_start)
+        if gap > line_start and scan[gap - 1] in "\"'`":
+            gap = _before_blanks(scan, gap - 1, line_start)
+        key_line = None
+        if not stem.search(lower, max(line_start, gap - _REFERENCE_AFTER_STEM), gap):
+            # a value alone on the line after its key ('password:' then '  &lt;…&gt;', as
+            # YAML and ini write it), a blank line or two between (qa-s70b F1)
+            alone = gap == line_start and line_start > 0 and scan[line_start - 1] == "\n"
+            key_line = _key_line_before(scan, lower, stem, line_start, done) if alone else None
+            if key_line is None:
+                continue
         # its line, the one before (the key's context) and the one after (a value that
         # closes there); scanning back no further than the last stretch keeps this linear
         # (one inside the last stretch still stretches it to its own next line)
         newline = scan.rfind("\n", done, m.start())
         newline = scan.rfind("\n", done, newline) if newline > done else -1
         start = done if newline < 0 else newline + 1
+        if key_line is not None:
+            start = max(done, min(start, key_line))
         newline = scan.find("\n", m.end())
         newline = scan.find("\n", newline + 1) if newline >= 0 else -1
         end = len(scan) if newline < 0 else newline
@@ -3292,6 +3306,46 @@ def _reference_windows(scan: str) -> list[tuple[int, int]]:
         else:
             windows.append([start, end])
     return [(start, end) for start, end in windows]
+
+
+#: How many blanks before a value are passed over to find its key (a column of aligned keys).
+_BLANKS_BEFORE_VALUE = 256
+#: How far back a key alone on its line is looked for above its value (blank lines between).
+_KEY_LINES_ABOVE = 3
+
+
+def _before_blanks(scan: str, pos: int, floor: int) -> int:
+    """Where the spaces and tabs just before ``pos`` start, ``floor`` at most
+    :data:`_BLANKS_BEFORE_VALUE` back."""
+    stop = max(floor, pos - _BLANKS_BEFORE_VALUE)
+    while pos > stop and scan[pos - 1] in " \t":
+        pos -= 1
+    return pos
+
+
+def _key_line_before(
+    scan: str, lower: str, stem: re.Pattern[str], line_start: int, done: int
+) -> int | None:
+    """The start of the line above ``line_start`` (blank lines passed over, no further back
+    than ``done``) when it ends in a secret's key and its ``:`` or ``=`` (``password:``):
+    the line whose value the line at ``line_start`` holds."""
+    key_end = line_start - 1  # the newline ending the line above
+    for _ in range(_KEY_LINES_ABOVE):
+        if key_end < max(done, 0) or key_end < 0:
+            return None
+        low = max(done, key_end - 512)
+        found = scan.rfind("\n", low, key_end)
+        key_start = found + 1 if found >= 0 else low
+        line = scan[key_start:key_end].rstrip()
+        if not line:
+            key_end = key_start - 1
+            continue
+        if line[-1] not in ":=":
+            return None
+        end = key_start + len(line)
+        hit = stem.search(lower, max(key_start, end - _REFERENCE_AFTER_STEM), end)
+        return key_start if hit else None
+    return None
 
 
 def _found_in_references_between(scan: str, window_start: int, window_end: int) -> list[_Hit]:
