@@ -608,3 +608,85 @@ def test_a_spring_trace_among_other_services_errors_is_read_to_its_root_cause(
     answer = json.loads(r.stdout)
     assert answer["query"].startswith("Caused by: org.postgresql.util.PSQLException: Connection")
     assert answer["results"][0]["id"] == root_fix.id
+
+
+def spring_failure_with_causes(levels: int, frames: int) -> list[str]:
+    """:data:`SPRING_STARTUP_FAILURE` with ``levels`` more ``Caused by`` levels of ``frames``
+    frames each between its second and its third (each bean of a dependency chain that could
+    not be created adds one): its root cause, Java's last ``Caused by``, still at its end."""
+    after = SPRING_STARTUP_FAILURE.index("\t... 21 common frames omitted") + 1
+    more: list[str] = []
+    for j in range(levels):
+        more += [
+            "Caused by: org.springframework.beans.factory.BeanCreationException: Error creating "
+            f"bean with name 'dataSource{j}' defined in class path resource [com/acme/orders/"
+            "DataConfig.class]",
+            *spring_frames(frames, "org.springframework.beans.factory.support"),
+            f"\t... {30 + j} common frames omitted",
+        ]
+    return [*SPRING_STARTUP_FAILURE[:after], *more, *SPRING_STARTUP_FAILURE[after:]]
+
+
+def remember_root_and_middle_fixes(store: MemoryStore) -> str:
+    """The fixes of the Spring failure's root cause and of its middle ``Caused by``
+    (Hibernate's): the root's id."""
+    root_fix = store.remember(
+        "ERROR-FIX: org.postgresql.util.PSQLException: Connection to orders-db:5432 refused | "
+        "FIX: the orders service started before its database; add depends_on orders-db with "
+        "condition: service_healthy in compose.yaml",
+        "error_fix",
+    )
+    store.remember(
+        "ERROR-FIX: org.hibernate.service.spi.ServiceException: Unable to create requested "
+        "service [JdbcEnvironment] | FIX: set spring.jpa.database-platform to the dialect "
+        "when the database is not reachable at startup",
+        "error_fix",
+    )
+    store.remember(
+        "ERROR-FIX: org.springframework.beans.factory.UnsatisfiedDependencyException: Error "
+        "creating bean with name 'orderController' | FIX: add @Service to OrderRepositoryImpl",
+        "error_fix",
+    )
+    store.remember(
+        "ERROR-FIX: Stock sync failed for warehouse: upstream returned 503 | FIX: the "
+        "inventory upstream is rate limited; raise sync interval",
+        "error_fix",
+    )
+    return root_fix.id
+
+
+def recalled_first(project: Path, log: str) -> tuple[str, str]:
+    """What `kenning recall --error -` asks of ``log``, and the id of what it finds first."""
+    r = run_cli(project, "recall", "--error", "-", "--json", stdin=log.encode())
+    assert r.returncode == 0, r.stderr
+    answer = json.loads(r.stdout)
+    return answer["query"], answer["results"][0]["id"]
+
+
+def test_a_spring_trace_of_any_length_is_read_to_its_root_cause(
+    store: MemoryStore, project: Path
+) -> None:
+    """A Spring trace of 6 ``Caused by`` levels (440 lines, 51 KB) was read on only to its
+    characters' end, ~390 lines in, and asked about a middle cause; one of 584 lines about
+    its top exception (qa-s70b F7). Past what its part holds, a trace's ``Caused by`` lines,
+    the last (its root cause) first, are read with a few lines after each: however long the
+    trace, not all of it."""
+    root = next(line for line in SPRING_STARTUP_FAILURE if "PSQLException" in line)
+    root_id = remember_root_and_middle_fixes(store)
+    for levels, frames in ((3, 70), (5, 70), (12, 120)):
+        trace = spring_failure_with_causes(levels, frames)
+        log = "\n".join([*other_services(4_000), *trace, *other_services(3_000, 4_000)]) + "\n"
+        window = log_window(log)
+        bounded(window.text)
+        assert root in window.text, (levels, window.parts)
+        query, first = recalled_first(project, log)
+        assert query.startswith("Caused by: org.postgresql.util.PSQLException: Connection")
+        assert first == root_id
+    # (smaller bounds read it so too, within them, with what the errors' own parts leave)
+    small = Bounds(trace_lines=300, middle_chars=40_000, error_chars=10_000)
+    trace = spring_failure_with_causes(5, 70)
+    log = "\n".join([*other_services(4_000), *trace, *other_services(3_000, 4_000)]) + "\n"
+    window = log_window(log, small)
+    assert root in window.text
+    assert len(window.text) <= small.whole_max_chars
+    assert window.text.count("\n") + 1 <= small.whole_max_lines

@@ -90,6 +90,17 @@ HEAD_LINES = 200
 FIRST_ERROR_ABOVE = 20
 FIRST_ERROR_BELOW = 200
 TRACE_MAX_LINES = 1_000
+#: A trace longer than its part (Spring Boot's startup failure of 5–7 ``Caused by`` levels
+#: is 400–600 lines, ~50–70 KB: qa-s70b F7) still ends with its root cause, Java's last
+#: ``Caused by``: past what its part holds, its ``Caused by`` lines are read, each with the
+#: :data:`CAUSE_LINES` lines after it (its first frames), the last first, as small parts of
+#: their own within :data:`CAUSES_LINES` lines and :data:`CAUSES_CHARS` characters (taken
+#: from the trace's part). They are looked for up to :data:`CAUSES_SCAN_LINES` lines on
+#: (~0.5 µs a line, not a reading of them: 50 ms).
+CAUSE_LINES = 3
+CAUSES_LINES = 40
+CAUSES_CHARS = 6_000
+CAUSES_SCAN_LINES = 100_000
 #: The errors between the head and the tail whose lines are read: the first, the last
 #: (what failed a run is often the last error before its summary) and the first of each
 #: other kind (a line of another shape, what varies aside: :data:`_VARIES`), a crash's
@@ -555,6 +566,7 @@ def _error_parts(
         n, to, used = _read_on(text, at, end, most, min(chars, bounds.error_chars), trace=False)
         regions.append([first, n, at, to, line_no])
         lines, chars = lines - n, chars - used
+    causes: list[tuple[int, int, int, int]] = []  # (a long trace's `Caused by` lines)
     for region in regions:
         first, n, at, to, line_no = region
         if lines <= 0 or chars <= 0:
@@ -562,10 +574,62 @@ def _error_parts(
         if first + n < line_no + bounds.error_below and not _cut_in_trace(text, at, to):
             continue  # (its lines ended before the trace's part)
         most = min(lines, line_no + bounds.trace_lines - first - n)
-        more, to, used = _read_on(text, to, end, most, chars, trace=True)
-        region[1], region[3] = n + more, to
+        more, past, used = _read_on(text, to, end, most, chars, trace=True)
+        if past < end and _goes_on(text, past):  # (the trace is longer than its part)
+            room_lines, room_chars = min(lines, CAUSES_LINES), min(chars, CAUSES_CHARS)
+            more, past, used = _read_on(
+                text, to, end, max(most - room_lines, 0), chars - room_chars, trace=True
+            )
+            parts, taken_lines, taken_chars = _cause_parts(
+                text, past, first + n + more, end, room_lines, room_chars
+            )
+            causes += parts
+            lines, chars = lines - taken_lines, chars - taken_chars
+        region[1], region[3] = n + more, past
         lines, chars = lines - more, chars - used
-    return [(first, first + n, at, min(to - 1, end)) for first, n, at, to, _ in regions]
+    read = [(first, first + n, at, min(to - 1, end)) for first, n, at, to, _ in regions]
+    return read + causes
+
+
+def _cause_parts(
+    text: str, at: int, line_no: int, end: int, lines: int, chars: int
+) -> tuple[list[tuple[int, int, int, int]], int, int]:
+    """The parts read of the rest of a stack trace from offset ``at`` (line ``line_no``),
+    which its part did not hold (:data:`CAUSE_LINES`): each ``Caused by`` line with the lines
+    after it that go on with the trace, the last (the root cause) first, within ``lines``
+    and ``chars`` (a blank line before each counted); as ``(first line, past last, offset,
+    end)``, with the lines and characters they take."""
+    found: list[tuple[int, int]] = []  # (line, offset) of each `Caused by`
+    to, scanned = at, 0
+    while to < end and scanned < CAUSES_SCAN_LINES and _goes_on(text, to):
+        if text.startswith("Caused by", to):
+            found.append((line_no + scanned, to))
+        to = text.find("\n", to, end) + 1 or end
+        scanned += 1
+    trace_end = to
+    parts: list[tuple[int, int, int, int]] = []
+    used_lines = used_chars = 0
+    for cause_no, start in reversed(found):
+        n, past, cost = 0, start, 1  # (the blank line before the part)
+        while past < trace_end and n <= CAUSE_LINES and (n == 0 or _goes_on(text, past)):
+            line_end = text.find("\n", past, end)
+            line_end = end if line_end < 0 else line_end
+            line_cost = _cost(text, past, line_end)
+            if used_lines + n + 2 > lines or used_chars + cost + line_cost > chars:
+                break
+            cost += line_cost
+            n += 1
+            past = line_end + 1
+        if n == 0:
+            break  # (out of room)
+        parts.append((cause_no, cause_no + n, start, min(past - 1, end)))
+        used_lines, used_chars = used_lines + n + 1, used_chars + cost
+    return parts, used_lines, used_chars
+
+
+def _goes_on(text: str, at: int) -> bool:
+    """Whether the line that starts at ``at`` goes on with a stack trace."""
+    return _TRACE_GOES_ON.match(text, at) is not None
 
 
 def _cut_in_trace(text: str, at: int, to: int) -> bool:
@@ -577,7 +641,7 @@ def _cut_in_trace(text: str, at: int, to: int) -> bool:
     if to <= at:
         return False
     last = text.rfind("\n", at, to - 1) + 1 or at
-    return _TRACE_GOES_ON.match(text, last) is not None
+    return _goes_on(text, last)
 
 
 def _trace_holds(
@@ -592,7 +656,7 @@ def _trace_holds(
     ):
         return False
     while to <= line_start:
-        if not _TRACE_GOES_ON.match(text, to):
+        if not _goes_on(text, to):
             return False
         to = text.find("\n", to, line_start + 1) + 1 or line_start + 1
     return True
@@ -607,7 +671,7 @@ def _read_on(
     n = used = 0
     to = at
     while to < end and n < most:
-        if trace and not _TRACE_GOES_ON.match(text, to):
+        if trace and not _goes_on(text, to):
             break
         line_end = text.find("\n", to, end)
         line_end = end if line_end < 0 else line_end
