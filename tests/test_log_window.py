@@ -690,3 +690,28 @@ def test_a_spring_trace_of_any_length_is_read_to_its_root_cause(
     assert root in window.text
     assert len(window.text) <= small.whole_max_chars
     assert window.text.count("\n") + 1 <= small.whole_max_lines
+
+
+def test_a_spring_trace_in_docker_compose_logs_is_read_to_its_root_cause(
+    store: MemoryStore, project: Path
+) -> None:
+    """``docker compose logs``: each line behind its service's prefix (``orders-1   | ``),
+    the other services' ERROR lines around the crash. Behind the prefix the crash was not
+    a crash's kind of line, so the first other services' errors took its place, and its
+    trace, unread, was not read on: with 2,000 lines after it, `recall --error` asked the
+    inventory service's ``Stock sync failed`` and gave its fix (qa-s70b F8)."""
+    root_id = remember_root_and_middle_fixes(store)
+    root = next(line for line in SPRING_STARTUP_FAILURE if "PSQLException" in line)
+    for trace in (SPRING_STARTUP_FAILURE, spring_failure_with_causes(5, 70)):
+        lines = [
+            *(f"inventory-1 | {line}" for line in other_services(4_000)),
+            *(f"orders-1    | {line}" for line in trace),
+            *(f"payments-1  | {line}" for line in other_services(3_000, 4_000)),
+        ]
+        log = "\n".join(lines) + "\n"
+        window = log_window(log)
+        bounded(window.text)
+        assert f"orders-1    | {root}" in window.text
+        query, first = recalled_first(project, log)
+        assert query.startswith("Caused by: org.postgresql.util.PSQLException: Connection")
+        assert first == root_id

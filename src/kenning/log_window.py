@@ -201,6 +201,11 @@ class Bounds:
 #: pasted error): :data:`WHOLE_MAX_LINES`, :data:`WHOLE_MAX_CHARS`.
 BOUNDS = Bounds()
 _TRACE_GOES_ON = re.compile(r"[ \t]|Caused by|Suppressed:|\.\.\. \d+ (?:more|common)")
+#: Docker Compose's service before each line of ``docker compose logs`` (``orders-1  | ``:
+#: :mod:`~kenning.log_formats`' ``_COMPOSE_PREFIX``): a line is read behind it, as what its
+#: service printed (a crash's kind of line, a trace that goes on; qa-s70b F8: behind it, a
+#: Spring crash was no crash's kind of line, and another service's errors were read instead).
+_SERVICE_PREFIX = re.compile(r"[A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?")
 #: What ``str.splitlines`` (every reader's) ends a line at besides ``\n``: in a log read in
 #: part a ``\r`` is read as a terminal shows it, the others as a space, so that the lines
 #: read are the lines bounded.
@@ -506,7 +511,7 @@ def _errors(
         line = text[line_start:line_end]
         if len(line) > LINE_MAX_CHARS or "\r" in line:
             line = _shown(line)[0]
-        shape = _VARIES.sub("#", line)
+        shape = _VARIES.sub("#", line[_behind_prefix(line, 0) :])
         verdict = verdicts.get(shape)
         if verdict is None:
             if _ERROR_FORM.search(line) is not None:
@@ -602,7 +607,7 @@ def _cause_parts(
     found: list[tuple[int, int]] = []  # (line, offset) of each `Caused by`
     to, scanned = at, 0
     while to < end and scanned < CAUSES_SCAN_LINES and _goes_on(text, to):
-        if text.startswith("Caused by", to):
+        if text.startswith("Caused by", _behind_prefix(text, to)):
             found.append((line_no + scanned, to))
         to = text.find("\n", to, end) + 1 or end
         scanned += 1
@@ -627,9 +632,17 @@ def _cause_parts(
     return parts, used_lines, used_chars
 
 
+def _behind_prefix(text: str, at: int) -> int:
+    """The offset of the line that starts at ``at`` behind its compose service's prefix
+    (:data:`_SERVICE_PREFIX`), ``at`` when it has none."""
+    prefix = _SERVICE_PREFIX.match(text, at)
+    return at if prefix is None else prefix.end()
+
+
 def _goes_on(text: str, at: int) -> bool:
-    """Whether the line that starts at ``at`` goes on with a stack trace."""
-    return _TRACE_GOES_ON.match(text, at) is not None
+    """Whether the line that starts at ``at`` goes on with a stack trace (behind its compose
+    service's prefix)."""
+    return _TRACE_GOES_ON.match(text, _behind_prefix(text, at)) is not None
 
 
 def _cut_in_trace(text: str, at: int, to: int) -> bool:
