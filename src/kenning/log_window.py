@@ -662,12 +662,14 @@ def _trace_holds(
 ) -> bool:
     """Whether the error at ``line_no`` (offset ``line_start``) is a line of the stack trace
     that ``region``'s lines stopped in: the region read all it reads before a trace's part,
+    or its characters ended inside the trace (a Spring trace of ~300 frames a cause: its
+    next ``Caused by``, read apart, took the room its root cause is read with, qa-s70b F7),
     and every line from its end to the error, the error's too, goes on with a trace."""
-    first, n, _, to, error = region
-    if first + n < error + bounds.error_below or not (
-        first + n <= line_no < error + bounds.trace_lines
-    ):
+    first, n, at, to, error = region
+    if not first + n <= line_no < error + bounds.trace_lines:
         return False
+    if first + n < error + bounds.error_below and not _cut_in_trace(text, at, to):
+        return False  # (its lines ended, not at their characters inside the trace)
     while to <= line_start:
         if not _goes_on(text, to):
             return False
