@@ -591,23 +591,12 @@ def test_a_spring_trace_among_other_services_errors_is_read_to_its_root_cause(
     root = next(line for line in SPRING_STARTUP_FAILURE if "PSQLException" in line)
     assert root in window.text and "\t... 52 common frames omitted" in window.text
     assert other_services(1, 4_060)[0] not in window.text  # (the trace's part ends with it)
-    root_fix = store.remember(
-        "ERROR-FIX: org.postgresql.util.PSQLException: Connection to orders-db:5432 refused | "
-        "FIX: the orders service started before its database; add depends_on orders-db with "
-        "condition: service_healthy in compose.yaml",
-        "error_fix",
-    )
-    store.remember(
-        "ERROR-FIX: org.hibernate.service.spi.ServiceException: Unable to create requested "
-        "service [JdbcEnvironment] | FIX: set spring.jpa.database-platform to the dialect "
-        "when the database is not reachable at startup",
-        "error_fix",
-    )
+    root_id = remember_root_and_middle_fixes(store)
     r = run_cli(project, "recall", "--error", "-", "--json", stdin=log.encode())
     assert r.returncode == 0, r.stderr
     answer = json.loads(r.stdout)
     assert answer["query"].startswith("Caused by: org.postgresql.util.PSQLException: Connection")
-    assert answer["results"][0]["id"] == root_fix.id
+    assert answer["results"][0]["id"] == root_id
 
 
 def spring_failure_with_causes(levels: int, frames: int) -> list[str]:
