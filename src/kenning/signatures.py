@@ -1395,6 +1395,8 @@ def _with_vitest_test(signature: str, raw: str) -> str:
     AssertionError: expected 401 to be 200 // Object.is equality``), as jest's failure is
     known by its test (``● cart › adds an item: …``): what it threw alone was every test's
     that threw it. Of two tests that threw it, the last (the signature's line)."""
+    if "FAIL" not in raw:  # (most texts: no pass over a long log's colours)
+        return signature
     text = ANSI.sub("", raw)
     if _VITEST_IN_RAW.search(text) is None:
         return signature
