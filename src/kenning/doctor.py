@@ -1416,15 +1416,15 @@ def _project_check(conn: sqlite3.Connection, store_path: Path | None, cwd: Path 
     try:
         others = projects_if_absent(conn, project.group_id, 3)
         alike = {} if others else projects_alike(conn, project.group_id, 3)
-        if not others and project.checkout_root is not None and project.remote:
-            # the id the folder's name gave the checkout before its origin remote was added
-            from .project import folder_group_id
+        # the id the folder's name gave the checkout before its origin remote was added
+        from .project import earlier_group_id
 
-            earlier = folder_group_id(project.checkout_root)
+        earlier = None if others else earlier_group_id(project)
+        if earlier is not None:
             row = conn.execute(
                 "SELECT count(*) FROM memories WHERE group_id = ?", (earlier,)
             ).fetchone()
-            if earlier != project.group_id and row[0]:
+            if row[0]:
                 alike = {earlier: int(row[0])} | alike
     except sqlite3.DatabaseError as exc:  # a damaged page: said by the integrity check
         return Check("project", SKIPPED, f"cannot read the rows: {exc}")

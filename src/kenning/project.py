@@ -592,6 +592,18 @@ def folder_group_id(root: Path) -> str:
     return RESERVED_NAME_PROJECT if gid == "all" else gid or UNNAMED_PROJECT
 
 
+def earlier_group_id(project: Project) -> str | None:
+    """The id ``project``'s checkout had before its ``origin`` remote was added (its
+    folder's name: :func:`folder_group_id`), when its id now comes from that remote and is
+    another; None outside a checkout, without a remote, or when the two are one. What
+    recall, stats, session start and doctor look for notes under."""
+    root = project.checkout_root
+    if root is None or not project.remote:
+        return None
+    earlier = folder_group_id(root)
+    return None if earlier == project.group_id else earlier
+
+
 def alike_to_name(group_id: str, counts: Mapping[str, int], limit: int) -> dict[str, int]:
     """Of a store's project ids and their memories (``counts``, the most first): the other
     ids that end in ``group_id``'s repository name (:func:`same_repository_ids`), ``limit``

@@ -763,13 +763,10 @@ class StoreReads(StoreFreshness):
         return {} if gid is None or not self.exists else self._checkout_earlier_id(gid)
 
     def _checkout_earlier_id(self, gid: str) -> dict[str, int]:
-        from .project import folder_group_id
+        from .project import earlier_group_id
 
-        root = self.project.checkout_root
-        if root is None or not self.project.remote:
-            return {}
-        earlier = folder_group_id(root)
-        if earlier == gid:
+        earlier = earlier_group_id(self.project)
+        if earlier is None or earlier == gid:
             return {}
         n = self.backend.count(Filters(group_id=earlier))
         return {earlier: n} if n else {}
