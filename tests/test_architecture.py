@@ -8,6 +8,7 @@ sit under the core; foundations at the bottom. Arrows only point down.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -61,9 +62,17 @@ def _modules() -> list[tuple[str, Path]]:
     return out
 
 
-def _imports(path: Path) -> set[str]:
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """``path`` parsed once for the module's tests (2.4 MB of source: each parse of the
+    package ~0.3 CPU-s, and six tests walk it; none changes a tree)."""
+    return ast.parse(path.read_text())
+
+
+@functools.cache
+def _imports(path: Path) -> frozenset[str]:
     """The top-level kenning modules ``path`` imports (relative or absolute)."""
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     depth = len(path.relative_to(PACKAGE).parts) - 1  # 0 for kenning/x.py, 1 for a subpackage
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -80,7 +89,7 @@ def _imports(path: Path) -> set[str]:
                 names.add(module.split(".")[1])
         elif isinstance(node, ast.Import):
             names.update(a.name.split(".")[1] for a in node.names if a.name.startswith("kenning."))
-    return names
+    return frozenset(names)
 
 
 def test_core_never_imports_a_surface() -> None:
@@ -144,7 +153,7 @@ def test_each_store_part_stays_a_room_one_reads_on_its_own() -> None:
 
 
 def _attribute_reads(path: Path, attribute: str) -> list[int]:
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     return [
         node.lineno
         for node in ast.walk(tree)
@@ -203,7 +212,7 @@ def test_surfaces_show_error_messages_through_renders_one_cut() -> None:
         source = path.read_text()
         if "characters cut" not in source and "redact_secrets" not in source:
             continue  # parsing every module would be most of the test's cost
-        tree, name = ast.parse(source), path.relative_to(PACKAGE)
+        tree, name = _tree(path), path.relative_to(PACKAGE)
         if top != "render":
             marker += [
                 f"{name}:{node.lineno}"
@@ -230,17 +239,19 @@ def test_only_config_reads_kenning_variables() -> None:
     for top, path in _modules():
         if top == "config":
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.Call):
                 continue
-            func = ast.unparse(node.func)
-            reads_env = func.endswith(("environ.get", "getenv", "environ.setdefault"))
             named = [
                 a.value
                 for a in node.args[:1]
                 if isinstance(a, ast.Constant) and isinstance(a.value, str)
             ]
-            if reads_env and any(n.startswith(CONFIG_VARIABLES) for n in named):
+            if not any(n.startswith(CONFIG_VARIABLES) for n in named):
+                continue  # (unparsing every call's function was most of the test's CPU)
+            func = ast.unparse(node.func)
+            reads_env = func.endswith(("environ.get", "getenv", "environ.setdefault"))
+            if reads_env:
                 offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno} reads {named[0]}")
         source = path.read_text()
         for prefix in CONFIG_VARIABLES:
