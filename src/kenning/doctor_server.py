@@ -26,10 +26,13 @@ report has the embedded store's checks, each meaning what it means there:
   collection), and PostgreSQL's HNSW index is there and valid: one a cancelled or failed
   ``CREATE INDEX CONCURRENTLY`` left INVALID counts as missing (searches do not use it; a
   warning: searches are exact, and slower, until ``kenning reembed`` builds it).
-* ``rows`` — every row is read the way every read reads it (the backend's ``iterate``, a
-  batch at a time: a million rows are never in memory at once): its fields decode, its
-  vector is finite, of the stored dimension and unit length (:mod:`kenning.vectors`), and
-  no time lies more than a day ahead of this clock.
+* ``rows`` — every row's fields decode, its vector is finite, of the stored dimension and
+  unit length (:mod:`kenning.vectors`), and no time lies more than a day ahead of this
+  clock. PostgreSQL reads every row for it on the server and sends only the rows doctor may
+  name (its counts by project, the rows a read may skip, those stamped ahead or holding a
+  redaction marker, the vectors that fail), which are decoded as every read decodes them;
+  Qdrant's points are read the way every read reads them (the backend's ``iterate``, a
+  batch at a time: a million rows are never in memory at once).
 * ``project`` — this project has memories in the store, when it holds others'
   (:func:`kenning.doctor.project_check`).
 """
@@ -212,7 +215,7 @@ def _postgres(backend: PostgresBackend, project: Project | None, now: datetime) 
     provenance, stamped = provenance_check(meta, health.rows, backend.reembed_running)
     yield provenance
     yield _pg_index(backend, health, stamped)
-    yield from _rows_and_project(backend, health.dimension, project, now)
+    yield from _pg_rows_and_project(backend, health.dimension, project, now)
 
 
 def _pg_schema(health: StoreHealth) -> Check:
@@ -306,6 +309,32 @@ def _pg_index(backend: PostgresBackend, health: StoreHealth, stamped: int | None
     )
 
 
+def _pg_rows_and_project(
+    backend: PostgresBackend, dimension: int | None, project: Project | None, now: datetime
+) -> Iterator[Check]:
+    """:func:`_rows_and_project`'s checks, the server reading every row for them
+    (:meth:`~kenning.backends.postgres.PostgresBackend.rows_to_check`): doctor decodes only
+    the rows it may name."""
+    from .store_write import FUTURE_TOLERANCE
+    from .vectors import vector_problem
+
+    horizon = now + FUTURE_TOLERANCE
+    found = backend.rows_to_check(horizon, dimension)
+    future = [
+        f"{m.id!r}: {m.stored_at.isoformat(timespec='seconds')}"
+        for m in found.memories
+        if m.stored_at > horizon
+    ]
+    empty = [named for m in found.memories if (named := credentials_only(m)) is not None]
+    vectors = [
+        f"{memory_id!r}: vector {vector_problem(v, dimension) or 'is not a unit vector'}"
+        for memory_id, v in found.vectors
+    ]
+    yield from _verdict(
+        backend, dimension, project, now, Counter(found.projects), future, empty, vectors
+    )
+
+
 # -- Qdrant ---------------------------------------------------------------------------------
 
 
@@ -365,7 +394,6 @@ def _rows_and_project(
     """The ``rows`` check, from one read of every row, and the ``project`` check from the
     projects the rows it read are of."""
     from .backends.base import Filters
-    from .project import alike_to_name, others_to_name
     from .store_write import FUTURE_TOLERANCE
     from .vectors import bad_rows, vector_problem
 
@@ -401,6 +429,24 @@ def _rows_and_project(
         if len(batch) >= ROWS_BATCH:
             check_batch()
     check_batch()
+    yield from _verdict(backend, dimension, project, now, counts, future, empty, vectors)
+
+
+def _verdict(
+    backend: Any,
+    dimension: int | None,
+    project: Project | None,
+    now: datetime,
+    counts: Counter[str],
+    future: list[str],
+    empty: list[str],
+    vectors: list[str],
+) -> Iterator[Check]:
+    """The ``rows`` and ``project`` checks of what was read: the memories by project, those
+    stamped ahead, those that are nothing but credentials, the vectors that fail (and the
+    rows the reads skipped, which the backend recorded)."""
+    from .project import alike_to_name, others_to_name
+
     damaged = backend.damaged_rows()
     fields = [f"{d.id!r}: {d.column} {d.reason}" for d in damaged if not d.vector_only]
     total = sum(counts.values()) + len(fields)
