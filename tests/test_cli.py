@@ -2017,7 +2017,7 @@ def test_the_move_hints_read_right_for_one_note(tmp_path: Path) -> None:
     assert moved.stdout == "moved 1 memory from r-one into acme/one\n", moved.stdout
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+@pytest.mark.parametrize("kind", ["sqlite", "postgres", "qdrant-local"])
 def test_notes_under_an_id_alike_are_said_as_a_shared_store_holds_them(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
@@ -2028,6 +2028,8 @@ def test_notes_under_an_id_alike_are_said_as_a_shared_store_holds_them(
     root = make_repo(tmp_path / "five")
     if kind == "postgres":
         monkeypatch.setenv("KENNING_STORE", request.getfixturevalue("pg_url"))
+    elif kind == "qdrant-local":
+        monkeypatch.setenv("KENNING_STORE", f"qdrant-local:{root / '.kenning' / 'q'}")
     monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
     assert kenning(root, "remember", "--type", "rule", "Request ids are logged").returncode == 0
     git(root, "remote", "add", "origin", "https://github.com/acme/five.git")
@@ -2039,7 +2041,7 @@ def test_notes_under_an_id_alike_are_said_as_a_shared_store_holds_them(
         assert "1 under five" in said and "kenning move --from-project five" in said, said
         shared = "(in a shared store, it may be another clone's of that name)" in said
         assert shared == (kind == "postgres"), said
-        assert ("likely its notes" in said) == (kind == "sqlite"), said
+        assert ("likely its notes" in said) == (kind != "postgres"), said
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres", "qdrant-local"])
@@ -2092,6 +2094,10 @@ def test_notes_under_the_folder_s_id_are_named_on_every_backend(
     assert "`kenning move --from-project r-four` moves them into acme/four" in note, note
     stats = kenning(root, "stats").stdout
     assert "2 under r-four" in stats and "kenning move --from-project r-four" in stats, stats
+    doctor = json.loads(kenning(root, "doctor", "--json").stdout)
+    (check,) = (c for c in doctor["checks"] if c["name"] == "project")
+    assert check["status"] == "warning" and "2 under r-four" in check["message"], check
+    assert ("likely its notes" in check["message"]) == (kind != "postgres"), check
     session.clear()
     assert claude_code.context_for("session-start", {"cwd": str(root)}, warn=session.append)
     assert session == [note.removeprefix("note: ")], session

@@ -34,7 +34,9 @@ report has the embedded store's checks, each meaning what it means there:
   Qdrant's points are read the way every read reads them (the backend's ``iterate``, a
   batch at a time: a million rows are never in memory at once).
 * ``project`` — this project has memories in the store, when it holds others'
-  (:func:`kenning.doctor.project_check`).
+  (:func:`kenning.doctor.project_check`); beside them, the notes under ids that end in its
+  repository's name and under the id its folder's name gave the checkout before its
+  ``origin`` remote was added, as the embedded store's check names them.
 """
 
 from __future__ import annotations
@@ -445,7 +447,7 @@ def _verdict(
     """The ``rows`` and ``project`` checks of what was read: the memories by project, those
     stamped ahead, those that are nothing but credentials, the vectors that fail (and the
     rows the reads skipped, which the backend recorded)."""
-    from .project import alike_to_name, others_to_name
+    from .project import alike_to_name, earlier_group_id, others_to_name
 
     damaged = backend.damaged_rows()
     fields = [f"{d.id!r}: {d.column} {d.reason}" for d in damaged if not d.vector_only]
@@ -470,4 +472,9 @@ def _verdict(
         ranked = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
         others = others_to_name(project.group_id, ranked, 3)
         alike = {} if others else alike_to_name(project.group_id, ranked, 3)
+        # the id the folder's name gave the checkout before its origin remote was added,
+        # as the embedded store's check names it (its count is among those read)
+        earlier = None if others else earlier_group_id(project)
+        if earlier is not None and counts.get(earlier):
+            alike = {earlier: counts[earlier]} | alike
         yield project_check(project, others, alike)
