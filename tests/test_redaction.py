@@ -1236,6 +1236,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "continuations": _repeat("--password \\\n"),
     "percent_escapes": _repeat("%41%3D"),
     "percent_assignments": _repeat("password%3D%22a"),
+    # encoded brackets and quotes, read as string escapes and judged (qa-s70b F2)
+    "percent_placeholders": _repeat("password=%3Ca%20b%3E "),
+    "percent_bracketed_values": _repeat("password%3D%3Ca%22%3E%26"),
     "string_escapes": _repeat("\\u0041\\/\\x41\\\\"),
     "escaped_assignments": _repeat("\\u0070assword\\u003d\\u0022a"),
     "escaped_placeholders": _repeat("password=\\u003ca\\u003e "),
@@ -2780,6 +2783,58 @@ def test_a_percent_encoded_secret_is_still_redacted(text: str, written: str) -> 
     out, counts = redact_secrets(text)
     assert out == text.replace(written, "[REDACTED:password_assignment]"), out
     assert counts == {PA: 1}
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "password=%3Cyour%20password%3E",
+        "https://x.io/login?user=a&password=%3Cyour%20password%3E&page=2",
+        "password%3D%3Cyour%20password%3E",
+        "GET /logs?q=a%20b&token=%3Cnil%3E&page=2",
+        "password=%24%7BDB_PASSWORD%7D",
+        "%7B%22password%22%3A%22%3Cyour%20password%3E%22%7D",
+    ],
+)
+def test_a_percent_encoded_placeholder_is_kept(kept: str) -> None:
+    """qa-s70b F2: a hit holding percent-escapes was not judged by the text percent-decoded,
+    as one holding string escapes is: ``password=%3Cyour%20password%3E`` (``<your
+    password>``) was redacted, while its ``\\u003c`` and ``&lt;`` forms are kept."""
+    assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        # the name and the brackets encoded: the text as written holds no assignment, and
+        # decoded its brackets are escapes, judged as \u003c…\u003e is
+        ("password%3D%3CHy6tB1q9ZxKqW3mR%3E", "%3CHy6tB1q9ZxKqW3mR%3E"),
+        ("POST /login body=user%3Da%26password%3D%3CHy6tB1q9ZxKqW3mR%3E", "%3CHy6tB1q9ZxKqW3mR%3E"),
+        (
+            "https://x.io/login?user=a&password=%3CHy6tB1q9ZxKqW3mR%3E&page=2",
+            "%3CHy6tB1q9ZxKqW3mR%3E",
+        ),
+        # only the closing bracket encoded, as <Hy6t…\u003e is
+        ("password=<Hy6tB1q9ZxKqW3mR%3E", "<Hy6tB1q9ZxKqW3mR%3E"),
+        # an encoded quote that ends a value early, a placeholder glued before a secret
+        ("password=%22%22Hy6tB1q9ZxKqW3mR", "%22%22Hy6tB1q9ZxKqW3mR"),
+        ("password=%3Cyour%20password%3EHy6tB1q9ZxKqW3mR", "%3Cyour%20password%3EHy6tB1q9ZxKqW3mR"),
+        # an encoded '&' is the value's own, though the decoded reading ends it there
+        ("GET /a?password=Tr0ub4dor%263&page=2", "Tr0ub4dor%263"),
+    ],
+)
+def test_a_percent_encoded_secret_is_judged_as_its_string_escapes_are(
+    text: str, written: str
+) -> None:
+    """qa-s70b F2: ``password%3D%3CHy6t…%3E`` (``password=<Hy6t…>`` a second time encoded)
+    was kept: decoded, ``<Hy6t…>`` read as a placeholder. Its brackets are escapes, judged
+    as ``\\u003cHy6t…\\u003e``'s and ``&lt;Hy6t…&gt;``'s are: a password they hold is
+    redacted."""
+    assert text.count(written) == 1
+    out, counts = redact_secrets(text)
+    assert out == text.replace(written, "[REDACTED:password_assignment]"), out
+    assert counts == {PA: 1}
+    assert redact_secrets(out) == (out, {})  # a fixed point
 
 
 @pytest.mark.parametrize(

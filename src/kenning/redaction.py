@@ -3027,8 +3027,7 @@ def _find(scan: str) -> list[_Hit]:
         parts.append(scan[pos:])
         scan = "".join(parts)
     written = _find_all(scan)
-    hits = _find_escaped(scan, written)
-    hits.extend(_find_percent_encoded(scan, written))
+    hits = _find_percent_encoded(scan, written, _find_escaped(scan, written))
     hits.extend(_find_base64_encoded(scan))
     if "\n" in scan:
         hits.extend(_find_wrapped_tokens(scan, hits))
@@ -3068,45 +3067,67 @@ def _before_escaped_quote(scan: str, hit: _Hit) -> _Hit:
 #: A percent-encoded printable ASCII character (``%3A``, ``%40``): a credential in a logged
 #: URL's query or a form body (``password%3D…``, ``postgresql%3A%2F%2Fapp%3A…%40db``).
 _PERCENT = lazy(r"%(?:2[0-9A-Fa-f]|[3-6][0-9A-Fa-f]|7[0-9A-Ea-e])")
+#: The characters the percent-decoded reading writes as the string escapes an encoder
+#: writes (Go's JSON: ``\\u003c``), for its own decoded reading to judge (:func:`_judged`),
+#: as an escaped quote or angle bracket is judged however it was escaped: a real password in
+#: ``%3C…%3E`` is redacted as ``\\u003c…\\u003e`` is, ``%3Cyour%20password%3E`` kept.
+_PERCENT_KEPT_ESCAPED = {c: f"\\u{ord(c):04x}" for c in "<>\"'"}
 
 
-def _find_percent_encoded(scan: str, written: list[_Hit]) -> list[_Hit]:
-    """The rules' hits in ``scan`` read with its percent-escapes decoded, spanned over the
-    escapes in ``scan`` (each decoded character keeps where it came from), judged as the
-    text's own are (:func:`_find_escaped`) when one holds a string escape or a character
-    reference. A hit that spans no percent-escape and lies inside one of ``written`` (the
-    rules' hits in ``scan`` as written) is the text's own, read the same and judged there:
-    a ``%20`` in a URL elsewhere does not make Go's ``"token":"\\u003cnil\\u003e"`` or
-    ``"token": "&lt;the token value&gt;"`` a secret again (nor one whose name only is
+def _find_percent_encoded(scan: str, written: list[_Hit], hits: list[_Hit]) -> list[_Hit]:
+    """``hits`` (the rules' hits in ``scan``, escapes judged: :func:`_find_escaped`) judged
+    by ``scan`` read with its percent-escapes decoded, and the hits that reading finds
+    besides, spanned over the escapes in ``scan`` (each decoded character keeps where it
+    came from), as :func:`_find_escaped` judges string escapes (qa-s70b F2): a hit that holds
+    a percent-escape is the decoded reading's to judge, so ``password=%3Cyour%20password%3E``
+    is a placeholder, as ``<your password>`` is. The reading writes a decoded quote or angle
+    bracket as its string escape (``%3C`` as ``\\u003c``), judged as one: a real password
+    in ``%3C…%3E`` is redacted (``password%3D%3CHy6t…%3E``, its name encoded too), as
+    ``\\u003cHy6t…\\u003e`` is.
+
+    A hit of that reading that spans no percent-escape and lies inside one of ``written``
+    (the rules' hits in ``scan`` as written) is the text's own, read the same and judged
+    there: a ``%20`` in a URL elsewhere does not make Go's ``"token":"\\u003cnil\\u003e"``
+    or ``"token": "&lt;the token value&gt;"`` a secret again (nor one whose name only is
     encoded, ``password%3DHy6t…``, which the text as written does not hold)."""
     if "%" not in scan or _PERCENT.search(scan) is None:
-        return []
+        return hits
     parts: list[str] = []
-    starts: list[int] = []  # where each decoded character starts in scan
+    starts: list[int] = []  # where each character of the reading starts in scan
+    ends: list[int] = []  # and where it ends
+    escapes: list[tuple[int, int]] = []  # the percent-escapes, in scan
+    kept_escaped = False  # whether a quote or a bracket is written as a string escape
     pos = 0
     for m in _PERCENT.finditer(scan):
         parts.append(scan[pos : m.start()])
         starts.extend(range(pos, m.start()))
-        parts.append(chr(int(m.group(0)[1:], 16)))
-        starts.append(m.start())
+        ends.extend(range(pos + 1, m.start() + 1))
+        char = chr(int(m.group(0)[1:], 16))
+        written_as = _PERCENT_KEPT_ESCAPED.get(char, char)
+        kept_escaped = kept_escaped or written_as != char
+        parts.append(written_as)
+        starts.extend([m.start()] * len(written_as))
+        ends.extend([m.end()] * len(written_as))
+        escapes.append(m.span())
         pos = m.end()
     parts.append(scan[pos:])
     starts.extend(range(pos, len(scan)))
-    starts.append(len(scan))
+    ends.extend(range(pos + 1, len(scan) + 1))
     decoded = "".join(parts)
 
     def spans_an_escape(h: _Hit) -> bool:
-        return starts[h.end] - starts[h.start] != h.end - h.start
+        return ends[h.end - 1] - starts[h.start] != h.end - h.start
 
-    found = _find_all(decoded)
-    if any(
+    found = [h for h in _find_all(decoded) if h.end > h.start]
+    if kept_escaped or any(
         spans_an_escape(h) and _ESCAPE.search(decoded, h.start, h.end) is not None for h in found
     ):
-        found = _find_escaped(decoded, found)
+        found = [h for h in _find_escaped(decoded, found) if h.end > h.start]
     spans = sorted((h.start, h.end) for h in written)
     written_starts = [start for start, _ in spans]
     reach = list(accumulate((end for _, end in spans), max))  # the furthest end so far
-    hits: list[_Hit] = []
+    judged: list[_Hit] = []  # the reading's hits, in scan
+    new: list[_Hit] = []  # those the text's own hits do not hold
     for h in found:
         end = h.end
         # an ``&`` written as it is ends the encoded value: it is the URL's or the form's
@@ -3120,13 +3141,40 @@ def _find_percent_encoded(scan: str, written: list[_Hit]) -> list[_Hit]:
         if end <= h.start:
             continue
         hit = _Hit(h.start, end, h.kind, h.rank)
-        start, end = starts[h.start], starts[end]
+        start, end = starts[h.start], ends[end - 1]
+        judged.append(_Hit(start, end, h.kind, h.rank))
         if not spans_an_escape(hit):
             i = bisect.bisect_right(written_starts, start) - 1  # the last one starting by it
             if i >= 0 and reach[i] >= end:
                 continue  # the text's own hit, or inside one: judged as written
-        hits.append(_Hit(start, end, h.kind, h.rank))
-    return hits
+        new.append(_Hit(start, end, h.kind, h.rank))
+    covered: list[tuple[int, int]] = []  # what the reading's hits span, joined where they meet
+    for h in sorted(judged, key=lambda h: h.start):
+        if covered and h.start <= covered[-1][1]:
+            covered[-1] = (covered[-1][0], max(covered[-1][1], h.end))
+        else:
+            covered.append((h.start, h.end))
+    return [hit for hit in hits if _stands_percent_decoded(scan, hit, escapes, covered)] + new
+
+
+def _stands_percent_decoded(
+    scan: str, hit: _Hit, escapes: list[tuple[int, int]], covered: list[tuple[int, int]]
+) -> bool:
+    """Whether ``hit`` stands, ``scan``'s percent-``escapes`` decoded and that reading's hits
+    found (what they span: ``covered``, in ``scan``, in order, none overlapping). One that
+    holds no escape does, and so does one that reading finds a secret in (the wider of the
+    two is redacted: a value the reading ends sooner, at an encoded ``&``, ``,`` or space, is
+    one as written, ``?password=Tr0ub4dor%263``); one it finds none in stands when it reads
+    as a password decoded (:func:`_may_be_secret`): ``%3Cyour%20password%3E`` does not,
+    ``%22%22Hy6t…`` does."""
+    i = bisect.bisect_left(escapes, (hit.end,)) - 1  # the last escape starting before its end
+    if i < 0 or escapes[i][1] <= hit.start:
+        return True
+    j = bisect.bisect_left(covered, (hit.end,)) - 1  # the last one starting before its end
+    if j >= 0 and covered[j][1] > hit.start:
+        return True
+    written = scan[hit.start : hit.end]
+    return _may_be_secret(_PERCENT.sub(lambda m: chr(int(m.group(0)[1:], 16)), written))
 
 
 #: The names HTML reads without their ``;`` (``&lt``, ``&AMP``, ``&copy``), longest first: a
