@@ -1250,6 +1250,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "escaped_quote_runs": lambda size: 'password: \\"' + '\\\\\\"' * (size // 4),
     "backslash_quote_runs": _repeat("\\u0041" + "\\" * 40 + '"'),
     "escaped_quoted_values": _repeat("password=\\u0022a b "),
+    # closing brackets after an escaped opening one, each a value's or the code's (qa-s70b)
+    "escaped_brackets_closed": _repeat("password=\\u003c" + ">" * 300 + " "),
     "character_references": _repeat("&#65;&#x41;&quot;&amp;"),
     "referenced_values": _repeat("password: &lt;a&gt; &quot;"),
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
@@ -2661,6 +2663,30 @@ def test_html_forms_a_browser_decodes_cannot_make_a_secret_read_as_a_placeholder
     out, counts = redact_secrets(text)
     assert "Hy6tB1q9ZxKp" not in out and counts == {PA: 1}, out
     assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        # one bracket escaped, the other not: the whole bracketed value goes
+        ("password: &lt;Hy6tB1q9ZxKqW3mR>", "password: [REDACTED:password_assignment]"),
+        ("password: <Hy6tB1q9ZxKqW3mR&gt;", "password: [REDACTED:password_assignment]"),
+        ("password=\\u003cHy6tB1q9ZxKqW3mR>", "password=[REDACTED:password_assignment]"),
+        ("password: &#60;Hy6tB1q9ZxKqW3mR>", "password: [REDACTED:password_assignment]"),
+        ("password=%3CHy6tB1q9ZxKqW3mR> x", "password=[REDACTED:password_assignment] x"),
+        # a bracket the value does not open is still the code's
+        ("f(password=&lt;Hy6tB1q9ZxKqW3mR)", "f(password=[REDACTED:password_assignment])"),
+        ("password: &lt;Hy6tB1q9ZxKqW3mR&gt;>", "password: [REDACTED:password_assignment]>"),
+    ],
+)
+def test_a_half_escaped_bracketed_password_is_redacted_with_its_brackets(
+    text: str, redacted: str
+) -> None:
+    """qa-s70b: ``&lt;Hy6t…>`` left ``[REDACTED:…]>``: the closing ``>`` was taken for the
+    code's, as the value opened no ``<`` as written (its ``\\u003c`` or ``&lt;`` counted for
+    none)."""
+    assert redact_secrets(text) == (redacted, {PA: 1})
+    assert redact_secrets(redacted) == (redacted, {})
 
 
 @pytest.mark.parametrize(

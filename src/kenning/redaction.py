@@ -1762,6 +1762,31 @@ _SINGLE_QUOTE = lazy(r"(?<!\w)'|'(?!\w)")
 _SAID_VERBS = frozenset({*_IS_WORDS, *_NOW_WORDS, *_DASHES, "to", "be"})
 
 
+#: An angle bracket opened or closed by a string escape (``\\u003c``, ``\\x3e``).
+_ESCAPED_OPENING_BRACKET = lazy(r"\\+(?:u003[cC]|x3[cC])")
+_ESCAPED_CLOSING_BRACKET_ANYWHERE = lazy(r"\\+(?:u003[eE]|x3[eE])")
+_OPENING = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _without_closing_brackets(value: str) -> str:
+    """``value`` without the closing brackets at its end that close more than it opens (an
+    escaped angle bracket counted as one): they belong to the code around it."""
+    if value[-1:] not in _OPENING:
+        return value
+    counts = Counter(value)
+    if "\\" in value:
+        counts["<"] += len(_ESCAPED_OPENING_BRACKET.findall(value))
+        counts[">"] += len(_ESCAPED_CLOSING_BRACKET_ANYWHERE.findall(value))
+    end = len(value)
+    while end and value[end - 1] in _OPENING:
+        closing = value[end - 1]
+        if counts[closing] <= counts[_OPENING[closing]]:
+            break
+        counts[closing] -= 1
+        end -= 1
+    return value[:end]
+
+
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     code = False  # a YAML-looking line that is an object literal's property
@@ -1910,15 +1935,12 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # a URL's query ends at '>' (an autolink's <…>, an HTML tag's end: a URL escapes its own)
         end = start + value.index(">")
         value = value[: value.index(">")]
-    # Keep closing brackets that belong to the surrounding code: f(password=pw) -> "pw".
-    while (
-        value
-        and value[-1] in ")]}>"
-        and value.count(value[-1])
-        > value.count({")": "(", "]": "[", "}": "{", ">": "<"}[value[-1]])
-    ):
-        value = value[:-1]
-        end -= 1
+    # Keep closing brackets that belong to the surrounding code: f(password=pw) -> "pw". An
+    # angle bracket an escape opened is the value's ('\u003cHy6t…>', and so '&lt;Hy6t…>'
+    # as _found_in_character_references reads it): the marker takes its closing one too.
+    trimmed = _without_closing_brackets(value)
+    end -= len(value) - len(trimmed)
+    value = trimmed
     if not value or _is_placeholder(value) or _names_a_kind(key_name, value):
         return None
     if sep == ":" and _TYPE_NAME.fullmatch(value.rstrip(",;")):
