@@ -1252,6 +1252,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "escaped_quoted_values": _repeat("password=\\u0022a b "),
     # closing brackets after an escaped opening one, each a value's or the code's (qa-s70b)
     "escaped_brackets_closed": _repeat("password=\\u003c" + ">" * 300 + " "),
+    # escaped brackets that a wrap may carry to the next line, closing there or not
+    "wrapped_escaped_brackets": _repeat("password: \\u003ca\n  b\\u003e \\u003cc\n"),
+    "wrapped_bracket_runs": lambda size: "password: \\u003c" + ("a" * 1000 + "\n") * (size // 1001),
     "character_references": _repeat("&#65;&#x41;&quot;&amp;"),
     "referenced_values": _repeat("password: &lt;a&gt; &quot;"),
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
@@ -2663,6 +2666,51 @@ def test_html_forms_a_browser_decodes_cannot_make_a_secret_read_as_a_placeholder
     out, counts = redact_secrets(text)
     assert "Hy6tB1q9ZxKp" not in out and counts == {PA: 1}, out
     assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("password: \\u003cHy6tB1q9\nZxKqW3mR\\u003e", "password: [REDACTED:password_assignment]"),
+        ("password: &lt;Hy6tB1q9\nZxKqW3mR&gt;", "password: [REDACTED:password_assignment]"),
+        ("password: \\x3cHy6tB1q9\nZxKqW3mR\\x3e", "password: [REDACTED:password_assignment]"),
+        ("password=%3CHy6tB1q9\nZxKqW3mR%3E", "password=[REDACTED:password_assignment]"),
+        # one bracket escaped; indented, CRLF, text after it
+        ("password: <Hy6tB1q9\nZxKqW3mR\\u003e", "password: [REDACTED:password_assignment]"),
+        ("password: &lt;Hy6tB1q9\nZxKqW3mR>", "password: [REDACTED:password_assignment]"),
+        (
+            "password: \\u003cHy6tB1q9\r\n    ZxKqW3mR\\u003e\r\nnext: 1",
+            "password: [REDACTED:password_assignment]\r\nnext: 1",
+        ),
+        (
+            "the password is &lt;Hy6tB1q9\nZxKqW3mR&gt; (rotated)",
+            "the password is [REDACTED:password_assignment] (rotated)",
+        ),
+    ],
+)
+def test_an_escaped_bracketed_password_a_wrap_cut_is_redacted_whole(
+    text: str, redacted: str
+) -> None:
+    """qa-s70b F3: a hard wrap inside ``\\u003cHy6tB1q9…ZxKqW3mR\\u003e`` (or ``&lt;…&gt;``)
+    left its second line in clear: the value was read to its line's end. It closes on the
+    next line now, as a quoted value a wrap cut does, and is judged as on one line (the
+    plain ``<Hy6tB1q9`` then ``ZxKqW3mR>`` is a placeholder, kept whole)."""
+    assert redact_secrets(text) == (redacted, {PA: 1})
+    assert redact_secrets(redacted) == (redacted, {})
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "password: <Hy6tB1q9\nZxKqW3mR>",
+        "password: \\u003cyour\npassword\\u003e",
+        "password: &lt;your\npassword&gt;",
+        "password=%3CTOKEN\nHERE%3E",
+        'token="\\u003cnil\\u003e"\nfoo\\u003e',
+    ],
+)
+def test_a_bracketed_placeholder_a_wrap_cut_is_kept(kept: str) -> None:
+    assert redact_secrets(kept) == (kept, {}), kept
 
 
 @pytest.mark.parametrize(

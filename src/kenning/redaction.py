@@ -674,6 +674,11 @@ _ASSIGNMENT = lazy(
     # on through what is glued to it, for the decoded reading to judge (_judged): a space
     # inside does not end it (password=\u0022\u003cyour password\u003e\u0022Hy6t…)
     r"|(?P<uq>\\u0022[^\"\r\n]{0,1024}?\\u0022[^\s\"'`,;&]{0,1024})"
+    # a value in angle brackets an encoder escaped (\u003c, and so HTML's &lt; and a URL's
+    # %3C as their readings write them) that a wrap carried past its line's end: it closes
+    # on the next line, for the decoded reading to judge (\u003cHy6t… then …W3mR\u003e)
+    r"|(?P<aw>(?:\\u003[cC]|\\x3[cC]|<)[^\s\"'`<>\\]{1,1024}\r?\n[ \t]{0,256}"
+    r"[^\s\"'`<>\\]{1,1024}(?:\\u003[eE]|\\x3[eE]|>))"
     # JSON kept in a JSON string: a value's quotes follow an odd run of backslashes (eb),
     # and inside it a quote of its own the longer run that escapes eb and the quote again
     # (\"q7Vw\\\"Rz4M\"), a backslash of its own twice eb and two more (\"ab\\\\\" ends in
@@ -1797,7 +1802,9 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     if not sep or words[-1].rstrip(":") in _SAID_VERBS or words[0] in _FOR_WORDS:
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(
-            g for g in ("dq", "sq", "eq", "uq", "bq", "dw", "sw", "val") if m.group(g) is not None
+            g
+            for g in ("dq", "sq", "eq", "uq", "bq", "dw", "sw", "aw", "val")
+            if m.group(g) is not None
         )
         said_end = _value_end(text, m.end(group), m.start()) if group == "val" else m.end(group)
         said = text[m.start(group) : said_end].rstrip(".!?:)")
@@ -1843,7 +1850,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # opens another, so no value runs between them
         return None
     key_name = text[name_start : m.end("key")]
-    for name in ("dq", "sq", "eq", "uq", "bq", "dw", "sw"):
+    for name in ("dq", "sq", "eq", "uq", "bq", "dw", "sw", "aw"):
         value = m.group(name)
         if value is not None:
             if (
