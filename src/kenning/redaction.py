@@ -3237,8 +3237,16 @@ def _unescaped(m: re.Match[str]) -> tuple[int, str | None]:
     ``&QUOT;``), and with no ``;`` by a name HTML still reads so (``&lt``, ``&AMP``: the
     longest such name the letters start with, so ``&ltKq7`` is ``<`` and ``Kq7``, and the
     reference ends before ``Kq7``)."""
-    escape = m.group(0)
-    end = m.end()
+    length, char = _meaning(m.group(0))
+    return m.start() + length, char
+
+
+@functools.lru_cache(maxsize=4096)
+def _meaning(escape: str) -> tuple[int, str | None]:
+    """:func:`_unescaped` of the escape or reference ``escape``: how many of its characters
+    it reads, and the character they stand for (kept: a page writes the same few references
+    again and again, ``&lt`` on every line)."""
+    end = len(escape)
     if escape[0] == "\\":
         if len(escape) == 2:
             return end, escape[1]
@@ -3263,7 +3271,7 @@ def _unescaped(m: re.Match[str]) -> tuple[int, str | None]:
                 name = name[:-1]
             if len(name) < 2:
                 return end, None
-            end = m.start() + 1 + len(name)
+            end = 1 + len(name)
         char = _HTML5[name]
     return end, char if len(char) == 1 and char.isprintable() else None
 
@@ -3348,7 +3356,10 @@ def _reference_windows(scan: str) -> list[tuple[int, int]]:
     stem = _KEYWORD_STEM if scan.isascii() else _KEYWORD_STEM_ANY_CASE
     lower = scan.lower() if scan.isascii() else scan
     windows: list[list[int]] = []  # [start, end] of each stretch of lines to read, in order
+    line_read = 0  # where the line of the last reference that started a stretch ends
     for m in _CHARACTER_REFERENCE.finditer(scan):
+        if m.start() < line_read:
+            continue  # another on that line: the stretch already reads its line and the next
         done = windows[-1][1] if windows else 0
         if not _stands_for_ascii(_unescaped(m)[1]):
             continue
@@ -3376,6 +3387,7 @@ def _reference_windows(scan: str) -> list[tuple[int, int]]:
         if key_line is not None:
             start = max(done, min(start, key_line))
         newline = scan.find("\n", m.end())
+        line_read = len(scan) if newline < 0 else newline
         newline = scan.find("\n", newline + 1) if newline >= 0 else -1
         end = len(scan) if newline < 0 else newline
         if windows and start <= done:
@@ -3428,34 +3440,44 @@ def _key_line_before(
 def _found_in_references_between(scan: str, window_start: int, window_end: int) -> list[_Hit]:
     """:func:`_found_in_character_references` in ``scan[window_start:window_end]``."""
     parts: list[str] = []
-    starts: list[int] = []  # where each character of the reading starts in scan
-    ends: list[int] = []  # and where it ends
+    # each reference written as an escape: its span in scan and where it starts in the
+    # reading (a character between two of them is where the one before says: no list of
+    # every character's place, which cost a 1 MB page of '&lt' lines 1.7 s)
     references: list[tuple[int, int]] = []
+    at: list[int] = []
+    length = 0  # of the reading so far
     pos = window_start
     for m in _CHARACTER_REFERENCE.finditer(scan, window_start, window_end):
         end, char = _unescaped(m)
         if not _stands_for_ascii(char):
             continue
         parts.append(scan[pos : m.start()])
-        starts.extend(range(pos, m.start()))
-        ends.extend(range(pos + 1, m.start() + 1))
+        length += m.start() - pos
         parts.append(f"\\u{ord(char):04x}")  # type: ignore[arg-type]
-        starts.extend([m.start()] * 6)
-        ends.extend([end] * 6)
         references.append((m.start(), end))
+        at.append(length)
+        length += 6
         pos = end
     if not references:
         return []
     parts.append(scan[pos:window_end])
-    starts.extend(range(pos, window_end))
-    ends.extend(range(pos + 1, window_end + 1))
+
+    def where(i: int, edge: int) -> int:
+        """Where the reading's character ``i`` starts (``edge`` 0) or ends (1) in scan."""
+        k = bisect.bisect_right(at, i) - 1  # the last reference starting by it
+        if k < 0:
+            return window_start + i + edge
+        if i < at[k] + 6:
+            return references[k][edge]
+        return references[k][1] + i - at[k] - 6 + edge
+
     reference_starts = [start for start, _ in references]
     hits = []
     reading = "".join(parts)
     for h in _find_assignment_rule(reading, reading.lower()):
         if h.end <= h.start:
             continue
-        start, end = starts[h.start], ends[h.end - 1]
+        start, end = where(h.start, 0), where(h.end - 1, 1)
         i = bisect.bisect_left(reference_starts, end) - 1  # the last reference before its end
         if i >= 0 and references[i][1] > start:  # (one without: found as written already)
             hits.append(_Hit(start, end, h.kind, h.rank))
@@ -3517,7 +3539,7 @@ def _may_be_secret(escaped: str) -> bool:
     (``your-token``, ``your password``, ``""`` do not)."""
     text = escaped
     for _ in range(_ESCAPE_ROUNDS):
-        decoded = _unescaped_text(text)
+        decoded = _unescaped_text(text, places=False)
         if decoded is None:
             break
         text = decoded[0]
@@ -3528,11 +3550,13 @@ def _stands_for_ascii(char: str | None) -> bool:
     return char is not None and char.isascii() and char != "\\"
 
 
-def _unescaped_text(text: str) -> tuple[str, list[int], list[tuple[int, int]]] | None:
+def _unescaped_text(
+    text: str, places: bool = True
+) -> tuple[str, list[int], list[tuple[int, int]]] | None:
     """``text`` with one level of its escapes decoded, where each of its characters (and
-    its end) starts in ``text``, and the escapes decoded (their spans in ``text``); None
-    when no escape stands for an ASCII character other than a backslash
-    (:func:`_find_escaped`)."""
+    its end) starts in ``text`` (an empty list unless ``places``), and the escapes decoded
+    (their spans in ``text``); None when no escape stands for an ASCII character other than
+    a backslash (:func:`_find_escaped`)."""
     if "\\" not in text and "&" not in text:
         return None
     parts: list[str] = []
@@ -3567,16 +3591,18 @@ def _unescaped_text(text: str) -> tuple[str, list[int], list[tuple[int, int]]] |
             )
         )
         parts.append(text[pos : m.start()])
-        starts.extend(range(pos, m.start()))
         parts.append(char)
-        starts.append(m.start())
+        if places:
+            starts.extend(range(pos, m.start()))
+            starts.append(m.start())
         escapes.append((m.start(), end))
         pos = end
     if not decoded_any:
         return None
     parts.append(text[pos:])
-    starts.extend(range(pos, len(text)))
-    starts.append(len(text))
+    if places:
+        starts.extend(range(pos, len(text)))
+        starts.append(len(text))
     return "".join(parts), starts, escapes
 
 
