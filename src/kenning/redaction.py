@@ -69,7 +69,8 @@ wrote: ``\\u0041KIA…``, PHP's ``postgresql:\\/\\/app:…@db``, ``\\x67hp_…``
 and every base64 blob in it that decodes to text (``echo … | base64 -d``; such a blob
 holding a credential is redacted whole). A secret a terminal or a mail client
 hard-wrapped at a line's end is redacted with its tail on the next line (a token cut
-inside its prefix is read across the break; a quoted value may close on the next line).
+inside its prefix is read across the break; a quoted value, or one in escaped angle brackets,
+may close on the next line).
 
 Placeholders and references keep their text (see :func:`redact_secrets`).
 """
