@@ -1239,6 +1239,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     # encoded brackets and quotes, read as string escapes and judged (qa-s70b F2)
     "percent_placeholders": _repeat("password=%3Ca%20b%3E "),
     "percent_bracketed_values": _repeat("password%3D%3Ca%22%3E%26"),
+    "percent_then_references": _repeat("password%3D%3Ca&gt;&lt;&amp;&gt=1"),
     "string_escapes": _repeat("\\u0041\\/\\x41\\\\"),
     "escaped_assignments": _repeat("\\u0070assword\\u003d\\u0022a"),
     "escaped_placeholders": _repeat("password=\\u003ca\\u003e "),
@@ -2722,6 +2723,12 @@ def test_a_bracketed_placeholder_a_wrap_cut_is_kept(kept: str) -> None:
         ("password=\\u003cHy6tB1q9ZxKqW3mR>", "password=[REDACTED:password_assignment]"),
         ("password: &#60;Hy6tB1q9ZxKqW3mR>", "password: [REDACTED:password_assignment]"),
         ("password=%3CHy6tB1q9ZxKqW3mR> x", "password=[REDACTED:password_assignment] x"),
+        # percent-encoded, HTML-escaped: a reference ends no encoded value, unless to '&'
+        ("password=%3CHy6tB1q9ZxKqW3mR&gt; x", "password=[REDACTED:password_assignment] x"),
+        (
+            "https://x/?user=a&amp;password=%3CHy6tB1q9ZxKqW3mR%3E&amp;page=2",
+            "https://x/?user=a&amp;password=[REDACTED:password_assignment]&amp;page=2",
+        ),
         # a bracket the value does not open is still the code's
         ("f(password=&lt;Hy6tB1q9ZxKqW3mR)", "f(password=[REDACTED:password_assignment])"),
         ("password: &lt;Hy6tB1q9ZxKqW3mR&gt;>", "password: [REDACTED:password_assignment]>"),

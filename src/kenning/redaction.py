@@ -3161,10 +3161,11 @@ def _find_percent_encoded(scan: str, written: list[_Hit], hits: list[_Hit]) -> l
     for h in found:
         end = h.end
         # an ``&`` written as it is ends the encoded value: it is the URL's or the form's
-        # own separator (``?q=password%3D…&page=2``), an encoded one is ``%26``; a value
-        # with a literal ``&`` of its own is found as written too
+        # own separator (``?q=password%3D…&page=2``, HTML-escaped ``&amp;``), an encoded
+        # one is ``%26``; a value with a literal ``&`` of its own is found as written too.
+        # A reference to another character is the value's (``%3CHy6t…&gt;``)
         amp = decoded.find("&", h.start + 1, end)
-        while amp >= 0 and scan[starts[amp]] != "&":
+        while amp >= 0 and (scan[starts[amp]] != "&" or _references_no_ampersand(decoded, amp)):
             amp = decoded.find("&", amp + 1, end)
         if amp >= 0:
             end = amp
@@ -3185,6 +3186,16 @@ def _find_percent_encoded(scan: str, written: list[_Hit], hits: list[_Hit]) -> l
         else:
             covered.append((h.start, h.end))
     return [hit for hit in hits if _stands_percent_decoded(scan, hit, escapes, covered)] + new
+
+
+def _references_no_ampersand(text: str, at: int) -> bool:
+    """Whether the ``&`` at ``at`` starts a character reference, with its ``;``, to an ASCII
+    character other than ``&`` (``&gt;``, not ``&amp;`` nor a query's ``&gt=``)."""
+    m = _CHARACTER_REFERENCE.match(text, at)
+    if m is None:
+        return False
+    end, char = _unescaped(m)
+    return text[end - 1] == ";" and _stands_for_ascii(char) and char != "&"
 
 
 def _stands_percent_decoded(
