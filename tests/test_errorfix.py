@@ -3892,6 +3892,11 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "cannot import name 'escape' from 'jinja2'",
         "undefined reference to `dlopen'",
         "unresolved import `tokio`",
+        # ... and Go's, Ruby's and rustc's
+        "cannot find module providing package github.com/acme/ledger",
+        "package acme/ledger is not in std (/usr/local/go/src/acme/ledger)",
+        "cannot load such file -- nokogiri",
+        "can't find crate for `serde`",
     ],
 )
 def test_looks_like_error(text: str) -> None:

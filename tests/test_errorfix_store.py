@@ -872,6 +872,8 @@ FINGERPRINT_RULES_PROBES = {
     22: "04254f9f13aa46ee",
     # (23: Node's and asyncio's bind errors keep their port, as Docker's and Go's)
     23: "4c3a6091a68ea1ce",
+    # (24: the crate, npm package, Go package or Ruby file a tool cannot find is named)
+    24: "6d5214ef68d7e923",
 }
 
 
@@ -901,6 +903,16 @@ def _fingerprint_probe() -> str:
         "Error: listen EADDRINUSE: address already in use :::3000",
         "OSError: [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): "
         "address already in use",
+    ]
+    raw += [  # (rules 24: the crate, npm package, Go package or Ruby file missing is named)
+        "error[E0463]: can't find crate for `serde`",
+        "error[E0433]: failed to resolve: use of unresolved module or unlinked crate `foo`",
+        "error[E0433]: cannot find module or crate `foo` in this scope",
+        "npm error 404 Not Found - GET https://registry.npmjs.org/@acme%2fui - Not found",
+        " ERR_PNPM_FETCH_404  GET https://registry.npmjs.org/yaml: Not Found - 404",
+        "main.go:3:8: cannot find module providing package github.com/acme/ledger: import "
+        "lookup disabled by -mod=vendor",
+        "/app/config/boot.rb:3:in `require': cannot load such file -- nokogiri (LoadError)",
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
@@ -2008,6 +2020,86 @@ def test_a_missing_module_is_not_another_exception_that_names_nothing_missing(
     ):
         for result in (store.recall(query), store.recall_many(error_recall_queries(query)[0])):
             assert config.id not in [h.memory.id for h in result.hits], (query, result.hits)
+
+
+def test_a_missing_crate_package_or_gem_is_named_in_each_tool_s_wording(
+    store: MemoryStore,
+) -> None:
+    """qa-s70b F6: rustc's `can't find crate for `serde`` masked the crate (tokio's E0463 got
+    serde's fix as its exact match, 0.99), rustc's E0433 and npm's 404 (its package in the
+    registry's URL) got Node's `Cannot find module 'express'` fix (npm ci) at 0.42-0.55; Go's
+    `cannot find module providing package` and Ruby's `cannot load such file -- x` named no
+    missing thing either (pg's LoadError got nokogiri's fix at 0.93), nor esbuild's `Could not
+    resolve "x"` in double quotes. Each names its missing thing now: another name or another
+    kind is another error, and the same one is still found."""
+    from kenning.querybuild import error_recall_queries
+
+    serde, express, cobra, nokogiri, lodash = (
+        store.remember(f"ERROR-FIX: {text}", "error_fix")
+        for text in (
+            'error[E0463]: can\'t find crate for `serde` | FIX: add serde = "1" to '
+            "[dependencies] in Cargo.toml",
+            "Error: Cannot find module 'express' | FIX: npm ci",
+            "main.go:5:2: no required module provides package github.com/spf13/cobra; to add it: "
+            "| FIX: go get github.com/spf13/cobra@v1.8.0",
+            "/app/config/boot.rb:3:in `require': cannot load such file -- nokogiri (LoadError) | "
+            "FIX: apt-get install libxml2-dev, then bundle install",
+            '✘ [ERROR] Could not resolve "lodash" | FIX: pnpm add lodash in packages/web',
+        )
+    )
+    assert {m.status for m in (serde, express, cobra, nokogiri, lodash)} == {"stored"}
+
+    def recalled(query: str) -> list[list[str]]:
+        """The ids recalled as typed, and with --error."""
+        return [
+            [h.memory.id for h in result.hits]
+            for result in (store.recall(query), store.recall_many(error_recall_queries(query)[0]))
+        ]
+
+    for query, other in (
+        ("error[E0463]: can't find crate for `tokio`", serde),
+        # (rustc's E0433 as 1.84, 1.85 and 1.95 word it)
+        ("error[E0433]: failed to resolve: use of undeclared crate or module `foo`", express),
+        (
+            "error[E0433]: failed to resolve: use of unresolved module or unlinked crate `foo`",
+            express,
+        ),
+        ("error[E0433]: cannot find module or crate `foo` in this scope", express),
+        ("npm ERR! 404 Not Found - GET https://registry.npmjs.org/yaml - Not found", express),
+        (
+            "npm error 404 Not Found - GET https://registry.npmjs.org/@acme%2fui - Not found",
+            express,
+        ),
+        (" ERR_PNPM_FETCH_404  GET https://registry.npmjs.org/yaml: Not Found - 404", express),
+        ('✘ [ERROR] Could not resolve "react-dom"', lodash),
+        ('✘ [ERROR] Could not resolve "react-dom"', express),
+        (
+            "main.go:3:8: cannot find module providing package github.com/acme/ledger: import "
+            "lookup disabled by -mod=vendor",
+            cobra,
+        ),
+        ("cannot find module providing package github.com/acme/ledger", express),
+        ("main.go:4:2: package acme/ledger is not in std (/usr/local/go/src/acme/ledger)", cobra),
+        ("/app/config/boot.rb:3:in `require': cannot load such file -- pg (LoadError)", nokogiri),
+        ("cannot load such file -- rails (LoadError)", nokogiri),
+    ):
+        for ids in recalled(query):
+            assert other.id not in ids, (query, ids)
+    for query, own in (
+        ("error[E0463]: can't find crate for `serde`", serde),
+        ("error[E0463]: can't find crate for `serde`\n --> src/main.rs:1:1\n  |", serde),
+        ("npm ERR! 404 Not Found - GET https://registry.npmjs.org/express - Not found", express),
+        ('✘ [ERROR] Could not resolve "express"', express),
+        ("Error: Cannot find module 'lodash'", lodash),
+        (
+            "cmd/main.go:3:8: cannot find module providing package github.com/spf13/cobra: "
+            "import lookup disabled by -mod=vendor",
+            cobra,
+        ),
+        ("cannot load such file -- nokogiri/nokogiri (LoadError)", nokogiri),
+    ):
+        for ids in recalled(query):
+            assert ids[:1] == [own.id], (query, ids)
 
 
 def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:

@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "missing_names", 
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 23
+RULES_VERSION = 24
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -82,20 +82,28 @@ _RUST_UNNAMED_IO_KINDS = ("Other", "Uncategorized", "WouldBlock")
 #: The words before the name of a module, package or gem a tool could not find, kept in
 #: quotes (:data:`_KEEP_MODULE`) and read back by :func:`missing_names`, with the kind of
 #: thing each says is missing: Python's module, Node's module or package (webpack's "can't
-#: resolve", yarn's package), a Rust import or a crate cargo cannot find, a gem Bundler
-#: cannot find. (Go's "cannot find package" quotes its path in double quotes, Node's ESM in
-#: single ones.)
+#: resolve", esbuild's "could not resolve", yarn's package), a Rust import or a crate cargo
+#: or rustc cannot find (rustc's E0463 "can't find crate for", E0433's "use of undeclared
+#: crate or module" as 1.84 words it, "use of unresolved module or unlinked crate" as 1.85
+#: does, "cannot find module or crate … in this scope" as 1.95 does), a gem Bundler cannot
+#: find. (Go's "cannot find package" quotes its path in double quotes, Node's ESM in single
+#: ones, esbuild in double ones.)
 _MISSING_WORDS_OF_KIND = (
     ("python", r"no\s+module\s+named"),
     ("node", r"cannot\s+find\s+(?:module|package)|can'?t\s+resolve|could\s+not\s+resolve"),
-    ("rust", r"unresolved\s+import|no\s+matching\s+package\s+named"),
+    (
+        "rust",
+        r"unresolved\s+import|no\s+matching\s+package\s+named|can'?t\s+find\s+crate\s+for"
+        r"|undeclared\s+crate\s+or\s+module|unresolved\s+module\s+or\s+unlinked\s+crate"
+        r"|cannot\s+find\s+module\s+or\s+crate",
+    ),
     ("node", r"couldn'?t\s+find\s+package"),
     ("gem", r"could\s+not\s+find\s+gem"),
 )
 _MISSING_WORDS = "|".join(words for _, words in _MISSING_WORDS_OF_KIND)
 _KEEP_MODULE = (
     lazy(
-        rf"(?P<keep>\b(?:{_MISSING_WORDS}|undeclared\s+crate\s+or\s+module|missing\s+script:"
+        rf"(?P<keep>\b(?:{_MISSING_WORDS}|missing\s+script:"
         # (yum's and dnf's through ansible)
         r"|no\s+package\s+matching)\s+)"
         rf"(?P<num>{_QUOTED_NAME})",
@@ -295,8 +303,15 @@ _KEEP_MODULE = (
     # found"; autoconf's "No package 'gtk+-3.0' found")
     lazy(rf"(?P<keep>\bPackage\s+)(?P<num>{_QUOTED_NAME})(?=,\s+required\s+by\b)"),
     lazy(rf"(?P<keep>\bNo\s+package\s+)(?P<num>{_QUOTED_NAME})(?=\s+found\b)"),
-    # ... and the package npm could not find ("404 '@acme/ui' is not in this registry.")
+    # ... and the package npm could not find ("404 '@acme/ui' is not in this registry.", and
+    # its name in the registry's URL, read out of it above: "404 Not Found - GET
+    # https://registry.npmjs.org/yaml - Not found", pnpm's "GET …/yaml: Not Found - 404")
     lazy(rf"(?P<keep>)(?P<num>{_QUOTED_NAME})(?=\s+is\s+not\s+in\s+(?:this|the\s+npm)\s+registry)"),
+    lazy(
+        r"(?P<keep>\b(?:404\s+Not\s+Found\s+-|ERR_PNPM_FETCH_404)\s+GET\s+)"
+        r"(?P<num>'@?[\w.-]{1,214}(?:/[\w.-]{1,214})?')",
+        re.IGNORECASE,
+    ),
     # a Windows error's HRESULT ("WslRegisterDistribution failed with error: 0x80370102",
     # "error code 0x80070643", "HRESULT: 0x80004005"): a failure code (its high bit set, eight
     # digits) after the word that says so is the error, as an exit code is, not a hex id
@@ -320,9 +335,17 @@ _KEEP_MODULE = (
     lazy(r"(?P<keep>\bNoSuchMethodError:\s+)(?P<num>'[^'\n]{1,300}'|\S{1,300})"),
     # and the class of the exception a C++ program died of
     lazy(r"(?P<keep>\bthrowing\s+an\s+instance\s+of\s+)(?P<num>'[^'\n]{1,200}')"),
+    # the package Go cannot find (and old Go's "cannot find module providing package x"),
+    # and the file Ruby cannot require ("cannot load such file -- nokogiri", the gem's; a
+    # path is masked as paths are)
     lazy(
-        r"(?P<keep>\bno\s+required\s+module\s+provides\s+package\s+|\bpackage\s+"
-        r"(?=\S+\s+is\s+not\s+in\s+(?:std|GOROOT)))(?P<num>[\w.-]+(?:/[\w.@+-]+)*)"
+        r"(?P<keep>\b(?:no\s+required\s+module\s+provides|cannot\s+find\s+module\s+providing)"
+        r"\s+package\s+|\bpackage\s+(?=\S+\s+is\s+not\s+in\s+(?:std|GOROOT)))"
+        r"(?P<num>[\w.-]+(?:/[\w.@+-]+)*)"
+    ),
+    lazy(
+        r"(?P<keep>\bcannot\s+load\s+such\s+file\s+--\s+)(?P<num>[\w-][\w.-]{0,200}"
+        r"(?:/[\w.-]{1,200}){0,20})(?=\s|$)"
     ),
     # Names a tool prints bare, kept in quotes (``bare``), as another name of the same
     # error is another error: the module Python 2 names (and a person types) without quotes
@@ -1011,6 +1034,32 @@ _ESM_REQUIRED_PACKAGE = lazy(
     r"/(?:(?!node_modules/)[^\s'\"])*(?=\s|$)",
     re.IGNORECASE,
 )
+#: The registry URL npm and pnpm could not find a package at (npm's ``404 Not Found - GET
+#: https://registry.npmjs.org/yaml - Not found``, pnpm's ``ERR_PNPM_FETCH_404  GET
+#: https://registry.npmjs.org/yaml: Not Found - 404``): the package is the error, which
+#: registry is the machine's (the URL was masked whole: every package's 404 was one error,
+#: and express' fix came first for yaml's, qa-s70b F6).
+_NPM_404_URL = lazy(
+    r"(\b(?:404\s+Not\s+Found\s+-|ERR_PNPM_FETCH_404)\s+GET\s+)https?://[^\s/'\"`]{1,300}"
+    r"(/[^\s'\"`?#]{0,1000})(?=\s+-\s+Not\s+found\b|:\s+Not\s+Found\s+-\s+404\b)",
+    re.IGNORECASE,
+)
+_NPM_PACKAGE = lazy(r"(?:@[\w.-]{1,214}/)?[\w.-]{1,214}")
+
+
+def _npm_404_package(m: re.Match[str]) -> str:
+    """npm's 404 (:data:`_NPM_404_URL`) with the package its URL names in quotes in place of
+    the URL: a scoped one's ``/@acme%2fui`` is ``'@acme/ui'``, a tarball's
+    ``/yaml/-/yaml-2.4.1.tgz`` its package's ``'yaml'``. A URL that names no package is
+    left as it is (masked as any URL)."""
+    path = m.group(2).replace("%2f", "/").replace("%2F", "/").replace("%40", "@")
+    path = path.split("/-/", 1)[0]
+    parts = [part for part in path.split("/") if part]
+    scoped = len(parts) >= 2 and parts[-2].startswith("@")
+    name = "/".join(parts[-2:]) if scoped else "".join(parts[-1:])
+    if _NPM_PACKAGE.fullmatch(name) is None:
+        return m.group(0)
+    return f"{m.group(1)}'{name}'"
 
 
 #: The JDBC URL Java has no driver for: its subprotocol names the driver (the fix adds that
@@ -1273,6 +1322,7 @@ def error_fingerprint(signature: str) -> str:
     text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
     text = _RUST_THREAD.sub(r"thread \g<name>", text, count=1)
     text = _ESM_REQUIRED_PACKAGE.sub(r"\1'\2'", text, count=1)
+    text = _NPM_404_URL.sub(_npm_404_package, text, count=1)
     text = _JDBC_URL.sub(r"\1'\2'", text, count=1)
     text = _MERGE_CONFLICT_FILE.sub(r"\1'\2'", text, count=1)
     text = _DENO_LOCAL_MODULE.sub(r'\1"\2"', text, count=1)
@@ -1421,18 +1471,36 @@ _IDENTITY = lazy(r"[^\W\d_]{3,}|\b(?=\w*\d)(?=\w*[^\W\d_])\w{3,}\b")
 #: package (or npm's), a Rust import or crate, a gem, a Go package, a command. One name of two
 #: kinds is two things (Python's 'express' is not Node's, Node's 'rg' not the command).
 _MISSING_OF_KIND = (
-    *((kind, rf"\b(?:{words})\s+'([^'\s]{{1,200}})'") for kind, words in _MISSING_WORDS_OF_KIND),
+    # (in single quotes, or double ones as esbuild's "could not resolve "lodash"")
+    *(
+        (kind, rf"\b(?:{words})\s+['\"]([^'\"\s]{{1,200}})['\"]")
+        for kind, words in _MISSING_WORDS_OF_KIND
+    ),
     ("command", r"\bcommand\s+not\s+found:\s+'([^'\s]{1,200})'"),
     # (Go's package path, which the fingerprint keeps bare, qa-s69d F3; and GOPATH mode's
     # "cannot find package "x" in any of:", in double quotes)
     ("go", r"\bno required module provides package ([\w.-]{1,200}(?:/[\w.@+-]{1,200}){0,20})"),
     ("go", r"\bcannot find package \"([^\"\s]{1,200})\""),
+    # (old Go's "cannot find module providing package x", and a path Go reads as the standard
+    # library's: "package acme/ledger is not in std (<path>)", "… is not in GOROOT")
+    (
+        "go",
+        r"\bcannot find module providing package ([\w.-]{1,200}(?:/[\w.@+-]{1,200}){0,20})",
+    ),
+    ("go", r"\bpackage ([\w.-]{1,200}(?:/[\w.@+-]{1,200}){0,20}) is not in (?:std|goroot)\b"),
     # (pip's requirement and npm's 404, qa-s69d F4)
     (
         "python",
         r"\b(?:satisfies the requirement|no matching distribution found for) ([\w.-]{1,200})",
     ),
     ("node", r"'(@?[\w.-]{1,200}(?:/[\w.-]{1,200})?)' is not in (?:this|the npm) registry"),
+    # (npm's and pnpm's 404 of the registry's URL, the package read out of it)
+    (
+        "node",
+        r"\b(?:404 not found -|err_pnpm_fetch_404) get '(@?[\w.-]{1,214}(?:/[\w.-]{1,214})?)'",
+    ),
+    # (Ruby's require: "cannot load such file -- nokogiri", the gem that has it)
+    ("gem", r"\bcannot load such file -- ([\w-][\w.-]{0,200}(?:/[\w.-]{1,200}){0,20})"),
     # (Bundler's GemNotFound names the gem with its version, masked: "could not find
     # sidekiq-<n> in locally installed gems", qa-s69d F4)
     (

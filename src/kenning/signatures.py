@@ -1457,7 +1457,9 @@ _SYSTEM_CALL_ERRORS = "|".join(
 #: and as a person types it without them: ``No module named 'yaml'``, ``Cannot find module
 #: 'lodash'``, ``cannot import name 'escape' from 'jinja2'``, ``undefined reference to
 #: `dlopen'``, ``unresolved import `tokio```, Bundler's ``Could not find gem 'sidekiq'``, Go's
-#: ``no required module provides package x``. Each names the thing that is missing, which is
+#: ``no required module provides package x`` (old Go's ``cannot find module providing package
+#: x``, ``package x is not in std``), Ruby's ``cannot load such file -- nokogiri``, rustc's
+#: ``can't find crate for `serde```. Each names the thing that is missing, which is
 #: the error (the fix of ``'requests'`` is not ``'yaml'``'s): read as an error, its
 #: fingerprint holds an entry of another name below the floors as the whole error's does
 #: (qa-s69a F1: the fix of ``'requests'`` came back at 0.58 for the bare message). Its first
@@ -1466,7 +1468,9 @@ BARE_ERROR_MESSAGE = (
     r"(?<![\w.])(?:[Nn]o\smodule\snamed\s(?!errors?\b)['\"`]?[\w.]|[Cc]annot\sfind\smodule\s['\"`]"
     r"|[Cc]annot\simport\sname\s['\"`]|[Uu]ndefined\sreference\sto\s[`'\"]"
     r"|[Uu]nresolved\simport\s[`'\"]|[Cc]ould\snot\sfind\sgem\s['\"]"
-    r"|no\srequired\smodule\sprovides\spackage\s\w)"
+    r"|no\srequired\smodule\sprovides\spackage\s\w|cannot\sfind\smodule\sproviding\spackage\s\w"
+    r"|package\s[\w.-]+(?:/[\w.@+-]+)*\sis\snot\sin\s(?:std|GOROOT)\b"
+    r"|[Cc]annot\sload\ssuch\sfile\s--\s\S|[Cc]an't\sfind\scrate\sfor\s`)"
 )
 #: (A line's leading space is ``[^\S\n]*``: ``^\s*`` ran from every line's start over all
 #: the blank lines after it, time quadratic in their number.)
