@@ -3897,6 +3897,10 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "package acme/ledger is not in std (/usr/local/go/src/acme/ledger)",
         "cannot load such file -- nokogiri",
         "can't find crate for `serde`",
+        # ... and Docker's and asyncio's port typed alone (its bind error held another port's
+        # fix back only with --error)
+        "Bind for 0.0.0.0:5433 failed: port is already allocated",
+        "error while attempting to bind on address ('0.0.0.0', 8000): address already in use",
     ],
 )
 def test_looks_like_error(text: str) -> None:

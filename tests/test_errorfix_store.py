@@ -1832,6 +1832,13 @@ def test_a_port_a_server_cannot_listen_on_is_not_another_port_s_error(store: Mem
     moved = "Bind for 0.0.0.0:5433 failed: port is already allocated"
     held = store.recall_many(error_recall_queries(moved)[0]).hits
     assert postgres.id not in [h.memory.id for h in held], held
+    # ... and typed alone, read as the error it is (it was a sentence's words: 5432's fix
+    # came back at 0.92-0.99)
+    held = store.recall(moved).hits
+    assert postgres.id not in [h.memory.id for h in held], held
+    assert [h.memory.id for h in store.recall(moved.replace("5433", "5432")).hits][:1] == [
+        postgres.id
+    ]
     go = "2026/12/05 10:01:02 listen tcp :8080: bind: address already in use"
     assert [h.memory.id for h in store.recall(go).hits] == [proxy.id]
     # Node's and asyncio's wordings keep their port too (it was masked: Node's :::3000 fix

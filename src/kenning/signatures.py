@@ -1532,6 +1532,8 @@ _LOOKS_LIKE_ERROR = lazy(
     | (?:^|\s)[A-Za-z]:\\[^:\n]{0,300}?:\sAccess\sis\sdenied\b   # (a path with spaces)
     | :\si/o\stimeout\b                                   # Go's
     | \bbind:\saddress\salready\sin\suse\b                       # Go's
+    | \bfailed:\sport\sis\salready\sallocated\b                    # Docker's
+    | \berror\swhile\sattempting\sto\sbind\son\saddress\b            # asyncio's
     | :\s(?:SYSTEM_CALL_ERRORS)\b  # a system call's error
     | \bPermission\sdenied\b
     | \bSegmentation\sfault\b
