@@ -2086,7 +2086,6 @@ def test_a_missing_crate_package_or_gem_is_named_in_each_tool_s_wording(
             cobra,
         ),
         ("cannot find module providing package github.com/acme/ledger", express),
-        ("main.go:4:2: package acme/ledger is not in std (/usr/local/go/src/acme/ledger)", cobra),
         ("/app/config/boot.rb:3:in `require': cannot load such file -- pg (LoadError)", nokogiri),
         ("cannot load such file -- rails (LoadError)", nokogiri),
     ):
@@ -2107,6 +2106,21 @@ def test_a_missing_crate_package_or_gem_is_named_in_each_tool_s_wording(
     ):
         for ids in recalled(query):
             assert ids[:1] == [own.id], (query, ids)
+    # a package Go reads as the standard library's is not read as a missing name: every std
+    # package is "not in GOROOT" when GOROOT is broken, one fix for all of them
+    goroot = store.remember(
+        "ERROR-FIX: attr_ver.go:4:2: package bytes is not in GOROOT (/home/dev/sdk/go/src/bytes) "
+        "| FIX: GOROOT points at an old SDK; unset GOROOT in ~/.profile",
+        "error_fix",
+    )
+    assert goroot.status == "stored", goroot
+    for query in (
+        "endian.go:4:2: package encoding/binary is not in GOROOT (/home/dev/sdk/go/src/"
+        "encoding/binary)",
+        "main.go:3:2: package fmt is not in std (/home/dev/sdk/go/src/fmt)",
+    ):
+        for ids in recalled(query):
+            assert ids[:1] == [goroot.id], (query, ids)
 
 
 def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:

@@ -1481,13 +1481,13 @@ _MISSING_OF_KIND = (
     # "cannot find package "x" in any of:", in double quotes)
     ("go", r"\bno required module provides package ([\w.-]{1,200}(?:/[\w.@+-]{1,200}){0,20})"),
     ("go", r"\bcannot find package \"([^\"\s]{1,200})\""),
-    # (old Go's "cannot find module providing package x", and a path Go reads as the standard
-    # library's: "package acme/ledger is not in std (<path>)", "… is not in GOROOT")
+    # (old Go's "cannot find module providing package x"; not a path Go reads as the standard
+    # library's, "package fmt is not in GOROOT (<path>)": its GOROOT is broken, every
+    # package's the same fix, as the fingerprint keeps the name for an exact match)
     (
         "go",
         r"\bcannot find module providing package ([\w.-]{1,200}(?:/[\w.@+-]{1,200}){0,20})",
     ),
-    ("go", r"\bpackage ([\w.-]{1,200}(?:/[\w.@+-]{1,200}){0,20}) is not in (?:std|goroot)\b"),
     # (pip's requirement and npm's 404, qa-s69d F4)
     (
         "python",

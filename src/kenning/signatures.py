@@ -1458,8 +1458,9 @@ _SYSTEM_CALL_ERRORS = "|".join(
 #: 'lodash'``, ``cannot import name 'escape' from 'jinja2'``, ``undefined reference to
 #: `dlopen'``, ``unresolved import `tokio```, Bundler's ``Could not find gem 'sidekiq'``, Go's
 #: ``no required module provides package x`` (old Go's ``cannot find module providing package
-#: x``, ``package x is not in std``), Ruby's ``cannot load such file -- nokogiri``, rustc's
-#: ``can't find crate for `serde```. Each names the thing that is missing, which is
+#: x``), Ruby's ``cannot load such file -- nokogiri``, rustc's ``can't find crate for
+#: `serde```; and Go's ``package x is not in std`` (a broken GOROOT's, whichever package).
+#: Each names the thing that is missing, which is
 #: the error (the fix of ``'requests'`` is not ``'yaml'``'s): read as an error, its
 #: fingerprint holds an entry of another name below the floors as the whole error's does
 #: (qa-s69a F1: the fix of ``'requests'`` came back at 0.58 for the bare message). Its first
