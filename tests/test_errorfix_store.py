@@ -874,6 +874,8 @@ FINGERPRINT_RULES_PROBES = {
     23: "4c3a6091a68ea1ce",
     # (24: the crate, npm package, Go package or Ruby file a tool cannot find is named)
     24: "6d5214ef68d7e923",
+    # (25: a crate of Rust's own library rustc cannot find is one error, std's or core's)
+    25: "d25acd3b4c98def7",
 }
 
 
@@ -914,6 +916,7 @@ def _fingerprint_probe() -> str:
         "lookup disabled by -mod=vendor",
         "/app/config/boot.rb:3:in `require': cannot load such file -- nokogiri (LoadError)",
     ]
+    raw.append("error[E0463]: can't find crate for `core`")  # (rules 25: Rust's own crates)
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
         for r in rows(f"rust-errors/{split}.jsonl"):
@@ -2106,6 +2109,23 @@ def test_a_missing_crate_package_or_gem_is_named_in_each_tool_s_wording(
     ):
         for ids in recalled(query):
             assert ids[:1] == [own.id], (query, ids)
+    # a crate of Rust's own library is the target's (not installed): std's and core's are one
+    # error, whose fix is rustup target add (it was core's exact match before the crate was
+    # named; named, std was held as another crate)
+    target = store.remember(
+        "ERROR-FIX: error[E0463]: can't find crate for `core` | FIX: the target is not "
+        "installed: rustup target add thumbv7em-none-eabihf",
+        "error_fix",
+    )
+    assert target.status == "stored", target
+    std = (
+        "error[E0463]: can't find crate for `std`\n  |\n  = note: the `wasm32-unknown-unknown` "
+        "target may not be installed"
+    )
+    for ids in recalled(std):
+        assert ids[:1] == [target.id], ids
+    for ids in recalled("error[E0463]: can't find crate for `tokio`"):
+        assert target.id not in ids, ids
     # a package Go reads as the standard library's is not read as a missing name: every std
     # package is "not in GOROOT" when GOROOT is broken, one fix for all of them
     goroot = store.remember(

@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "missing_names", 
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 24
+RULES_VERSION = 25
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -1100,6 +1100,13 @@ _KUBERNETES_GROUP_NOW = {
 #: ``os.FileInfo`` and ``os.DirEntry`` aliases of io/fs's (its runtime says ``*fs.PathError``
 #: where Go 1.15 said ``*os.PathError``).
 _GO_FS_ALIAS = lazy(r"\bos\.(?=(?:PathError|FileMode|FileInfo|DirEntry)\b)")
+#: A crate of Rust's own library rustc cannot find (``can't find crate for `core```, ``std``,
+#: ``alloc``…): the target is not installed (``rustup target add``), whichever of them it
+#: names, so each is read as ``std``; another crate (``serde``) is its own missing name.
+_RUST_SYSROOT_CRATE = lazy(
+    r"(\bcan'?t\s+find\s+crate\s+for\s+)`(?:std|core|alloc|compiler_builtins|proc_macro|test"
+    r"|panic_unwind|panic_abort)`"
+)
 #: Rust before 1.55 said an errno no kind names ``Other``, Rust since ``Uncategorized``.
 _RUST_OLD_CATCH_ALL = lazy(r"(\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)Other(?=,)")
 #: The package of the class a Scala match did not cover: moved, shaded, or left out of a note.
@@ -1317,6 +1324,7 @@ def error_fingerprint(signature: str) -> str:
     text = _GO_FS_ALIAS.sub("fs.", text)
     text = _SCALA_CLASS_PACKAGE.sub(r"\1", text, count=1)
     text = _RUST_OLD_CATCH_ALL.sub(r"\1Uncategorized", text, count=1)
+    text = _RUST_SYSROOT_CRATE.sub(r"\1`std`", text, count=1)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
     text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
