@@ -3884,6 +3884,8 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         # vite's build: no "Error:" in it
         'error during build:\n[vite]: Rollup failed to resolve import "@acme/shared" from '
         '"/repo/packages/web/src/main.tsx".',
+        '[plugin:vite:import-analysis] Failed to resolve import "dayjs" from "src/utils/date.ts".'
+        " Does the file exist?",
         # a message typed without its class or program, naming what is missing (qa-s69a F1)
         "No module named 'yaml'",
         "no module named yaml",

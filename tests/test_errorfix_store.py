@@ -876,6 +876,8 @@ FINGERPRINT_RULES_PROBES = {
     24: "6d5214ef68d7e923",
     # (25: a crate of Rust's own library rustc cannot find is one error, std's or core's)
     25: "d25acd3b4c98def7",
+    # (26: the import vite's import analysis could not resolve is kept, as Rollup's)
+    26: "ae170dbf281ff0e2",
 }
 
 
@@ -917,6 +919,10 @@ def _fingerprint_probe() -> str:
         "/app/config/boot.rb:3:in `require': cannot load such file -- nokogiri (LoadError)",
     ]
     raw.append("error[E0463]: can't find crate for `core`")  # (rules 25: Rust's own crates)
+    raw.append(  # (rules 26: vite's import analysis keeps the import)
+        '[plugin:vite:import-analysis] Failed to resolve import "dayjs" from "src/utils/date.ts".'
+        " Does the file exist?"
+    )
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
         for r in rows(f"rust-errors/{split}.jsonl"):
@@ -2126,6 +2132,29 @@ def test_a_missing_crate_package_or_gem_is_named_in_each_tool_s_wording(
         assert ids[:1] == [target.id], ids
     for ids in recalled("error[E0463]: can't find crate for `tokio`"):
         assert target.id not in ids, ids
+    # vite's import analysis masked the import it could not resolve (every one's fix was the
+    # exact match of every other), and Rollup's named it but was not read as missing: express'
+    # npm ci fix came back at 0.42-0.46 for react-dom's
+    dayjs = store.remember(
+        'ERROR-FIX: [plugin:vite:import-analysis] Failed to resolve import "dayjs" from '
+        '"src/utils/date.ts". Does the file exist? | FIX: pnpm add dayjs in apps/web',
+        "error_fix",
+    )
+    assert dayjs.status == "stored", dayjs
+    react = (
+        '[plugin:vite:import-analysis] Failed to resolve import "react-dom/client" from '
+        '"src/main.tsx". Does the file exist?'
+    )
+    rollup = '[vite]: Rollup failed to resolve import "react-dom/client" from "/repo/src/main.tsx".'
+    for query in (react, rollup):
+        for ids in recalled(query):
+            assert not {dayjs.id, express.id} & set(ids), (query, ids)
+    for query, own in (
+        (react.replace("react-dom/client", "dayjs"), dayjs),
+        (rollup.replace("react-dom/client", "lodash"), lodash),
+    ):
+        for ids in recalled(query):
+            assert ids[:1] == [own.id], (query, ids)
     # a package Go reads as the standard library's is not read as a missing name: every std
     # package is "not in GOROOT" when GOROOT is broken, one fix for all of them
     goroot = store.remember(

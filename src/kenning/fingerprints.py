@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "missing_names", 
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 25
+RULES_VERSION = 26
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -260,8 +260,9 @@ _KEEP_MODULE = (
     # the package of an ES module Node could not require() (read out of its path above)
     lazy(r"(?P<keep>\brequire\(\)\s+of\s+ES\s+Module\s+)(?P<num>'[@\w.-][\w.@/-]*')", re.I),
     # the import a bundler could not resolve (vite's Rollup: "failed to resolve import
-    # "@acme/ui/button" from …"; its importer, a path, is masked)
-    lazy(r"(?P<keep>\bfailed\s+to\s+resolve\s+import\s+)(?P<num>\"[^\"\s]{1,200}\")"),
+    # "@acme/ui/button" from …", and vite's import analysis: "Failed to resolve import "dayjs"
+    # from …"; its importer, a path, is masked)
+    lazy(r"(?P<keep>\bfailed\s+to\s+resolve\s+import\s+)(?P<num>\"[^\"\s]{1,200}\")", re.I),
     # the element a Playwright expectation waited for ("Locator: getByRole('button', { name:
     # 'Sign in' })"): which one timed out is the failure
     lazy(r"(?P<keep>\bexpect\(locator\)\.\w+\(\)\s+Locator:\s+)(?P<num>\S[^\n]{0,300})$"),
@@ -1502,6 +1503,8 @@ _MISSING_OF_KIND = (
         r"\b(?:satisfies the requirement|no matching distribution found for) ([\w.-]{1,200})",
     ),
     ("node", r"'(@?[\w.-]{1,200}(?:/[\w.-]{1,200})?)' is not in (?:this|the npm) registry"),
+    # (vite's import, its Rollup's and its import analysis')
+    ("node", r"\bfailed to resolve import \"([^\"\s]{1,200})\""),
     # (npm's and pnpm's 404 of the registry's URL, the package read out of it)
     (
         "node",

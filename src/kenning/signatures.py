@@ -1564,7 +1564,7 @@ _LOOKS_LIKE_ERROR = lazy(
     | \bBack-off\srestarting\sfailed\scontainer\b      # Kubernetes
     | \bError\sresponse\sfrom\sdaemon\b                 # docker
     | \bis\snot\srecognized\sas\san\sinternal\sor\sexternal\scommand\b  # cmd.exe
-    | \berror\sduring\sbuild:|\bfailed\sto\sresolve\simport\b  # vite
+    | \berror\sduring\sbuild:|\b[Ff]ailed\sto\sresolve\simport\b  # vite (and its dev server)
     | \bAPPLICATION\sFAILED\sTO\sSTART\b|\brequired\sa\sbean\sof\stype\b  # Spring Boot
     | ^CONFLICT\s\([\w/ -]{1,40}\):\s|\bAutomatic\smerge\sfailed\b       # git
     | \bEXCEPTION\sCAUGHT\sBY\s[A-Z]                                        # Flutter
