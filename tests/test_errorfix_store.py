@@ -1984,7 +1984,7 @@ def test_a_missing_thing_of_another_name_or_another_kind_is_another_error(
         ("ModuleNotFoundError: No module named 'rails'", rails),
     ):
         for ids in recalled(query):
-            assert other.id not in ids, (query, other.content)
+            assert other.id not in ids, (query, store.get(other.id))
     for query, own in (
         ("Bundler::GemNotFound: Could not find rails-7.1.3 in locally installed gems", rails),
         ("ERROR: No matching distribution found for tomli", tomli),
