@@ -1051,7 +1051,9 @@ Keeps the entries in step with the documents: an entry whose fix text changed is
 (same id, one entry per signature); the entries of a document deleted, moved under
 /archived/ or no longer `track: bug` are retired (forgotten); an entry edited since it was
 seeded is kept as edited (reported). --changed-only reads only the documents whose git blob
-hash changed since the last run (what the session-start hook runs).
+hash changed since the last run (what the session-start hook runs). On a server store a
+version another clone seeded that this clone's git does not have is kept (pull first); a run
+by hand seeds an edit not committed yet, the session-start hook does not.
 
 \b
 Examples:

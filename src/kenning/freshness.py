@@ -34,6 +34,7 @@ import hashlib
 import math
 import os
 import re
+import socket
 import stat
 import subprocess
 import threading
@@ -636,6 +637,37 @@ def blobs_on_the_default_branch(folder: Path, paths: Sequence[str]) -> dict[str,
     ref = _default_branch(folder)
     if ref is None:
         return None
+    return _tree_blobs(folder, ref, paths)
+
+
+def blobs_in_head(folder: Path, paths: Sequence[str]) -> dict[str, str] | None:
+    """The blob the checked-out commit holds for each of ``paths`` (relative to ``folder``)
+    that it has: a work-tree file holding another is changed and not committed. None where
+    git cannot tell. One git call."""
+    if not paths:
+        return {}
+    return _tree_blobs(folder, "HEAD", paths)
+
+
+def repository_id(folder: Path) -> str | None:
+    """An id of the git repository ``folder`` is in (of its object store, which its work
+    trees share), the same for each of its work trees and another for every other clone:
+    this machine's name and the repository's git folder, hashed (a store shared with others
+    is told no path). None outside git. One git call."""
+    base = folder
+    while not base.is_dir() and base.parent != base:
+        base = base.parent  # git runs in the nearest folder there is (a folder gone)
+    out = _git(base, "rev-parse", "--git-common-dir", pathspecs=False)
+    if not out or not out.strip():
+        return None
+    common = (base / out.strip()).resolve()
+    named = f"{socket.gethostname()}\0{common}".encode("utf-8", "surrogateescape")
+    return hashlib.sha256(named).hexdigest()[:16]
+
+
+def _tree_blobs(folder: Path, ref: str, paths: Sequence[str]) -> dict[str, str] | None:
+    """The blob the tree of ``ref`` holds for each of ``paths`` (relative to ``folder``)
+    that it has; None where git cannot tell. One git call."""
     out = _git(folder, "ls-tree", "-r", "-z", ref, "--", *paths)
     if out is None:
         return None

@@ -66,6 +66,12 @@ class Project:
         return (self.settings_root or self.root) if self.work_tree is not None else None
 
     @property
+    def on_a_server(self) -> bool:
+        """Whether the store is a server (PostgreSQL, a Qdrant server) that other people's
+        checkouts may share, not a file or folder of this machine's."""
+        return not guards_a_path(self.store_url)
+
+    @property
     def files_root(self) -> Path:
         """Where the project's files are read from (``source`` paths of memories are
         relative to it): the work tree, else the root."""

@@ -121,6 +121,25 @@ _OLDER_VERSION = (
     "an older version than the one seeded (another branch or work tree changed it since): "
     "its entries are left as they are"
 )
+#: Why a clone leaves a doc as it is on a server store, which other clones share.
+_ANOTHER_CLONES_VERSION = (
+    "the version seeded comes from another clone of the repository, and this clone does not "
+    "have it (not fetched yet, or not committed there), so it cannot tell which is newer: its "
+    "entries are left as they are; git pull, and the next session compares them"
+)
+_ANOTHER_CLONES_DOC = (
+    "not in this clone: another clone of the repository seeded it (not fetched here yet, or "
+    "not committed there): its entries are left as they are"
+)
+_NOT_COMMITTED = (
+    "changed here and not committed: a session does not put an edit not committed yet into "
+    "the store shared with other clones; commit it, or run `kenning seed-solutions` to "
+    "share it as it is"
+)
+_DELETION_NOT_COMMITTED = (
+    "deleted here and not committed: a session does not retire its entries from the store "
+    "shared with other clones; commit the deletion, or run `kenning seed-solutions`"
+)
 
 
 @dataclass(frozen=True)
@@ -275,8 +294,10 @@ def _state_key(store: MemoryStore) -> str:
 
 def _load_state(store: MemoryStore) -> dict[str, Any]:
     """The seed state of this project: ``{"version": 1, "folders": {prefix: {"dir": path
-    relative to the checkout or None, "docs": {rel: [blob, mtime_ns, size]}}}}``. Stored
-    data: anything malformed reads as no state (every document is read again)."""
+    relative to the checkout or None, "docs": {rel: [blob, mtime_ns, size]}, "by": {rel:
+    clone}}}}``, where ``by`` (a server store's only) names the repository each document's
+    version was seeded from (:func:`kenning.freshness.repository_id`). Stored data:
+    anything malformed reads as no state (every document is read again)."""
     raw = store.backend.get_meta(_state_key(store))
     empty: dict[str, Any] = {"version": _STATE_VERSION, "folders": {}}
     if raw is None:
@@ -308,6 +329,13 @@ def _load_state(store: MemoryStore) -> dict[str, Any]:
         if "unmarked_before" in folder:
             before = folder["unmarked_before"]
             clean[str(prefix)]["unmarked_before"] = before if isinstance(before, str) else None
+        by = folder.get("by")
+        if isinstance(by, dict):
+            clean[str(prefix)]["by"] = {
+                rel: who
+                for rel, who in by.items()
+                if isinstance(rel, str) and isinstance(who, str) and rel in docs
+            }
     return {"version": _STATE_VERSION, "folders": clean}
 
 
@@ -613,6 +641,76 @@ def _still_a_bug_on_the_default_branch(directory: Path, doc: _Doc) -> bool:
     return there.get(doc.rel) not in (None, doc.hint[0])
 
 
+def _left_for_other_clones(
+    directory: Path,
+    changed: Sequence[tuple[str, Path, list[Any], str, list[Any] | None]],
+    clones: Mapping[str, str],
+    me: str | None,
+    committed_only: bool,
+) -> dict[str, str]:
+    """Of the ``changed`` documents (rel, path, [blob, mtime, size] now, text, hint of the
+    last run), those a run in this clone (``me``: :func:`kenning.freshness.repository_id`;
+    None off a server store, where nothing is left) leaves as they are, with why: ones whose
+    version recorded another clone seeded (``clones``) and no commit of this clone has —
+    not fetched yet, or not committed there: older or newer, it cannot tell — and
+    (``committed_only``, a session's re-seed) ones changed here and not committed, which
+    only a run asked for shares with the other clones. Two git calls at most."""
+    from .freshness import blobs_in_head, versions_no_commit_has, worktree_blob
+
+    if me is None or not changed:
+        return {}
+    left: dict[str, str] = {}
+    if committed_only:
+        head = blobs_in_head(directory, [rel for rel, *_ in changed]) or {}
+        for rel, _, seen, text, _ in changed:
+            # (a checkout with CRLF line ends holds the blob git has with LF)
+            if head.get(rel) not in (seen[0], worktree_blob(text.encode("utf-8"))):
+                left[rel] = _NOT_COMMITTED
+    foreign = {
+        rel: hint[0]
+        for rel, _, seen, _, hint in changed
+        if hint is not None and hint[0] != seen[0] and clones.get(rel, me) != me and rel not in left
+    }
+    unknown = versions_no_commit_has(directory, foreign) if foreign else set()
+    for rel in set(foreign) if unknown is None else unknown:
+        left[rel] = _ANOTHER_CLONES_VERSION
+    return left
+
+
+def _gone_for_other_clones(
+    directory: Path,
+    gone: Sequence[str],
+    clones: Mapping[str, str],
+    me: str | None,
+    committed_only: bool,
+) -> dict[str, str]:
+    """Of the documents ``gone`` from ``directory``, those a run in this clone (``me``, as
+    :func:`_left_for_other_clones` has it) keeps the entries of, with why: ones another
+    clone seeded that no ref of this clone has had (written there, not fetched here yet),
+    and (``committed_only``) ones the checked-out commit still has (deleted here, the
+    deletion not committed). Two git calls at most."""
+    from .freshness import paths_in_head, paths_other_refs_have_had
+
+    if me is None or not gone:
+        return {}
+    base = directory
+    while not base.is_dir() and base.parent != base:
+        base = base.parent  # git runs in the nearest folder there is (git drops a folder)
+    lead = directory.relative_to(base).as_posix() if base != directory else ""
+    paths = {f"{lead}/{rel}" if lead else rel: rel for rel in gone}
+    kept: dict[str, str] = {}
+    if committed_only:
+        for path in paths_in_head(base, list(paths)):
+            kept[paths[path]] = _DELETION_NOT_COMMITTED
+    foreign = [p for p, rel in paths.items() if clones.get(rel, me) != me and rel not in kept]
+    if foreign:
+        had = paths_other_refs_have_had(base, foreign)
+        for path in foreign:
+            if had is None or path not in had:
+                kept[paths[path]] = _ANOTHER_CLONES_DOC
+    return kept
+
+
 def _other_copies(directory: Path, top: Path) -> list[Path]:
     """The folder ``directory`` (of the work tree at ``top``) as each other work tree of
     the repository holds it; none for a folder outside the work tree."""
@@ -664,6 +762,7 @@ def seed_solutions(
     total: Callable[[int], None] | None = None,
     changed_only: bool = False,
     max_docs: int | None = None,
+    committed_only: bool = False,
 ) -> SeedReport:
     """Seed ERROR-FIX entries from ``directory/*/*.md`` (SPEC §6) and reconcile the entries
     of documents that changed, moved or went away (see the module docstring). Idempotent: a
@@ -672,6 +771,13 @@ def seed_solutions(
     ``changed_only`` reads only the documents whose blob hash differs from the last run's
     (mtime and size unchanged: not even hashed); ``max_docs`` caps how many changed
     documents one run processes (the rest are ``pending``, for a later run).
+
+    On a server store, which other clones of the repository share, a document whose version
+    was seeded from another clone that this one does not have in git (not fetched, or not
+    committed there) is left as it is, and so are the entries of one missing here that
+    another clone seeded and no ref here has had: this clone cannot tell older from newer.
+    ``committed_only`` (the session's re-seed on a server store) also leaves the documents
+    changed or deleted here and not committed: only a run asked for shares them.
     """
     store.check_location()
     store.own_group_id()  # the entries are this project's: a store opened for all has none
@@ -767,11 +873,21 @@ def seed_solutions(
             next_known[rel] = seen
             continue
         changed.append((rel, path, seen, text, hint))
+    # On a server store, other clones share the entries: which clone seeded each version
+    clones: dict[str, str] = dict(folder.get("by", {})) if folder else {}
+    me: str | None = None
+    if store.project.on_a_server and (changed or set(known) - {rel for rel, _, _ in docs}):
+        from .freshness import repository_id
+
+        me = repository_id(directory)
+    left = _left_for_other_clones(directory, changed, clones, me, committed_only)
     older: set[str] = set()
     # A worktree on an older branch must not put a doc's old text back for everyone, in a
     # session's re-seed or a `kenning seed-solutions` run there
     recorded = {
-        rel: (hint[0], seen[0]) for rel, _, seen, _, hint in changed if hint and hint[0] != seen[0]
+        rel: (hint[0], seen[0])
+        for rel, _, seen, _, hint in changed
+        if hint and hint[0] != seen[0] and rel not in left
     }
     copies: list[Path] | None = None  # the folder in the other work trees, once asked
 
@@ -801,6 +917,11 @@ def seed_solutions(
     else:
         dropped = set()
     for rel, path, seen, text, hint in changed:
+        if rel in left:
+            reports[rel] = FileReport(rel, "unchanged", left[rel])
+            if hint is not None:
+                next_known[rel] = hint
+            continue
         if rel in older and hint is not None:
             reports[rel] = FileReport(rel, "unchanged", _OLDER_VERSION)
             next_known[rel] = hint
@@ -828,6 +949,14 @@ def seed_solutions(
         for rel in absent:
             reports[rel] = FileReport(rel, "kept", _ELSEWHERE)
         gone = [rel for rel in gone if rel not in absent]
+        # On a server store: nor one another clone seeded that this one never had, nor
+        # (a session's) one deleted here and not committed
+        for rel, reason in _gone_for_other_clones(
+            directory, gone, clones, me, committed_only
+        ).items():
+            next_known[rel] = known[rel]
+            reports[rel] = FileReport(rel, "kept", reason)
+        gone = [rel for rel in gone if rel not in reports]
 
     # A doc moved to a path the cap leaves for a later run (a folder renamed, more docs than
     # a session re-seeds): its entries stay until the run that seeds it at its new path,
@@ -874,11 +1003,18 @@ def seed_solutions(
                 written[d.rel] = known[d.rel]
             else:
                 del written[d.rel]
-    folder_state = {
+    folder_state: dict[str, Any] = {
         "dir": folder_dir,
         "docs": dict(sorted({**next_known, **written}.items())),
         "unmarked_before": unmarked_before,
     }
+    # Which clone each version recorded came from (a server store's): this one for the
+    # versions this run recorded
+    by = {rel: who for rel, who in clones.items() if rel in folder_state["docs"]}
+    if me is not None:
+        by.update((rel, me) for rel, hint in written.items() if hint != known.get(rel))
+    if by:
+        folder_state["by"] = dict(sorted(by.items()))
     # A changed_only run writes the state when a document's contents changed (or one came
     # or went), not for new mtimes alone (a checkout, a teammate's clone of a shared store):
     # such a doc is hashed again next time, and no session start writes to the store for it
@@ -1244,6 +1380,8 @@ def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[S
 
     reports: list[SeedReport] = []
     folders = _load_state(store)["folders"]
+    # a server store is shared with other clones: a session shares only what is committed
+    shared = store.project.on_a_server
     for prefix, folder in folders.items():
         where = folder.get("dir")
         if not where:
@@ -1264,14 +1402,25 @@ def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[S
         # the cap is the run's, not each folder's: what earlier folders read counts
         left = None if max_docs is None else max(0, max_docs - sum(r.read for r in reports))
         reports.append(
-            seed_solutions(store, directory, source_prefix=prefix, changed_only=True, max_docs=left)
+            seed_solutions(
+                store,
+                directory,
+                source_prefix=prefix,
+                changed_only=True,
+                max_docs=left,
+                committed_only=shared,
+            )
         )
         if moved is not None:
             # the folder was moved (`git mv docs/solutions docs/fixes`): its entries were
             # retired above, and the folder it went to is seeded, as a run by hand would
             # (left alone, every fix was lost to recall until someone did)
             left = None if max_docs is None else max(0, max_docs - sum(r.read for r in reports))
-            reports.append(seed_solutions(store, moved, changed_only=True, max_docs=left))
+            reports.append(
+                seed_solutions(
+                    store, moved, changed_only=True, max_docs=left, committed_only=shared
+                )
+            )
     return reports
 
 

@@ -1,0 +1,189 @@
+# ruff: noqa: F811  (pytest fixtures are imported and then named as parameters)
+"""Separate clones of one repository sharing a server store (a team's PostgreSQL): their
+sessions' re-seeds of the solution docs must not undo each other. Real clones of a bare
+repository in a temp folder, the real PostgreSQL the tests start, the real model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kenning import MemoryStore, open_store
+from kenning.embedders.base import Embedder
+from kenning.seeding import reseed_changed, seed_solutions
+from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures by name)
+
+from .conftest import git
+from .test_reseed import ERRORS, commit, doc, kenning, session_start_here, write
+
+DB = "db/db.md"
+DB_PATH = "docs/solutions/db/db.md"
+B_FIX = "Set busy_timeout to 9000 ms (b's edit)."
+
+
+@pytest.fixture
+def clones(tmp_path: Path) -> tuple[Path, Path]:
+    """Two clones, ``a`` and ``b``, of one bare repository holding three solution docs."""
+    origin = tmp_path / "widgets.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    a = tmp_path / "a"
+    git(tmp_path, "clone", "-q", str(origin), str(a))
+    write(a, ".gitignore", ".kenning/\n")
+    for name in ERRORS:
+        write(a, f"docs/solutions/{name}/{name}.md", doc(name))
+    commit(a, "three solution docs")
+    git(a, "push", "-q", "origin", "HEAD:main")
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(origin), str(b))
+    return a.resolve(), b.resolve()
+
+
+@pytest.fixture
+def stores(
+    clones: tuple[Path, Path], pg_url: str, minilm: Embedder
+) -> Iterator[tuple[MemoryStore, MemoryStore]]:
+    """The team's PostgreSQL store as each clone opens it, seeded from ``a``."""
+    a, b = clones
+    with (
+        open_store(pg_url, cwd=a, embedder=minilm) as in_a,
+        open_store(pg_url, cwd=b, embedder=minilm) as in_b,
+    ):
+        assert in_a.group_id == in_b.group_id  # one project: the same origin
+        assert seed_solutions(in_a, a / "docs" / "solutions").seeded == 3
+        yield in_a, in_b
+
+
+def held(store: MemoryStore) -> str:
+    """The db doc's one entry as the team's store holds it."""
+    (entry,) = [m for m in store.browse(memory_type="error_fix") if m.source == DB_PATH]
+    return entry.content
+
+
+def session(store: MemoryStore) -> str:
+    """A session start's re-seed in the store's clone: what it said of the db doc."""
+    said = [
+        f"{f.status} {f.reason or ''}".strip()
+        for report in reseed_changed(store)
+        for f in report.files
+        if f.path == DB
+    ]
+    return "".join(said)
+
+
+def alternate(in_a: MemoryStore, in_b: MemoryStore, text: str) -> None:
+    """Sessions in b, a, b, a: each leaves the db entry holding ``text``."""
+    for store in (in_b, in_a, in_b, in_a):
+        session(store)
+        assert text in held(in_a), (store.project.root.name, held(in_a))
+
+
+def test_clones_on_a_server_store_do_not_undo_each_others_versions_of_a_doc(
+    clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore]
+) -> None:
+    """QA F1: each clone's session start rewrote the shared entry to its own version of the
+    doc, so every session in one clone undid the other's: an edit not committed in b went
+    to the whole team, and a, which had not pulled b's commit, put the old text back for
+    everyone at each session (a write, a re-embed, every time). A session does not put an
+    edit not committed yet into a server store, and a clone leaves a version seeded from
+    another clone that it cannot place in its own history."""
+    a, b = clones
+    in_a, in_b = stores
+    old = held(in_a)
+    write(b, DB_PATH, doc("db", fix=B_FIX))  # b's edit, not committed
+    alternate(in_a, in_b, "busy_timeout on every connection")
+    assert session(in_b).startswith("unchanged changed here and not committed"), session(in_b)
+    assert held(in_a) == old
+    (entry,) = [m for m in in_b.browse(memory_type="error_fix") if m.source == DB_PATH]
+    assert in_b.freshness([entry])[entry.id].stale  # b's edit: the entry reads as stale there
+
+    commit(b, "b's edit")  # committed in b, not pushed: b's session seeds it
+    assert session(in_b) == "updated"
+    alternate(in_a, in_b, "9000 ms")  # a cannot tell older from newer: leaves it
+    said = session(in_a)
+    assert said.startswith("unchanged the version seeded comes from another clone"), said
+
+    git(b, "push", "-q", "origin", "HEAD:main")  # pushed, a has not fetched
+    alternate(in_a, in_b, "9000 ms")
+    git(a, "fetch", "-q")  # fetched, not merged: a's version is the older one
+    alternate(in_a, in_b, "9000 ms")
+    assert session(in_a).startswith("unchanged an older version than the one seeded")
+    git(a, "merge", "-q", "--ff-only", "origin/main")  # pulled: nothing to write
+    alternate(in_a, in_b, "9000 ms")
+    assert len([m for m in in_a.browse(memory_type="error_fix") if m.source == DB_PATH]) == 1
+
+    # a's own later commit is seeded by a's session, and left so by b's until b pulls
+    write(a, DB_PATH, doc("db", fix="Move the queue to PostgreSQL (a's newer fix)."))
+    commit(a, "a's newer fix")
+    assert session(in_a) == "updated"
+    alternate(in_a, in_b, "a's newer fix")
+
+
+def test_a_doc_written_in_another_clone_is_not_retired_by_a_clone_that_lacks_it(
+    clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore]
+) -> None:
+    """A doc b committed and seeded, which a has not pulled yet, is not gone from the
+    project: a's sessions left it retired for everyone, and b's seeded it again under a new
+    id, in turn."""
+    _, b = clones
+    in_a, in_b = stores
+    write(b, "docs/solutions/cache/cache.md", doc("npm", error="npm ERR! code E404 cache"))
+    commit(b, "a fourth doc")
+    (report,) = reseed_changed(in_b)
+    assert report.seeded == 1, report
+    (entry,) = [m for m in in_b.browse(memory_type="error_fix") if "E404" in m.content]
+    for store in (in_a, in_b, in_a):
+        (report,) = reseed_changed(store)
+        assert report.retired == report.seeded == 0, report
+    assert [m.id for m in in_a.browse(memory_type="error_fix") if "E404" in m.content] == [entry.id]
+
+
+def test_a_run_by_hand_seeds_this_clones_edit_and_leaves_another_clones_version(
+    clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore], pg_url: str
+) -> None:
+    """`kenning seed-solutions` is asked for: it seeds the docs as this clone holds them,
+    an edit not committed yet too (the session does not), and says so. It leaves a
+    version another clone seeded that this one cannot place, as a session does, and says
+    what to do."""
+    a, b = clones
+    in_a, _ = stores
+    write(b, DB_PATH, doc("db", fix=B_FIX))
+    r = kenning(b, "seed-solutions", KENNING_STORE=pg_url)
+    assert r.returncode == 0, r.stderr
+    assert "updated: db/db.md" in r.stdout, r.stdout
+    assert "9000 ms" in held(in_a)
+    r = kenning(a, "seed-solutions", KENNING_STORE=pg_url)
+    assert r.returncode == 0, r.stderr
+    assert "kept: db/db.md: the version seeded comes from another clone" in r.stderr, r.stderr
+    assert "git pull" in r.stderr
+    assert "9000 ms" in held(in_a)
+    # b drops its edit: b's own session puts the committed text back
+    git(b, "checkout", "--", DB_PATH)
+    r = kenning(b, "seed-solutions", KENNING_STORE=pg_url)
+    assert "updated: db/db.md" in r.stdout, (r.stdout, r.stderr)
+    assert "busy_timeout on every connection" in held(in_a)
+
+
+def test_the_session_start_hook_of_each_clone_leaves_the_others_version(
+    clones: tuple[Path, Path],
+    stores: tuple[MemoryStore, MemoryStore],
+    pg_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """QA F1's repro through the hook itself, KENNING_STORE naming the team's server: b's
+    edit not committed stays out of the team's store, and once committed in b, a's
+    sessions (not pulled) no longer put the old text back."""
+    a, b = clones
+    in_a, _ = stores
+    monkeypatch.setenv("KENNING_STORE", pg_url)
+    write(b, DB_PATH, doc("db", fix=B_FIX))
+    for where in (b, a, b):
+        proc = session_start_here(where)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        assert "9000 ms" not in held(in_a)
+    commit(b, "b's edit")
+    for where in (b, a, b, a):
+        proc = session_start_here(where)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        assert "9000 ms" in held(in_a), where
