@@ -187,3 +187,32 @@ def test_the_session_start_hook_of_each_clone_leaves_the_others_version(
         proc = session_start_here(where)
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr
         assert "9000 ms" in held(in_a), where
+
+
+def test_a_doc_another_clone_deleted_is_not_seeded_again_by_a_clone_that_has_not_pulled(
+    clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore]
+) -> None:
+    """b deleted a doc and pushed: b's session retired its entry, and a's (not fetched)
+    seeded it again under a new id, which b's next session retired, in turn, until a
+    fetched. A doc another clone's run retired is not seeded again by a clone that has no
+    commit deleting it; once it has fetched the deletion, the default branch's rule holds."""
+    a, b = clones
+    in_a, in_b = stores
+    git(b, "rm", "-q", "docs/solutions/npm/npm.md")
+    commit(b, "the npm fix is obsolete")
+    git(b, "push", "-q", "origin", "HEAD:main")
+    (report,) = reseed_changed(in_b)
+    assert report.retired == 1, report
+    for store in (in_a, in_b, in_a, in_b):
+        (report,) = reseed_changed(store)
+        assert report.seeded == report.retired == 0, (store.project.root.name, report)
+    assert not [m for m in in_a.browse(memory_type="error_fix") if "ERESOLVE" in m.content]
+    git(a, "fetch", "-q")
+    (report,) = reseed_changed(in_a)
+    assert report.seeded == 0, report
+    git(a, "merge", "-q", "--ff-only", "origin/main")
+    # a doc written again at that path later is seeded as any new doc
+    write(a, "docs/solutions/npm/npm.md", doc("npm", error="npm ERR! code ETARGET npm"))
+    commit(a, "the npm doc again")
+    (report,) = reseed_changed(in_a)
+    assert report.seeded == 1, report

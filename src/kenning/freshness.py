@@ -556,6 +556,15 @@ def _deleted_paths(folder: Path, refs: Sequence[str], paths: Sequence[str]) -> s
     return None if out is None else {n.strip("\n") for n in out.split("\0")} & set(paths)
 
 
+def paths_the_branch_deleted(folder: Path, paths: Sequence[str]) -> set[str] | None:
+    """Which of ``paths`` (relative to ``folder``) a commit of the checked-out branch's
+    history deleted (or moved: no rename detection); None where git cannot tell. One git
+    call."""
+    if not paths:
+        return set()
+    return _deleted_paths(folder, (), paths)
+
+
 def folder_moved_to(top: Path, folder: str) -> str | None:
     """Where the commit of the checked-out branch that deleted ``folder`` (relative to the
     work tree at ``top``) moved its files, when it moved them all to one folder (``git mv

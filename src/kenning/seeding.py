@@ -136,6 +136,10 @@ _NOT_COMMITTED = (
     "the store shared with other clones; commit it, or run `kenning seed-solutions` to "
     "share it as it is"
 )
+_DELETED_IN_ANOTHER_CLONE = (
+    "another clone of the repository deleted it, and this branch has no commit deleting it "
+    "(not pulled yet): not seeded again from here; git pull"
+)
 _DELETION_NOT_COMMITTED = (
     "deleted here and not committed: a session does not retire its entries from the store "
     "shared with other clones; commit the deletion, or run `kenning seed-solutions`"
@@ -295,8 +299,10 @@ def _state_key(store: MemoryStore) -> str:
 def _load_state(store: MemoryStore) -> dict[str, Any]:
     """The seed state of this project: ``{"version": 1, "folders": {prefix: {"dir": path
     relative to the checkout or None, "docs": {rel: [blob, mtime_ns, size]}, "by": {rel:
-    clone}}}}``, where ``by`` (a server store's only) names the repository each document's
-    version was seeded from (:func:`kenning.freshness.repository_id`). Stored data:
+    clone}, "gone": {rel: [blob, clone]}}}}``, where ``by`` (a server store's only) names
+    the repository each document's version was seeded from
+    (:func:`kenning.freshness.repository_id`), and ``gone`` the one whose run retired a
+    document gone, and the version it had. Stored data:
     anything malformed reads as no state (every document is read again)."""
     raw = store.backend.get_meta(_state_key(store))
     empty: dict[str, Any] = {"version": _STATE_VERSION, "folders": {}}
@@ -329,6 +335,16 @@ def _load_state(store: MemoryStore) -> dict[str, Any]:
         if "unmarked_before" in folder:
             before = folder["unmarked_before"]
             clean[str(prefix)]["unmarked_before"] = before if isinstance(before, str) else None
+        gone = folder.get("gone")
+        if isinstance(gone, dict):
+            clean[str(prefix)]["gone"] = {
+                rel: tomb
+                for rel, tomb in gone.items()
+                if isinstance(rel, str)
+                and isinstance(tomb, list)
+                and len(tomb) == 2
+                and all(isinstance(part, str) for part in tomb)
+            }
         by = folder.get("by")
         if isinstance(by, dict):
             clean[str(prefix)]["by"] = {
@@ -677,6 +693,24 @@ def _left_for_other_clones(
     return left
 
 
+def _deleted_in_other_clones(
+    directory: Path, unseeded: Sequence[str], tombs: Mapping[str, Sequence[str]], me: str | None
+) -> set[str]:
+    """Of the documents ``unseeded`` (none of their entries recorded), those another clone's
+    run retired (``tombs``: rel → [blob, clone]) that the checked-out branch of this clone
+    (``me``, as :func:`_left_for_other_clones` has it) has no commit deleting: a deletion
+    pushed there and not pulled here (or a branch made before it), which this clone must not
+    undo for everyone. A doc written again after this branch's own deletion is a new one.
+    One git call."""
+    from .freshness import paths_the_branch_deleted
+
+    foreign = [rel for rel in unseeded if rel in tombs and tombs[rel][1] != me]
+    if me is None or not foreign:
+        return set()
+    deleted = paths_the_branch_deleted(directory, foreign)
+    return set(foreign) if deleted is None else set(foreign) - deleted
+
+
 def _gone_for_other_clones(
     directory: Path,
     gone: Sequence[str],
@@ -916,6 +950,12 @@ def seed_solutions(
         dropped = paths_the_default_branch_deleted(directory, unseeded)
     else:
         dropped = set()
+    # Nor (a server store's) one another clone deleted, which this one has not fetched yet
+    tombs: dict[str, list[str]] = dict(folder.get("gone", {})) if folder else {}
+    for rel in _deleted_in_other_clones(
+        directory, [rel for rel in unseeded if rel not in dropped and rel not in left], tombs, me
+    ):
+        left[rel] = _DELETED_IN_ANOTHER_CLONE
     for rel, path, seen, text, hint in changed:
         if rel in left:
             reports[rel] = FileReport(rel, "unchanged", left[rel])
@@ -1015,6 +1055,13 @@ def seed_solutions(
         by.update((rel, me) for rel, hint in written.items() if hint != known.get(rel))
     if by:
         folder_state["by"] = dict(sorted(by.items()))
+    # and which clone retired the docs gone (a server store's): another clone that still
+    # holds one, and has no commit deleting it, does not seed it again
+    gone_by = {rel: tomb for rel, tomb in tombs.items() if rel not in folder_state["docs"]}
+    if me is not None:
+        gone_by.update((rel, [str(known[rel][0]), me]) for rel in gone if rel in known)
+    if gone_by:
+        folder_state["gone"] = dict(sorted(gone_by.items()))
     # A changed_only run writes the state when a document's contents changed (or one came
     # or went), not for new mtimes alone (a checkout, a teammate's clone of a shared store):
     # such a doc is hashed again next time, and no session start writes to the store for it
