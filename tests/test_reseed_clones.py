@@ -216,3 +216,32 @@ def test_a_doc_another_clone_deleted_is_not_seeded_again_by_a_clone_that_has_not
     commit(a, "the npm doc again")
     (report,) = reseed_changed(in_a)
     assert report.seeded == 1, report
+
+
+def test_a_session_on_a_server_store_shares_a_new_doc_or_a_deletion_once_committed(
+    clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore]
+) -> None:
+    """A doc written in a clone and not committed went into the team's store at its next
+    session, and one deleted there and not committed was retired for everyone (on the
+    default branch, with no origin/HEAD to compare with: a, cloned empty): a session on a
+    server store shares them once they are committed."""
+    a, _ = clones
+    in_a, _ = stores
+
+    def npm_entries() -> list[str]:
+        return [m.id for m in in_a.browse(memory_type="error_fix") if "ERESOLVE" in m.content]
+
+    (npm,) = npm_entries()
+    write(a, "docs/solutions/cache/cache.md", doc("npm", error="npm ERR! code E404 cache"))
+    (a / "docs/solutions/npm/npm.md").unlink()
+    for _ in range(2):
+        (report,) = reseed_changed(in_a)
+        assert report.seeded == report.retired == 0, report
+    said = {f.path: f.reason or "" for f in report.files}
+    assert said["cache/cache.md"].startswith("changed here and not committed"), said
+    assert said["npm/npm.md"].startswith("deleted here and not committed"), said
+    assert npm_entries() == [npm]
+    commit(a, "a new doc, and the npm fix is obsolete")
+    (report,) = reseed_changed(in_a)
+    assert (report.seeded, report.retired) == (1, 1), report
+    assert npm_entries() == []
