@@ -43,6 +43,14 @@ see :func:`kenning.freshness.versions_another_branch_replaced`) is left as it is
 run writes new hints only along with a change of contents: a document with a new mtime and
 the same bytes (a checkout, another machine's clone) is hashed again by the next run, and
 the store is not written for it.
+
+A server store (PostgreSQL, a Qdrant server) is shared by separate clones of the
+repository, which do not see each other's git objects: there the state also records which
+clone (:func:`kenning.freshness.repository_id`) seeded each document's version and retired
+each document gone, and a clone leaves as it is what another clone seeded or retired that
+its own git cannot place (a commit not fetched, an edit not committed there): it cannot tell
+older from newer. The session's re-seed there shares only what is committed
+(``committed_only``); a run by hand seeds the documents as the checkout holds them.
 """
 
 from __future__ import annotations

@@ -53,7 +53,9 @@ in a checkout).
   solution documents that changed since the last ``kenning seed-solutions`` of the project
   (:func:`kenning.seeding.reseed_changed`: only documents whose git blob hash changed, at
   most :data:`SESSION_RESEED_MAX_DOCS` per session; a ``stat`` per document when none did;
-  the model is loaded only when one did). A project never seeded is not seeded here.
+  the model is loaded only when one did). A project never seeded is not seeded here; on a
+  server store, which other clones share, only what is committed is (a doc written, edited
+  or deleted and not committed is left as the store has it).
 
 All three mark a memory whose files changed since it was written ``stale="true"`` and rank it
 below fresh ones (:mod:`kenning.freshness`), redact the credentials in a memory another
