@@ -5,6 +5,7 @@ repository in a temp folder, the real PostgreSQL the tests start, the real model
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -245,3 +246,33 @@ def test_a_session_on_a_server_store_shares_a_new_doc_or_a_deletion_once_committ
     (report,) = reseed_changed(in_a)
     assert (report.seeded, report.retired) == (1, 1), report
     assert npm_entries() == []
+
+
+def test_a_clones_edit_made_after_another_clones_version_was_seeded_replaces_it(
+    clones: tuple[Path, Path],
+    stores: tuple[MemoryStore, MemoryStore],
+    pg_url: str,
+) -> None:
+    """A version another clone seeded that this one cannot place was kept for ever against
+    everything this clone did: its own later commit (not pulled, then merged: a new commit),
+    or an edit run by hand, where the one it came from was never committed and then gone. Of
+    two clones' edits, the later one is kept, as of two branches': a commit made after the
+    other's version was seeded, or an edit a run by hand shares; the other clone's sessions
+    then leave it."""
+    a, b = clones
+    in_a, in_b = stores
+    write(b, DB_PATH, doc("db", fix=B_FIX))
+    commit(b, "b's edit")
+    assert session(in_b) == "updated"
+    write(a, DB_PATH, doc("db", fix="One writer process (a's later fix)."))
+    time.sleep(1.1)  # a commit's time is in seconds
+    commit(a, "a's later fix")
+    assert session(in_a) == "updated"
+    said = session(in_b)
+    assert said.startswith("unchanged the version seeded comes from another clone"), said
+    alternate(in_a, in_b, "a's later fix")
+
+    write(b, DB_PATH, doc("db", fix="Shard the queue (b's edit, run by hand)."))
+    r = kenning(b, "seed-solutions", KENNING_STORE=pg_url)
+    assert "updated: db/db.md" in r.stdout, (r.stdout, r.stderr)
+    alternate(in_a, in_b, "b's edit, run by hand")

@@ -852,6 +852,23 @@ def _introductions(folder: Path, paths: Sequence[str]) -> dict[str, tuple[int, s
     return made
 
 
+def commit_times(folder: Path, versions: Mapping[str, str]) -> dict[str, int] | None:
+    """The commit time (s since the epoch) of the first commit of any ref that gave each of
+    ``versions`` (a path relative to ``folder`` → a blob), for those a commit has; None when
+    git cannot tell. One git call however many paths."""
+    if not versions:
+        return {}
+    made = _introductions(folder, sorted(versions))
+    if made is None:
+        return None
+    # (a version only ever replaced, a shallow clone's first, is older than its history: 0)
+    return {
+        path: max(made[f"{path}\0{blob}"][0], 0)
+        for path, blob in versions.items()
+        if f"{path}\0{blob}" in made
+    }
+
+
 def _made_before(folder: Path, one: tuple[int, str], other: tuple[int, str]) -> bool:
     """Whether the commit ``one`` (time, hash) was made before ``other``: committed earlier,
     or in the same second and in its history; in the same second on two branches, the hash

@@ -48,9 +48,11 @@ A server store (PostgreSQL, a Qdrant server) is shared by separate clones of the
 repository, which do not see each other's git objects: there the state also records which
 clone (:func:`kenning.freshness.repository_id`) seeded each document's version and retired
 each document gone, and a clone leaves as it is what another clone seeded or retired that
-its own git cannot place (a commit not fetched, an edit not committed there): it cannot tell
-older from newer. The session's re-seed there shares only what is committed
-(``committed_only``); a run by hand seeds the documents as the checkout holds them.
+its own git cannot place (a commit not fetched, an edit not committed there): git cannot
+tell older from newer, so the later edit is kept (this clone's version replaces it only if
+it was committed, or run by hand, after that one was seeded or retired). The session's
+re-seed there shares only what is committed (``committed_only``); a run by hand seeds the
+documents as the checkout holds them.
 """
 
 from __future__ import annotations
@@ -307,10 +309,10 @@ def _state_key(store: MemoryStore) -> str:
 def _load_state(store: MemoryStore) -> dict[str, Any]:
     """The seed state of this project: ``{"version": 1, "folders": {prefix: {"dir": path
     relative to the checkout or None, "docs": {rel: [blob, mtime_ns, size]}, "by": {rel:
-    clone}, "gone": {rel: [blob, clone]}}}}``, where ``by`` (a server store's only) names
-    the repository each document's version was seeded from
-    (:func:`kenning.freshness.repository_id`), and ``gone`` the one whose run retired a
-    document gone, and the version it had. Stored data:
+    [clone, ms]}, "gone": {rel: [blob, clone, ms]}}}}``, where ``by`` (a server store's
+    only) names the repository each document's version was seeded from
+    (:func:`kenning.freshness.repository_id`) and when (ms since the epoch), and ``gone``
+    the one whose run retired a document gone, the version it had, and when. Stored data:
     anything malformed reads as no state (every document is read again)."""
     raw = store.backend.get_meta(_state_key(store))
     empty: dict[str, Any] = {"version": _STATE_VERSION, "folders": {}}
@@ -350,15 +352,22 @@ def _load_state(store: MemoryStore) -> dict[str, Any]:
                 for rel, tomb in gone.items()
                 if isinstance(rel, str)
                 and isinstance(tomb, list)
-                and len(tomb) == 2
-                and all(isinstance(part, str) for part in tomb)
+                and len(tomb) == 3
+                and isinstance(tomb[0], str)
+                and isinstance(tomb[1], str)
+                and isinstance(tomb[2], int)
             }
         by = folder.get("by")
         if isinstance(by, dict):
             clean[str(prefix)]["by"] = {
                 rel: who
                 for rel, who in by.items()
-                if isinstance(rel, str) and isinstance(who, str) and rel in docs
+                if isinstance(rel, str)
+                and rel in docs
+                and isinstance(who, list)
+                and len(who) == 2
+                and isinstance(who[0], str)
+                and isinstance(who[1], int)
             }
     return {"version": _STATE_VERSION, "folders": clean}
 
@@ -665,20 +674,39 @@ def _still_a_bug_on_the_default_branch(directory: Path, doc: _Doc) -> bool:
     return there.get(doc.rel) not in (None, doc.hint[0])
 
 
+def _later_here(
+    directory: Path, versions: Mapping[str, str], since: Mapping[str, int], now_ms: int
+) -> set[str]:
+    """Which of ``versions`` (rel → the blob this clone holds) were made here after the time
+    ``since`` gives each (ms): committed later (the commit's time), or not committed (now,
+    a run asked for). One git call."""
+    from .freshness import commit_times
+
+    made = commit_times(directory, versions) or {}
+    return {
+        rel
+        for rel in versions
+        if (made[rel] * 1000 if rel in made else now_ms) > since.get(rel, now_ms)
+    }
+
+
 def _left_for_other_clones(
     directory: Path,
     changed: Sequence[tuple[str, Path, list[Any], str, list[Any] | None]],
-    clones: Mapping[str, str],
+    clones: Mapping[str, Sequence[Any]],
     me: str | None,
     committed_only: bool,
+    now_ms: int,
 ) -> dict[str, str]:
     """Of the ``changed`` documents (rel, path, [blob, mtime, size] now, text, hint of the
     last run), those a run in this clone (``me``: :func:`kenning.freshness.repository_id`;
     None off a server store, where nothing is left) leaves as they are, with why: ones whose
-    version recorded another clone seeded (``clones``) and no commit of this clone has —
-    not fetched yet, or not committed there: older or newer, it cannot tell — and
-    (``committed_only``, a session's re-seed) ones changed here and not committed, which
-    only a run asked for shares with the other clones. Two git calls at most."""
+    version recorded another clone seeded (``clones``: rel → [clone, ms]) and no commit of
+    this clone has — not fetched yet, or not committed there: older or newer, git cannot
+    tell — unless this clone's version was made after it was seeded (the later edit is
+    kept, as of two branches'); and (``committed_only``, a session's re-seed) ones changed
+    here and not committed, which only a run asked for shares with the other clones. Three
+    git calls at most."""
     from .freshness import blobs_in_head, versions_no_commit_has, worktree_blob
 
     if me is None or not changed:
@@ -693,36 +721,50 @@ def _left_for_other_clones(
     foreign = {
         rel: hint[0]
         for rel, _, seen, _, hint in changed
-        if hint is not None and hint[0] != seen[0] and clones.get(rel, me) != me and rel not in left
+        if hint is not None
+        and hint[0] != seen[0]
+        and rel in clones
+        and clones[rel][0] != me
+        and rel not in left
     }
     unknown = versions_no_commit_has(directory, foreign) if foreign else set()
-    for rel in set(foreign) if unknown is None else unknown:
+    unknown = set(foreign) if unknown is None else unknown
+    here = {rel: seen[0] for rel, _, seen, _, _ in changed if rel in unknown}
+    later = _later_here(directory, here, {rel: clones[rel][1] for rel in here}, now_ms)
+    for rel in unknown - later:
         left[rel] = _ANOTHER_CLONES_VERSION
     return left
 
 
 def _deleted_in_other_clones(
-    directory: Path, unseeded: Sequence[str], tombs: Mapping[str, Sequence[str]], me: str | None
+    directory: Path,
+    unseeded: Mapping[str, str],
+    tombs: Mapping[str, Sequence[Any]],
+    me: str | None,
+    now_ms: int,
 ) -> set[str]:
-    """Of the documents ``unseeded`` (none of their entries recorded), those another clone's
-    run retired (``tombs``: rel → [blob, clone]) that the checked-out branch of this clone
-    (``me``, as :func:`_left_for_other_clones` has it) has no commit deleting: a deletion
-    pushed there and not pulled here (or a branch made before it), which this clone must not
-    undo for everyone. A doc written again after this branch's own deletion is a new one.
-    One git call."""
+    """Of the documents ``unseeded`` (rel → the blob here; none of their entries recorded),
+    those another clone's run retired (``tombs``: rel → [blob, clone, ms]) that the
+    checked-out branch of this clone (``me``, as :func:`_left_for_other_clones` has it) has
+    no commit deleting: a deletion pushed there and not pulled here (or a branch made before
+    it), which this clone must not undo for everyone, unless its version was made after the
+    retirement. A doc written again after this branch's own deletion is a new one. Two git
+    calls at most."""
     from .freshness import paths_the_branch_deleted
 
     foreign = [rel for rel in unseeded if rel in tombs and tombs[rel][1] != me]
     if me is None or not foreign:
         return set()
     deleted = paths_the_branch_deleted(directory, foreign)
-    return set(foreign) if deleted is None else set(foreign) - deleted
+    undone = set(foreign) if deleted is None else set(foreign) - deleted
+    here = {rel: unseeded[rel] for rel in undone}
+    return undone - _later_here(directory, here, {rel: tombs[rel][2] for rel in here}, now_ms)
 
 
 def _gone_for_other_clones(
     directory: Path,
     gone: Sequence[str],
-    clones: Mapping[str, str],
+    clones: Mapping[str, Sequence[Any]],
     me: str | None,
     committed_only: bool,
 ) -> dict[str, str]:
@@ -744,7 +786,9 @@ def _gone_for_other_clones(
     if committed_only:
         for path in paths_in_head(base, list(paths)):
             kept[paths[path]] = _DELETION_NOT_COMMITTED
-    foreign = [p for p, rel in paths.items() if clones.get(rel, me) != me and rel not in kept]
+    foreign = [
+        p for p, rel in paths.items() if rel in clones and clones[rel][0] != me and rel not in kept
+    ]
     if foreign:
         had = paths_other_refs_have_had(base, foreign)
         for path in foreign:
@@ -916,13 +960,14 @@ def seed_solutions(
             continue
         changed.append((rel, path, seen, text, hint))
     # On a server store, other clones share the entries: which clone seeded each version
-    clones: dict[str, str] = dict(folder.get("by", {})) if folder else {}
+    clones: dict[str, list[Any]] = dict(folder.get("by", {})) if folder else {}
+    now_ms = int(utc_now().timestamp() * 1000)
     me: str | None = None
     if store.project.on_a_server and (changed or set(known) - {rel for rel, _, _ in docs}):
         from .freshness import repository_id
 
         me = repository_id(directory)
-    left = _left_for_other_clones(directory, changed, clones, me, committed_only)
+    left = _left_for_other_clones(directory, changed, clones, me, committed_only, now_ms)
     older: set[str] = set()
     # A worktree on an older branch must not put a doc's old text back for everyone, in a
     # session's re-seed or a `kenning seed-solutions` run there
@@ -959,10 +1004,13 @@ def seed_solutions(
     else:
         dropped = set()
     # Nor (a server store's) one another clone deleted, which this one has not fetched yet
-    tombs: dict[str, list[str]] = dict(folder.get("gone", {})) if folder else {}
-    for rel in _deleted_in_other_clones(
-        directory, [rel for rel in unseeded if rel not in dropped and rel not in left], tombs, me
-    ):
+    tombs: dict[str, list[Any]] = dict(folder.get("gone", {})) if folder else {}
+    fresh = {
+        rel: str(seen[0])
+        for rel, _, seen, _, hint in changed
+        if hint is None and rel not in dropped and rel not in left
+    }
+    for rel in _deleted_in_other_clones(directory, fresh, tombs, me, now_ms):
         left[rel] = _DELETED_IN_ANOTHER_CLONE
     for rel, path, seen, text, hint in changed:
         if rel in left:
@@ -1060,14 +1108,14 @@ def seed_solutions(
     # versions this run recorded
     by = {rel: who for rel, who in clones.items() if rel in folder_state["docs"]}
     if me is not None:
-        by.update((rel, me) for rel, hint in written.items() if hint != known.get(rel))
+        by.update((rel, [me, now_ms]) for rel, hint in written.items() if hint != known.get(rel))
     if by:
         folder_state["by"] = dict(sorted(by.items()))
     # and which clone retired the docs gone (a server store's): another clone that still
     # holds one, and has no commit deleting it, does not seed it again
     gone_by = {rel: tomb for rel, tomb in tombs.items() if rel not in folder_state["docs"]}
     if me is not None:
-        gone_by.update((rel, [str(known[rel][0]), me]) for rel in gone if rel in known)
+        gone_by.update((rel, [str(known[rel][0]), me, now_ms]) for rel in gone if rel in known)
     if gone_by:
         folder_state["gone"] = dict(sorted(gone_by.items()))
     # A changed_only run writes the state when a document's contents changed (or one came
