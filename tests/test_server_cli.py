@@ -2431,3 +2431,56 @@ def test_migrate_into_a_store_this_role_cannot_write_is_refused_before_the_copy(
         assert counting.texts == 0 and copied == []
     with open_store(pg_url, cwd=project, embedder="hashing") as team:
         assert team.count() == 1
+
+
+def test_a_write_that_upgrades_a_shared_stores_schema_says_so_once(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """qa-team F2: the first write of a newer kenning upgrades a store an older one wrote,
+    and every older kenning refuses the store from then on (reads and hooks too); that
+    write said nothing. It now says, once, on stderr (and in the MCP answer, for the
+    user), from which version to which, and that older kenning versions can no longer read
+    it; a read upgrades nothing and says nothing, nor does the next write."""
+    import psycopg
+
+    from kenning.backends.postgres import SCHEMA_VERSION
+    from kenning.mcp_server import KenningTools
+
+    env = {"KENNING_STORE": pg_url}
+
+    def as_an_older_kenning_left_it() -> None:
+        # the last migration adds an index only: its record taken away, the store is the
+        # one a kenning of the schema before wrote (the migration runs again as it is)
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("DELETE FROM kenning_schema WHERE version = %s", (SCHEMA_VERSION,))
+
+    assert kenning(project, "remember", "--type", "rule", "First rule.", env=env).returncode == 0
+    as_an_older_kenning_left_it()
+    r = kenning(project, "recall", "first rule", env=env)
+    assert r.returncode == 0 and "upgraded" not in r.stderr, r.stderr
+    r = kenning(project, "remember", "--type", "rule", "Deploys need a green build.", env=env)
+    assert r.returncode == 0, r.stderr
+    said = [line for line in r.stderr.splitlines() if "upgraded the schema" in line]
+    assert len(said) == 1, r.stderr
+    assert f"from version {SCHEMA_VERSION - 1} to {SCHEMA_VERSION}" in said[0], said
+    assert "older than this one" in said[0] and "can no longer read it" in said[0], said
+    assert "qapass" not in said[0] and "upgrades kenning too" in said[0], said
+    r = kenning(project, "remember", "--type", "rule", "Releases are cut on Mondays.", env=env)
+    assert r.returncode == 0 and "upgraded" not in r.stderr, r.stderr
+
+    # MCP: a session whose store was opened (by a read) before the upgrade
+    as_an_older_kenning_left_it()
+    monkeypatch.setenv("KENNING_STORE", pg_url)
+    tools = KenningTools(project)
+    try:
+        assert tools.hooks_stats()["memories"] == 3
+        answer = tools.hooks_remember("Hotfixes go to the release branch.", "rule")
+        assert answer["status"] == "stored"
+        (warning,) = answer["warnings"]
+        assert f"from version {SCHEMA_VERSION - 1} to {SCHEMA_VERSION}" in warning
+        answer = tools.hooks_remember("Tags are signed.", "rule")
+        assert answer["status"] == "stored" and "warnings" not in answer
+    finally:
+        tools.close()

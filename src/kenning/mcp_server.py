@@ -202,7 +202,9 @@ that differs in a number, a negation, a name or an error signature is new knowle
 is stored. A near-duplicate is reported as "near-duplicate" with existing_id, score and \
 reason, and refreshes that memory (seen_count, last_seen_at). status: "stored" (id of the \
 new memory), "near-duplicate", "rejected" (reason: empty or oversized content; nothing \
-written) or "dedup-check-failed" (the store could not be checked; nothing written)."""
+written) or "dedup-check-failed" (the store could not be checked; nothing written). "warnings", \
+when present, is for the user: this write upgraded the schema of a shared store, which \
+older kenning versions then refuse."""
 
 STATS_DESCRIPTION = """Report this project's memory store: intel_path (the resolved store \
 file; before seeding memories check that it lies inside the project root), the project \
@@ -910,10 +912,14 @@ class KenningTools:
         store = self.store(create=False, where=where)
         note = NewMemory(content, type, source, (), metadata or {})
         result = None if store.exists else store.refusal(note)  # refused: no store created
+        upgraded = None
         if result is None:
             store = self.store(create=True, where=where)
             self._ensure_model()
+            said_before = store.schema_upgraded  # (a store kept open: said by that write)
             result = store.remember(content, type, metadata=metadata, source=source)
+            if store.schema_upgraded != said_before:
+                upgraded = store.schema_upgraded
         data = result.to_dict()
         return {
             "success": result.ok,
@@ -932,6 +938,9 @@ class KenningTools:
             # SQLite, a table scan (0.1-0.2 s) on PostgreSQL, whose own write moves the WAL
             # position its kept count is keyed on
             "total": store.count(),
+            # this write upgraded the schema of a shared store an older kenning wrote, which
+            # every older kenning now refuses: said to the agent, for the user
+            **({"warnings": [upgraded]} if upgraded else {}),
         }
 
     def hooks_stats(self, *, where: Located | None = None) -> dict[str, Any]:

@@ -17,7 +17,14 @@ from typing import Any, Self, TypeVar, cast
 
 import numpy as np
 
-from .backends.base import Backend, KnowsItIsReadOnly, MarksAReembed, forks_so_far, renew_after_fork
+from .backends.base import (
+    Backend,
+    KnowsItIsReadOnly,
+    MarksAReembed,
+    UpgradesSchema,
+    forks_so_far,
+    renew_after_fork,
+)
 from .config import Settings, SettingsFiles
 from .embedders.base import Embedder
 from .errors import (
@@ -294,6 +301,14 @@ class StoreBase:
             return True
         self._resolved_signature = signature
         return False
+
+    @property
+    def schema_upgraded(self) -> str | None:
+        """What a write said when it upgraded the schema of a shared store an older kenning
+        wrote (logged once as a warning; a surface that answers in a result, MCP, gives it
+        there too), else None."""
+        backend = self.backend
+        return backend.schema_upgraded if isinstance(backend, UpgradesSchema) else None
 
     @property
     def location(self) -> str:

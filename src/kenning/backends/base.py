@@ -506,6 +506,15 @@ class CountsProjects(Protocol):
 
 
 @runtime_checkable
+class UpgradesSchema(Protocol):
+    """A server backend whose write upgrades the schema of a store an older kenning wrote
+    (PostgreSQL): every kenning older than this one refuses the store from then on."""
+
+    #: What the write that upgraded the store's schema said (once, as a warning); else None.
+    schema_upgraded: str | None
+
+
+@runtime_checkable
 class KnowsItIsReadOnly(Protocol):
     """A backend that can tell before a write that the store refuses writes (SQLite opened
     read-only, its folder not writable; a PostgreSQL standby or read-only role): a write

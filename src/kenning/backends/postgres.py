@@ -618,6 +618,18 @@ class RowsToCheck:
     vectors: list[tuple[str, np.ndarray]]
 
 
+def schema_upgrade_note(location: str, before: int, after: int) -> str:
+    """What the write that upgraded a shared store's schema says, once: every kenning older
+    than this one refuses the store from now on (reads and hooks too), so the team
+    upgrades together."""
+    return (
+        f"upgraded the schema of the shared store at {location} from version {before} to "
+        f"{after}: a kenning older than this one that reads schema {before} at most can no "
+        "longer read it (its commands and hooks refuse the store, saying to upgrade), so "
+        "everyone who uses this store upgrades kenning too (docs/team-backends.md)"
+    )
+
+
 def _missing_index_note(location: str, owner: str | None, standby: bool = False) -> str:
     """What a store without its HNSW index is told, and the fix (:func:`_missing_index_parts`),
     in one message."""
@@ -988,6 +1000,9 @@ class PostgresBackend:
         #: The store's schema version, and what a read selects from it: an older store is
         #: read as it is; the first write migrates it (:meth:`_ensure_schema_current`).
         self._schema = SCHEMA_VERSION
+        #: What a write said when it upgraded the schema of a store an older kenning wrote
+        #: (:func:`schema_upgrade_note`, logged once by :meth:`_migrate`); else None.
+        self.schema_upgraded: str | None = None
         #: The schema the URL's search_path names first (None: the default path's): the
         #: store's tables are that schema's own, never another schema's on the path.
         self._named_schema: str | None = None
@@ -1432,12 +1447,18 @@ class PostgresBackend:
         if current == SCHEMA_VERSION:  # nothing to do: no DDL (a role may not have the right)
             self._set_schema(current)
             return
-        self._run_migrations(conn, dimension)
+        before = self._run_migrations(conn, dimension)
         self._set_schema(self._schema_version(conn))
+        if 0 < before < self._schema:
+            # this process upgraded a store an older kenning wrote (another process that
+            # got the schema lock first did it: before is then the version it left)
+            self.schema_upgraded = schema_upgrade_note(self.location, before, self._schema)
+            log.warning("kenning: %s", self.schema_upgraded)
 
-    def _run_migrations(self, conn: psycopg.Connection[Any], dimension: int | None) -> None:
+    def _run_migrations(self, conn: psycopg.Connection[Any], dimension: int | None) -> int:
+        """Apply the migrations the store lacks; the version it had under the schema lock."""
         try:
-            self._apply_migrations(conn, dimension)
+            return self._apply_migrations(conn, dimension)
         except pg_errors.LockNotAvailable:
             raise KenningError(
                 f"cannot upgrade the schema of the store at {self.location}: another session "
@@ -1446,7 +1467,7 @@ class PostgresBackend:
                 "ends"
             ) from None
 
-    def _apply_migrations(self, conn: psycopg.Connection[Any], dimension: int | None) -> None:
+    def _apply_migrations(self, conn: psycopg.Connection[Any], dimension: int | None) -> int:
         with conn.transaction():
             # An ALTER TABLE waiting for a long transaction's lock (pg_dump, an import) would
             # make every other session's read queue behind it, and a session stuck inside
@@ -1463,6 +1484,7 @@ class PostgresBackend:
                     f"the store in {self.location} has schema version {version}, newer than "
                     f"this kenning understands ({SCHEMA_VERSION}); upgrade kenning"
                 )
+            found = version
             for number in range(version, SCHEMA_VERSION):
                 script = MIGRATIONS[number]
                 if "{dim}" in script:
@@ -1491,6 +1513,7 @@ class PostgresBackend:
                         "--store or KENNING_STORE at a database of its own (or a new one)"
                     ) from None
                 conn.execute("INSERT INTO kenning_schema (version) VALUES (%s)", (number + 1,))
+        return found
 
     def _use_word_collation(self, conn: psycopg.Connection[Any]) -> None:
         """Migration 5 (in the migration's transaction): where the database's LC_CTYPE does
