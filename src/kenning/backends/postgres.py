@@ -401,6 +401,10 @@ MIGRATIONS: tuple[str, ...] = (
 #: that computes each row's words stays on.
 _STATISTICS_TRIGGERS = ("kenning_rows_added", "kenning_rows_removed", "kenning_rows_truncated")
 SCHEMA_VERSION = len(MIGRATIONS)
+#: The first schema version that holds the memories table (created by the first write that
+#: knows the vectors' dimension): a store recorded at an earlier one holds no memories yet,
+#: and completing it is no upgrade of another kenning's store.
+FIRST_STORE_VERSION = next(n for n, script in enumerate(MIGRATIONS, 1) if "{dim}" in script)
 
 #: ``hnsw.ef_search`` (pgvector's default is 40) for unfiltered and filtered queries: a
 #: filter discards candidates, so filtered queries scan wider (with iterative scan).
@@ -1449,7 +1453,7 @@ class PostgresBackend:
             return
         before = self._run_migrations(conn, dimension)
         self._set_schema(self._schema_version(conn))
-        if 0 < before < self._schema:
+        if FIRST_STORE_VERSION <= before < self._schema:
             # this process upgraded a store an older kenning wrote (another process that
             # got the schema lock first did it: before is then the version it left)
             self.schema_upgraded = schema_upgrade_note(self.location, before, self._schema)
