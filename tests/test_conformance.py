@@ -208,6 +208,35 @@ def test_upsert_get_round_trip(backend: Backend) -> None:
     assert got[0].metadata == {"i": 5, "nested": {"ok": True}}
 
 
+def test_a_server_store_names_a_project_id_that_differs_only_in_case(backend: Backend) -> None:
+    """qa-team F3: a server's store names no other project for one without memories (it is
+    shared by many), and so named no case variant either: `--project Acme/Widgets` on
+    PostgreSQL found nothing and said nothing, with 60 notes under acme/widgets. Each
+    backend that serves many projects tells the ids that differ only in case; a store of
+    one checkout tells them among its other projects (projects_if_absent)."""
+    from kenning.backends.base import CountsProjects, NamesCaseVariants
+
+    rng = np.random.default_rng(3)
+    rows = [
+        record(0, unit(rng), group="acme/widgets"),
+        record(1, unit(rng), group="acme/widgets", pair=PAIRS[2]),
+        record(2, unit(rng), group="ACME/widgets"),
+        record(3, unit(rng), group="other/repo"),
+    ]
+    backend.upsert(rows)
+    if isinstance(backend, CountsProjects) and not isinstance(backend, NamesCaseVariants):
+        said = backend.projects_if_absent("Acme/Widgets", 3)
+        assert list(said)[:2] == ["acme/widgets", "ACME/widgets"], said
+        return
+    assert isinstance(backend, NamesCaseVariants)
+    found = backend.case_variants_if_absent("Acme/Widgets", 3)
+    assert found == {"acme/widgets": 2, "ACME/widgets": 1}
+    assert backend.case_variants_if_absent("Acme/Widgets", 1) == {"acme/widgets": 2}
+    assert backend.case_variants_if_absent("acme/widgets", 3) == {}  # it has notes
+    assert backend.case_variants_if_absent("acme/widget", 3) == {}  # a typo of another kind
+    assert backend.case_variants_if_absent("OTHER/REPO", 3) == {"other/repo": 1}
+
+
 def test_upsert_replaces_by_id(backend: Backend) -> None:
     rng = np.random.default_rng(1)
     rows = corpus(6)

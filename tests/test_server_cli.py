@@ -2489,3 +2489,40 @@ def test_a_write_that_upgrades_a_shared_stores_schema_says_so_once(
         assert answer["status"] == "stored" and "warnings" not in answer
     finally:
         tools.close()
+
+
+def test_a_project_id_in_another_case_is_named_on_a_server_store(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-team F3: on PostgreSQL, `--project Acme/Widgets` with the notes under acme/widgets
+    found nothing and said nothing (no `case_variants`, stats' empty), where SQLite names
+    the id likely meant. A server's store names that id too, and still no other project."""
+    env = {"KENNING_STORE": pg_url}
+    note = "Timestamps are stored in UTC and shown in the user's zone."
+    for gid in ("acme/widgets", "team/api"):
+        r = kenning(project, "remember", "--type", "rule", "--project", gid, note, env=env)
+        assert r.returncode == 0, r.stderr
+    for args in (("recall", "timestamps UTC"), ("search", "timestamps UTC")):
+        run = kenning(project, *args, "--project", "Acme/Widgets", env=env)
+        assert run.returncode == 0 and not run.stdout, run.stdout
+        hint = run.stderr.splitlines()[-1]
+        assert "project ids are case-sensitive: acme/widgets differs only in case" in hint, hint
+        assert hint.endswith("pass --project acme/widgets to use it"), hint
+        assert "team/api" not in hint, hint  # a server names no other project
+        said = json.loads(
+            kenning(project, *args, "--project", "Acme/Widgets", "--json", env=env).stdout
+        )
+        assert said["case_variants"] == ["acme/widgets"], said
+    stats = json.loads(
+        kenning(project, "stats", "--project", "Acme/Widgets", "--json", env=env).stdout
+    )
+    assert stats["case_variants"] == ["acme/widgets"], stats
+    assert stats["other_projects"] == {"acme/widgets": 1}, stats
+    # a typo of another kind, and a project with notes of its own: nothing more said
+    stats = json.loads(
+        kenning(project, "stats", "--project", "acme/widget", "--json", env=env).stdout
+    )
+    assert stats["case_variants"] == [] and stats["other_projects"] == {}, stats
+    run = kenning(project, "recall", "kubernetes ingress", "--project", "acme/widgets", env=env)
+    assert "case-sensitive" not in run.stderr, run.stderr

@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from . import config, protocol
-from .backends.base import CountsProjects, Filters, lexical_search_with_statistics
+from .backends.base import (
+    CountsProjects,
+    Filters,
+    NamesCaseVariants,
+    lexical_search_with_statistics,
+)
 from .errors import StoreClosed, UserInputError
 from .model import (
     Memory,
@@ -713,7 +718,8 @@ class StoreReads(StoreFreshness):
         many each has; else ``{}``. A renamed repository or a changed ``origin`` remote gives
         the project a new id, and its notes stay under the old one — where nothing found
         would otherwise read as nothing stored. A server's store is shared by many
-        projects, so it is never asked."""
+        projects, so it names only the ids that differ from the project's in letter case
+        alone (``--project Acme/Widgets`` for ``acme/widgets``)."""
         return self._other_projects(self.resolve_group(group_id))
 
     @property
@@ -736,7 +742,13 @@ class StoreReads(StoreFreshness):
 
     def _other_projects(self, gid: str | None) -> dict[str, int]:
         backend = self._counts_projects(gid)
-        return {} if backend is None or gid is None else backend.projects_if_absent(gid, 3)
+        if backend is not None and gid is not None:
+            return backend.projects_if_absent(gid, 3)
+        if gid is not None and self.exists and isinstance(self.backend, NamesCaseVariants):
+            # a server's store: of the other projects, only an id that differs from the one
+            # asked in letter case alone, the likeliest --project typo on a team's store
+            return self.backend.case_variants_if_absent(gid, 3)
+        return {}
 
     def _alike_projects(self, gid: str | None) -> dict[str, int]:
         """The id this checkout's folder name gave it before its ``origin`` remote was added

@@ -506,6 +506,19 @@ class CountsProjects(Protocol):
 
 
 @runtime_checkable
+class NamesCaseVariants(Protocol):
+    """A server backend (shared by many projects, so it names no other project when one
+    has no memories) that can tell the project ids differing from one asked only in letter
+    case: the likeliest ``--project`` typo on a team's store."""
+
+    def case_variants_if_absent(self, group_id: str, limit: int) -> dict[str, int]:
+        """{} when a memory of ``group_id`` is stored; else the project ids that differ from
+        it only in letter case (:func:`kenning.project.case_variants`), the most memories
+        first (``limit`` at most), and how many each has."""
+        ...
+
+
+@runtime_checkable
 class UpgradesSchema(Protocol):
     """A server backend whose write upgrades the schema of a store an older kenning wrote
     (PostgreSQL): every kenning older than this one refuses the store from then on."""

@@ -2469,6 +2469,25 @@ class PostgresBackend:
                 )[0]
             )
 
+    def case_variants_if_absent(self, group_id: str, limit: int) -> dict[str, int]:
+        from ..project import case_variants
+
+        # one read of the counts table (a row per project, collection and type), none of
+        # the memories: the ids are compared as kenning compares them, whatever the
+        # database's ctype folds
+        with self._connection() as conn:
+            if self._dim(conn) is None:
+                return {}
+            rows = conn.execute(
+                "SELECT group_id, sum(n) FROM kenning_counts WHERE n > 0 AND NOT EXISTS "
+                "(SELECT 1 FROM kenning_counts WHERE group_id = %s AND n > 0) "
+                "GROUP BY group_id",
+                (group_id,),
+            ).fetchall()
+        counts = {str(r[0]): int(r[1]) for r in rows}
+        found = sorted(case_variants(group_id, counts), key=lambda gid: (-counts[gid], gid))
+        return {gid: counts[gid] for gid in found[:limit]}
+
     def count_by(self, group_id: str | None) -> dict[tuple[str, str], int]:
         where, params = _where(Filters(group_id=group_id))
         with self._connection() as conn:

@@ -1438,6 +1438,15 @@ class QdrantBackend:
             )
         return {} if points else others_to_name(group_id, self._project_counts(), limit)
 
+    def case_variants_if_absent(self, group_id: str, limit: int) -> dict[str, int]:
+        from ..project import case_variants
+
+        counts = self._project_counts()  # (one facet of the group_id index)
+        if counts.get(group_id):
+            return {}
+        found = case_variants(group_id, counts)  # (the most memories first)
+        return {gid: counts[gid] for gid in found[:limit]}
+
     def projects_alike(self, group_id: str, limit: int) -> dict[str, int]:
         from ..project import alike_to_name
 
