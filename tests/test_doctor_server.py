@@ -138,6 +138,54 @@ def test_an_empty_postgres_database_is_no_store_yet(project: Path, pg_url: str) 
     assert _catalog_relations(pg_url) == before
 
 
+def test_a_role_that_cannot_create_the_store_is_warned_with_the_first_writes_error(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-team F4: doctor said "`kenning remember` creates it" (ok, exit 0) to a role that
+    cannot create the store: no CREATE on schema public (PostgreSQL 15 and later give it to
+    the database's owner alone), or pgvector not enabled in the database and this role may
+    not enable it; that remember then failed. The store check warns now with the error and
+    fix the first write gives (tried in a transaction rolled back: nothing is left), exit
+    0, as for a store the role can read but not write."""
+    with login_role(pg_url, ()) as url:
+        before = _catalog_relations(pg_url)
+        result = _doctor(project, url, "--json")
+        assert result.returncode == 0, result.stderr
+        store = {c["name"]: c for c in json.loads(result.stdout)["checks"]}["store"]
+        assert store["status"] == "warning", store
+        assert "no kenning store in" in store["message"], store
+        assert "this role cannot create it" in store["message"], store
+        assert "permission denied for schema public" in store["message"], store
+        role = url.split("//")[1].split(":")[0]
+        grant = f"GRANT USAGE, CREATE ON SCHEMA public TO {role};"
+        assert grant in store["fix"], store
+        write = run_cli(project, "remember", "A note.", env={"KENNING_STORE": url})
+        assert write.returncode == 1 and grant in write.stderr, write.stderr  # the same fix
+        assert _catalog_relations(pg_url) == before
+        # pgvector installed on the server, not enabled in this database
+        _sql(pg_url, "DROP EXTENSION vector")
+        _sql(pg_url, f"GRANT CREATE ON SCHEMA public TO {role}")
+        result = _doctor(project, url, "--json")
+        assert result.returncode == 0, result.stderr
+        store = {c["name"]: c for c in json.loads(result.stdout)["checks"]}["store"]
+        assert store["status"] == "warning", store
+        assert "pgvector is installed on the server" in store["message"], store
+        assert "CREATE EXTENSION vector" in store["fix"], store
+        write = run_cli(project, "remember", "A note.", env={"KENNING_STORE": url})
+        assert write.returncode == 1 and "may not enable it" in write.stderr, write.stderr
+        assert _catalog_relations(pg_url) == before
+        with psycopg.connect(pg_url) as conn:  # nothing of the trial is left
+            assert (
+                conn.execute("SELECT extname FROM pg_extension WHERE extname = 'vector'").fetchall()
+                == []
+            )
+    # the owner (here a superuser) may: no store yet, ok, as before
+    result = _doctor(project, pg_url, "--json")
+    store = {c["name"]: c for c in json.loads(result.stdout)["checks"]}["store"]
+    assert store["status"] == "ok" and "creates it" in store["message"], store
+
+
 def _catalog_relations(url: str) -> list[Any]:
     with psycopg.connect(url, autocommit=True) as conn:
         return conn.execute(

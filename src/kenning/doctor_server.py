@@ -101,9 +101,10 @@ def check_server_store(
             dimension=None,
             project_root=project.root if project is not None else None,
             warn_missing_index=False,  # said by the index check, with its fix
+            try_creation=True,
         )
     except StoreNotFound as exc:
-        checks.append(Check("store", OK, str(exc)))
+        checks.append(_no_store_yet(exc))
         return rest("no store yet")
     except StoreUnavailable as exc:
         checks.append(Check("store", FAILED, *_said_and_fix(str(exc))))
@@ -140,6 +141,17 @@ def check_server_store(
     finally:
         backend.close()
     return DoctorReport(backend.location, tuple(checks))
+
+
+def _no_store_yet(exc: StoreNotFound) -> Check:
+    """No store there yet: ok when the first write can create it; a warning with that
+    write's error and fix when this role cannot (pgvector not enabled and the role may not
+    enable it, no CREATE on the schema), as for a store it can read but not write."""
+    if exc.cannot_create is None:
+        return Check("store", OK, str(exc))
+    said, fix = _said_and_fix(exc.cannot_create)
+    where = str(exc).split(";", 1)[0]
+    return Check("store", WARNING, f"{where}, and this role cannot create it: {said}", fix)
 
 
 def _said_and_fix(message: str) -> tuple[str, str]:

@@ -123,6 +123,9 @@ class StoreNotFound(KenningError):
 
     #: What creates a store, as the CLI names it in these messages (:meth:`creator_named`).
     CREATOR = "`kenning remember`"
+    #: Why this role could not create it, as the first write would say (a server's store,
+    #: when its opener asked: ``kenning doctor``); None when it could, or was not asked.
+    cannot_create: str | None = None
 
     def creator_named(self, creator: str) -> str:
         """The message naming ``creator`` as what creates the store: an agent using the MCP

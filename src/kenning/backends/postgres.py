@@ -967,14 +967,19 @@ class PostgresBackend:
         connect_timeout: int = CONNECT_TIMEOUT_S,
         warn_missing_index: bool = True,
         max_connect_timeout: int | None = None,
+        try_creation: bool = False,
     ) -> None:
         """``warn_missing_index``: warn as it opens when the table is without its HNSW
         index (False: a caller that builds it itself, a migration into the store).
+        ``try_creation`` (``create=False``): when there is no store yet, the StoreNotFound
+        raised says why this role could not create it (:attr:`StoreNotFound.cannot_create`,
+        :meth:`_creation_refused`: ``kenning doctor``).
         ``connect_timeout``: the seconds a connection waits for the server when the URL sets
         none; ``max_connect_timeout``: at most this many, whatever the URL sets (a hook's
         budget, which must leave time to say that the server did not answer)."""
         self._secrets = _secrets_of(url)
         self._warn_missing_index = warn_missing_index
+        self._try_creation = try_creation
         self._url = url
         self.location = redact_url(url)
         # (a libpq ``password=`` parameter is redacted as a note's would be; the password's
@@ -1282,9 +1287,12 @@ class PostgresBackend:
         self._index_key = _lock_key(label + ":index")
         exists = self._has_schema_table(conn)
         if not exists and not create:
-            raise StoreNotFound(
+            missing = StoreNotFound(
                 f"no kenning store in {self.location} yet; {StoreNotFound.CREATOR} creates it"
             )
+            if self._try_creation:
+                missing.cannot_create = self._creation_refused(conn)
+            raise missing
         self._ensure_vector_extension(conn, create=create)
         _register_vector_checked(conn)  # a type the path cannot see: said before any DDL
         if create:
@@ -1305,6 +1313,29 @@ class PostgresBackend:
                 _missing_index_note(self.location, owner and shown_role(owner), self._standby),
                 extra={INDEX_MISSING_LOG_MARK: True},  # stats and reembed say it themselves
             )
+
+    def _creation_refused(self, conn: psycopg.Connection[Any]) -> str | None:
+        """Why the first write could not create the store in this database, as it would
+        say it (pgvector not enabled and this role may not enable it, no CREATE on the
+        schema, a standby), or None: tried in a transaction that is rolled back, so nothing
+        is left (a managed service's admin role may create pgvector though it is no
+        superuser, which no catalog tells)."""
+
+        class _TriedOnly(Exception):
+            pass
+
+        try:
+            with self._translate("create the store in"), conn.transaction():
+                conn.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_WAIT_S}s'")
+                self._ensure_vector_extension(conn, create=True)
+                conn.execute("CREATE TABLE kenning_schema (version integer PRIMARY KEY)")
+                raise _TriedOnly
+        except _TriedOnly:
+            return None
+        except StoreUnavailable:
+            return None  # (a lock held by another session: the write waits its turn)
+        except KenningError as exc:
+            return str(exc)
 
     def _schema_missing(
         self, conn: psycopg.Connection[Any], database: str, *, create: bool

@@ -77,6 +77,7 @@ def open_backend(
     project_root: Path | None = None,
     warn_missing_index: bool = True,
     connect_timeout: int | None = None,
+    try_creation: bool = False,
 ) -> Backend:
     """Open (``create=True``: create if missing) the store at ``location``.
 
@@ -88,6 +89,8 @@ def open_backend(
     ``connect_timeout``: at most this many seconds waiting for a server store to answer,
     whatever its URL says (a hook's budget: :func:`~kenning.config.connect_timeout_within`);
     None: the URL's, or the backend's default.
+    ``try_creation`` (PostgreSQL, ``create=False``): where there is no store yet, the
+    StoreNotFound raised says why this role could not create it (``kenning doctor``).
     """
     text = str(location).strip()
     kind = backend_kind(text) if not isinstance(location, Path) else "sqlite"
@@ -100,6 +103,7 @@ def open_backend(
             dimension=dimension,
             warn_missing_index=warn_missing_index,
             max_connect_timeout=connect_timeout,
+            try_creation=try_creation,
         )
     if kind in ("qdrant", "qdrant-local"):
         from .qdrant import TIMEOUT_S, QdrantBackend
