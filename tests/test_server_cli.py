@@ -2526,3 +2526,36 @@ def test_a_project_id_in_another_case_is_named_on_a_server_store(
     assert stats["case_variants"] == [] and stats["other_projects"] == {}, stats
     run = kenning(project, "recall", "kubernetes ingress", "--project", "acme/widgets", env=env)
     assert "case-sensitive" not in run.stderr, run.stderr
+
+
+def test_an_export_names_each_note_that_held_another_writers_credential(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-team F5: a credential another writer left in a note of the team's store is
+    exported redacted, and the line that says so told the user to `kenning edit ID`
+    without saying which id. It names each note and the fields that held it, as the
+    damaged-vector line names its notes; the edit it advises then stores it redacted."""
+    import psycopg
+
+    env = {"KENNING_STORE": pg_url, "KENNING_EMBEDDER": "hashing"}
+    for text in ("All timestamps are stored in UTC", "Tags are semver"):
+        assert kenning(project, "remember", "--type", "rule", text, env=env).returncode == 0
+    token = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        (held,) = conn.execute(
+            "UPDATE kenning_memories SET content = content || %s, metadata = %s::jsonb, "
+            "metadata_text = %s WHERE content LIKE 'All%%' RETURNING id",
+            (f"; CI token {token}", *[json.dumps({"token": token})] * 2),
+        ).fetchone()
+    r = kenning(project, "export", "-o", "backup.jsonl", env=env)
+    assert r.returncode == 0, r.stderr
+    (line,) = [x for x in r.stderr.splitlines() if "held a credential" in x]
+    assert f"`kenning edit ID` of it stores it redacted: {held} (content, metadata)" in line, line
+    assert token not in r.stderr and token not in (project / "backup.jsonl").read_text()
+    edit = kenning(
+        project, "edit", str(held), "--content", "All timestamps are stored in UTC.", env=env
+    )
+    assert edit.returncode == 0, edit.stderr
+    r = kenning(project, "export", "-o", "backup.jsonl", env=env)
+    assert r.returncode == 0 and "held a credential" not in r.stderr, r.stderr

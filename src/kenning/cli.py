@@ -2131,7 +2131,8 @@ def export(
             f"{report.redacted} {'memory' if one else 'memories'} held a credential another "
             f"writer left in {'it' if one else 'them'} (an older kenning, another tool): "
             f"exported redacted, as every reader shows {'it' if one else 'them'}; "
-            "`kenning edit ID` of one stores it redacted",
+            f"`kenning edit ID` of {'it' if one else 'each'} stores it redacted: "
+            f"{_listing(report.redacted_ids)}",
             err=True,
         )
     click.echo(

@@ -75,6 +75,8 @@ class ExportReport:
     fix: str | None = None
     #: Memories holding a credential another writer left in them, exported redacted.
     redacted: int = 0
+    #: Those memories (id → the fields that held it: content, source, tags, metadata).
+    redacted_ids: Mapping[str, str] = field(default_factory=dict)
 
 
 def export_memories(
@@ -106,15 +108,17 @@ def export_memories(
     out.write(escape_unsafe_json(json.dumps(header, ensure_ascii=False)) + "\n")
     scope = store.resolve_group(group_id)
     dimension = provenance.dimension if provenance else None
-    n = redacted = 0
+    n = 0
     without: dict[str, str] = {}
+    redacted: dict[str, str] = {}
     for record in store.backend.iterate(Filters(group_id=scope), oldest_first=True):
         # a credential another writer (an older kenning, another tool) left in a memory:
         # an export is shared, and every reader of the store redacts it (qa-s65b B3)
         memory = redacted_copy(record.memory)
         line = memory.to_dict()
         text_redacted = memory.content != record.memory.content
-        redacted += memory is not record.memory
+        if memory is not record.memory:
+            redacted[memory.id] = ", ".join(_fields_changed(record.memory, memory))
         if vectors and provenance is not None and not text_redacted:
             # (a redacted text's vector is its secret's: the import embeds the text)
             problem = vector_problem(record.vector, dimension)
@@ -139,8 +143,22 @@ def export_memories(
     ]
     fixes = dict.fromkeys(d.fix for d in rows if d.fix)
     return ExportReport(
-        n, {d.id: d.describe() for d in rows}, without, "; ".join(fixes) or None, redacted
+        n,
+        {d.id: d.describe() for d in rows},
+        without,
+        "; ".join(fixes) or None,
+        len(redacted),
+        redacted,
     )
+
+
+def _fields_changed(stored: Memory, shown: Memory) -> list[str]:
+    """The fields a writer gives that differ between ``stored`` and its redacted copy."""
+    return [
+        name
+        for name in ("content", "source", "tags", "metadata")
+        if getattr(stored, name) != getattr(shown, name)
+    ]
 
 
 @dataclass(frozen=True)
