@@ -565,3 +565,76 @@ def test_migrate_again_counts_and_embeds_only_the_redacted_notes_it_copies(
         assert np.allclose(r.vector, hashing.embed([r.memory.content])[0], atol=1e-6)
     target.close()
     source.close()
+
+
+INTERRUPTED = textwrap.dedent(
+    """
+    import sys, time
+    from kenning import open_store
+    from kenning.errors import Interrupted
+    from kenning.migrate import migrate_store
+    from kenning.transfer import import_memories
+
+    store = open_store(sys.argv[2] if sys.argv[3] == "import" else None, cwd=sys.argv[1])
+
+    def slow(n):  # the caller's progress callback: gives the test time for its Ctrl-C
+        print(n, flush=True)
+        time.sleep(30)
+
+    try:
+        if sys.argv[3] == "import":
+            with open(sys.argv[4], encoding="utf-8") as lines:
+                import_memories(store, lines, progress=slow)
+        else:
+            migrate_store(store, sys.argv[2], progress=slow)
+    except Interrupted as exc:
+        print(f"said: {exc}", file=sys.stderr, flush=True)
+        sys.exit(130)
+    """
+)
+
+
+@pytest.mark.parametrize("command", ["migrate", "import"])
+def test_ctrl_c_of_a_migration_or_an_import_says_what_it_left_and_what_to_do(
+    project: Path,
+    pg_url: str,
+    minilm: Embedder,
+    sqlite_template: Path,
+    tmp_path: Path,
+    command: str,
+) -> None:
+    """qa-team F6: Ctrl-C of `kenning migrate` or `kenning import` into PostgreSQL said
+    only "error: interrupted", where a server that went away midway is told what state
+    is left and what to do. The interrupt now says it too: how many memories a migration
+    copied (each batch committed), and that running it again resumes; that an import
+    rolled back what it wrote."""
+    _sqlite_store(project, minilm, sqlite_template).close()
+    lines = tmp_path / "export.jsonl"
+    if command == "import":
+        with open_store(pg_url, cwd=project, embedder=minilm) as store:
+            group = store.group_id
+            assert store.remember("The team store is PostgreSQL with pgvector.", "decision").id
+        lines.write_text("\n".join(export_lines(minilm, group, ROWS)) + "\n")
+    child = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED, str(project), pg_url, command, str(lines)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "KENNING_EMBEDDER": "minilm"},
+    )
+    assert child.stdout is not None and child.stderr is not None
+    first = child.stdout.readline()  # a batch (a chunk) is written
+    assert first.strip(), child.stderr.read() if child.poll() is not None else first
+    child.send_signal(signal.SIGINT)
+    assert child.wait(timeout=60) == 130, child.stderr.read()
+    said = child.stderr.read()
+    with open_store(pg_url, cwd=project, embedder=minilm) as left:
+        held = left.count()
+    if command == "migrate":
+        assert held == 500, held
+        assert "the migration stopped there: 500 memories were copied" in said, said
+        assert "run the same `kenning migrate` again, and it resumes" in said, said
+    else:
+        assert held == 1, held  # rolled back: the note it held before
+        assert "the import stopped there, and what it wrote was rolled back" in said, said
+        assert "run the same import again" in said, said

@@ -370,8 +370,10 @@ def handle_errors(func: F) -> F:
             name = str(exc.filename) if exc.filename else ""
             name = name if len(name) <= 80 else name[:77] + "..."
             _fail(f"{_plain(name) + ': ' if name else ''}{exc.strerror or exc}")
-        except KeyboardInterrupt:
-            _fail("interrupted", 130)
+        except KeyboardInterrupt as exc:
+            # (a long write says what state it left: kenning.errors.Interrupted)
+            said = str(exc)
+            _fail(f"interrupted: {said}" if said else "interrupted", 130)
 
     return wrapper  # type: ignore[return-value]
 

@@ -183,6 +183,11 @@ class DedupCheckFailed(KenningError):
     """The duplicate check could not run, so nothing was written."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a long write (a migration, an import): the message says what state it
+    left and what to do (exit 130, as for any interrupt)."""
+
+
 class StoreUnavailable(KenningError):
     """A server backend is down or refused the credentials: knowledge base NOT consulted."""
 

@@ -41,7 +41,13 @@ from .backends.base import (
     bulk_writes,
 )
 from .config import expand_home, is_store_url
-from .errors import KenningError, ProvenanceMismatch, StoreUnavailable, UserInputError
+from .errors import (
+    Interrupted,
+    KenningError,
+    ProvenanceMismatch,
+    StoreUnavailable,
+    UserInputError,
+)
 from .model import Provenance, edit_version, same_memory
 from .safety import without_nul
 from .store_read import redacted_copy
@@ -323,6 +329,13 @@ def migrate(
             f"{exc} — the migration stopped there: {_copied(copied)} (each batch "
             "is written whole or not at all); run the same `kenning migrate` again once the "
             "server is back, and it resumes (what is already there is skipped)"
+        ) from None
+    except KeyboardInterrupt:
+        # Ctrl-C: "interrupted" alone left the user to guess what a half-done copy means
+        raise Interrupted(
+            f"the migration stopped there: {_copied(copied)} (each batch is written whole "
+            "or not at all); run the same `kenning migrate` again, and it resumes (what is "
+            "already there is skipped)"
         ) from None
     finally:
         embedder.shutdown(wait=False, cancel_futures=True)  # nothing left on a failure

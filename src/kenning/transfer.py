@@ -35,7 +35,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from .backends.base import BulkLoader, Filters, bulk_writes, prepare_search
-from .errors import KenningError, StoreUnavailable, StoreWriteFailed
+from .errors import Interrupted, KenningError, StoreUnavailable, StoreWriteFailed
 from .export_format import EXPORT_FORMAT, ExportFile, ExportLine, read_export
 from .model import (
     DEDUP_CHECK_FAILED,
@@ -685,6 +685,13 @@ class _Writing:
                 f"{exc} — the import stopped there, and what it wrote was rolled back (on "
                 "Qdrant, which has no transactions, the batches written before stay); run the "
                 "same import again once the server is back (what is already there is skipped)"
+            ) from None
+        except KeyboardInterrupt:
+            # Ctrl-C: "interrupted" alone left the user to guess what was written
+            raise Interrupted(
+                "the import stopped there, and what it wrote was rolled back (on Qdrant, "
+                "which has no transactions, the batches written before stay); run the same "
+                "import again (what is already there is skipped)"
             ) from None
         except StoreWriteFailed as exc:
             if not began:
