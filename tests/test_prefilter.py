@@ -1,0 +1,132 @@
+"""The word prefilter answers as the pattern it is derived from, text by text.
+
+:func:`kenning.signatures.looks_like_error` asks ``_LOOKS_LIKE_ERROR_SOURCE`` through
+:class:`~kenning.prefilter.Prefiltered` (its words read from the pattern's own parse), and
+its answer is the pattern's: asserted line by line (and whole) over the logs the other tests
+build, the texts of tests/data and of ../shared/eval, and generated lines made of the
+pattern's own words in other cases, cut and glued to each other."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from kenning import signatures
+from kenning.prefilter import Prefiltered
+
+from .conftest import EVAL_ABSENT, EVAL_DIR
+from .test_json_reports import go_test_json, jest_json
+from .test_log_window import (
+    OOM,
+    SPRING_STARTUP_FAILURE,
+    TOLD,
+    TRACEBACK,
+    downloads,
+    info_lines,
+    maven_tests,
+    other_services,
+    spring_failure_with_causes,
+    spring_frames,
+)
+
+#: The pattern whole, as looks_like_error searched it before it was prefiltered.
+PATTERN = re.compile(signatures._LOOKS_LIKE_ERROR_SOURCE, signatures._LOOKS_LIKE_ERROR_FLAGS)
+FAST = Prefiltered(PATTERN.pattern, PATTERN.flags)
+
+
+def assert_same(texts: list[str]) -> int:
+    """Each text, each of its lines, answered as the pattern answers; how many matched."""
+    matched = 0
+    for text in texts:
+        for piece in (text, *text.splitlines()):
+            expected = PATTERN.search(piece) is not None
+            assert FAST(piece) == expected, piece
+            matched += expected
+    return matched
+
+
+def test_the_words_are_found_and_few_alternatives_need_none() -> None:
+    """The parse is read on this Python: most alternatives need a word (else every line is
+    searched with the whole pattern again, as fast as before and no faster)."""
+    assert len(FAST.words) > 50 and "Traceback" in FAST.words and "ERROR" in FAST.words
+    assert len(FAST._groups) == len(FAST.words)
+    assert FAST._rest is not None and FAST._rest.pattern is None  # (the alternatives alone)
+
+
+def test_the_logs_the_tests_build_are_answered_as_the_pattern_answers() -> None:
+    logs = [
+        "\n".join(info_lines(300)),
+        "\n".join(maven_tests(300) + OOM + downloads(300)),
+        "\n".join(spring_frames(50, "org.springframework.beans") + SPRING_STARTUP_FAILURE),
+        "\n".join(other_services(300)),
+        "\n".join(spring_failure_with_causes(3, 20)),
+        TRACEBACK,
+        TOLD,
+        go_test_json(),
+        jest_json(),
+    ]
+    assert assert_same(logs) > 50
+
+
+def test_the_texts_of_tests_data_are_answered_as_the_pattern_answers() -> None:
+    data = Path(__file__).parent / "data"
+    texts = [path.read_text(errors="replace") for path in sorted(data.rglob("*")) if path.is_file()]
+    assert len(texts) > 5
+    assert_same(texts)
+
+
+@pytest.mark.parametrize("corpus", ["rust-errors", "ruff-rules", "yellow-solutions"])
+def test_the_eval_texts_are_answered_as_the_pattern_answers(corpus: str) -> None:
+    folder = EVAL_DIR / corpus
+    if EVAL_ABSENT and not folder.exists():
+        pytest.skip(f"{folder} is absent and KENNING_EVAL_ABSENT says so")
+    files = sorted(path for path in folder.rglob("*") if path.is_file())
+    assert files, f"{folder} holds no files: put ../shared/eval next to the repository"
+    assert assert_same([path.read_text(errors="replace") for path in files]) > 0
+
+
+#: Pieces of lines: what the alternatives need and what is around it in a log.
+_AROUND = [" ", "  ", "\t", ":", ": ", "(", ")", "[", "]", ".", "/", "\\", "=", '"', "'", "\n"]
+_AROUND += ["-", "_", "*", "!", "#", "0", "12", "E", "e", "x", "×", "|", "::", "at ", "line "]
+_AROUND += ["src/app.go:12:3: ", "C:\\data\\x", "level=", "msg=", "==12== ", "E   ", "FAILED "]
+
+
+def generated_lines(seed: int, n: int) -> list[str]:
+    """Lines glued from the pattern's own words (in their case, upper, lower, title), cut
+    at random, and the pieces a log puts around them."""
+    rng = random.Random(seed)
+    words = [*FAST.words, "ERROR-FIX:", "Error-Fix:", "error-fix: ", "not found", "such file"]
+    words += re.findall(r"[A-Za-z][\w.-]{2,}", PATTERN.pattern)
+    lines = []
+    for _ in range(n):
+        parts = []
+        for _ in range(rng.randint(1, 8)):
+            piece = rng.choice(words) if rng.random() < 0.5 else rng.choice(_AROUND)
+            case = rng.random()
+            piece = piece.upper() if case < 0.1 else piece.lower() if case < 0.2 else piece
+            if rng.random() < 0.2 and len(piece) > 2:
+                cut = rng.randint(1, len(piece) - 1)
+                piece = piece[:cut] if rng.random() < 0.5 else piece[cut:]
+            parts.append(piece)
+        lines.append("".join(parts))
+    return lines
+
+
+def test_generated_lines_are_answered_as_the_pattern_answers() -> None:
+    lines = generated_lines(seed=71, n=30_000)
+    matched = assert_same(lines)
+    assert 0.05 * len(lines) < matched < 0.95 * len(lines)  # (both answers are asked)
+
+
+def test_a_case_insensitive_part_and_short_words_leave_their_alternative_searched() -> None:
+    """What the reading cannot hold a text to (a case-insensitive word, a word of fewer
+    than 3 characters, a negative lookahead) leaves its alternative to every text."""
+    pattern = re.compile(r"^(?i:error-fix:)|\.\w+:\d|(?!x)y|Trace(?:back|point)s?\b|a\bb", re.M)
+    fast = Prefiltered(pattern.pattern, pattern.flags)
+    assert fast.words == ("Traceback", "Tracepoint")
+    for text in ("ERROR-FIX: x", "Error-Fİx:", "a.py:3", "y", "Tracepoints", "Tracebacks", "ab"):
+        assert fast(text) == (pattern.search(text) is not None), text
+    assert fast("ERROR-FIX: x") and fast("a.py:3") and fast("Tracebacks") and not fast("x")
