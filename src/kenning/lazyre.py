@@ -40,3 +40,10 @@ class LazyPattern:
 def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """A pattern object that compiles itself when first used (typed as a ``re.Pattern``)."""
     return LazyPattern(pattern, flags)  # type: ignore[return-value]
+
+
+def source_of(pattern: re.Pattern[str]) -> tuple[str, int]:
+    """The text and flags ``pattern`` is (or will be) compiled from, without compiling it."""
+    if isinstance(pattern, LazyPattern):
+        return pattern._pattern, pattern._flags
+    return pattern.pattern, pattern.flags

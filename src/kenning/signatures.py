@@ -9,6 +9,7 @@ at all (error queries get the protocol's lower floor). Pure: no store, no model.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import operator
 import re
@@ -17,7 +18,7 @@ from typing import Any, Protocol
 
 from .errorfix import SIGNATURE_MAX_CHARS, one_line
 from .json_reports import as_printed
-from .lazyre import lazy
+from .lazyre import lazy, source_of
 from .log_formats import (
     ANSI,
     AT_ERROR,
@@ -34,7 +35,7 @@ from .log_formats import (
     without_run_log_prefixes,
 )
 from .log_window import read_of_log
-from .prefilter import prefiltered
+from .prefilter import holds_one, needed_words, prefiltered
 from .truncation import cut_at_word_boundary
 
 __all__ = [
@@ -545,10 +546,26 @@ def leveled_line(line: str) -> tuple[str, str | None]:
 
 
 def line_score(line: str) -> int:
-    for score, rule in _RULES:
+    for score, rule, words in _scored_rules():
+        if words is not None and not holds_one(line, words):
+            continue  # (no match of the rule can be in a line without one of its words)
         if rule.search(line):
             return score
     return 0
+
+
+@functools.cache
+def _scored_rules() -> tuple[tuple[int, _Rule, tuple[tuple[str, bool], ...] | None], ...]:
+    """:data:`_RULES`, each with the words one of which a line it matches holds
+    (:func:`~kenning.prefilter.needed_words`; None: not known): a log's line is searched
+    only by the rules whose words it holds (~36 µs a line by all of them in turn)."""
+    return tuple((score, rule, _words_of(rule)) for score, rule in _RULES)
+
+
+def _words_of(rule: _Rule) -> tuple[tuple[str, bool], ...] | None:
+    if isinstance(rule, _CodeBeforeErrorWord):
+        return None
+    return needed_words(*source_of(rule))  # type: ignore[arg-type]
 
 
 def _is_exception_line(line: str) -> bool:
