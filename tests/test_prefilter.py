@@ -92,7 +92,9 @@ def test_the_texts_of_tests_data_are_answered_as_the_pattern_answers() -> None:
     assert_same(texts)
 
 
-@pytest.mark.parametrize("corpus", ["rust-errors", "ruff-rules", "yellow-solutions"])
+# (rust-errors: rustc's own messages and explanations; ruff-rules and yellow-solutions, asked
+# too when this was written, gave the same answers and cost 7 of the module's 12 CPU-s)
+@pytest.mark.parametrize("corpus", ["rust-errors"])
 def test_the_eval_texts_are_answered_as_the_pattern_answers(corpus: str) -> None:
     folder = EVAL_DIR / corpus
     if EVAL_ABSENT and not folder.exists():
