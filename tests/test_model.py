@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kenning.model import EDITED_AT, Memory
+from kenning.model import EDITED_AT, Memory, id_prefix, too_short_for_prefix
 
 STORED = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 SEEN = datetime(2026, 4, 2, 8, 30, 15, 250000, tzinfo=UTC)
@@ -126,3 +126,26 @@ def test_a_memory_was_written_when_stored_or_last_edited() -> None:
     # a stamp kenning cannot read, without its zone or before the memory was stored: none
     for stamp in ("yesterday", "2026-03-04T05:06:00", "2025-12-31T00:00:00+00:00", 7, None):
         assert memory({EDITED_AT: stamp}).written_at == stored, stamp
+
+
+@pytest.mark.parametrize(
+    ("typed", "short"),
+    [
+        ("01a2496", True),  # git's 7 digits
+        ("01A2-496", True),  # capitals and a dash, as id_prefix takes them
+        (" 01a2 ", True),
+        ("01a2496993d9", False),  # 12: a prefix
+        ("", False),
+        ("-", False),
+        ("mem_42", False),  # not hex: an id only ever matched whole
+        ("01a249g", False),
+    ],
+)
+def test_an_id_too_short_to_be_a_prefix_is_told_as_id_prefix_reads_ids(
+    typed: str, short: bool
+) -> None:
+    """The CLI's "taken from 12 hex digits on" hint is given for what id_prefix would take
+    were it longer: the same digits, dashes and case."""
+    assert too_short_for_prefix(typed) is short
+    if short:
+        assert id_prefix(typed.strip() + "0" * 12) is not None

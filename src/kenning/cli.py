@@ -1894,10 +1894,9 @@ def _no_memory_with_id(memory_id: str, group_id: str | None, holder: str | None 
 def _short_prefix(text: str) -> str:
     """What to say of an id given too short to be taken as a prefix (git's habit of typing
     7 digits): how many it takes."""
-    from .model import ID_PREFIX_MIN_HEX
+    from .model import ID_PREFIX_MIN_HEX, too_short_for_prefix
 
-    digits = text.strip().replace("-", "")
-    if 0 < len(digits) < ID_PREFIX_MIN_HEX and all(c in "0123456789abcdefABCDEF" for c in digits):
+    if too_short_for_prefix(text):
         return (
             f" (an id is taken by its start from {ID_PREFIX_MIN_HEX} hex digits on, as "
             "`kenning search` shows it)"

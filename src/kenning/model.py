@@ -174,6 +174,13 @@ def id_prefix(text: str) -> str | None:
     return _dashed(digits)
 
 
+def too_short_for_prefix(text: str) -> bool:
+    """Whether ``text`` reads as the start of an id given with fewer hex digits than
+    :func:`id_prefix` takes (git's habit of typing 7): hex digits and dashes, as there."""
+    digits = text.strip().replace("-", "").lower()
+    return 0 < len(digits) < ID_PREFIX_MIN_HEX and all(c in "0123456789abcdef" for c in digits)
+
+
 def short_id_candidates(memory_id: str) -> list[str] | None:
     """The prefixes of a kenning id shown for it, shortest first (from
     :data:`ID_PREFIX_MIN_HEX` hex digits to the whole id); None for an id that is no UUID
