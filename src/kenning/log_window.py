@@ -227,6 +227,10 @@ _CRASH = re.compile(
 )
 
 
+#: Which lines of a long text are read, as the notices say it (the hooks' line too).
+PARTS_READ = "its first lines, the lines around its errors and its last lines"
+
+
 @dataclass(frozen=True)
 class LogWindow:
     """What is read of a log: ``text``, and which of its lines that is."""
@@ -291,9 +295,7 @@ class LogWindow:
         to have ``command`` read another part."""
         if self.whole:
             return ""
-        why = (
-            "kenning reads a long log's first lines, the lines around its errors and its last lines"
-        )
+        why = f"kenning reads a long log's {PARTS_READ.removeprefix('its ')}"
         if self.left_out_raw:
             why += f" (of an input over {self.raw_max_chars:,} characters, only in its last ones)"
         if self.search_stopped:

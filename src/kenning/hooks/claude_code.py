@@ -109,7 +109,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .. import config, protocol
 from ..errors import KenningError, StoreUnavailable
-from ..log_window import Bounds
+from ..log_window import PARTS_READ, Bounds
 
 if TYPE_CHECKING:
     from ..log_window import LogWindow
@@ -281,7 +281,7 @@ def _read_in_part(window: LogWindow) -> str:
         return ""
     # which lines, only when lines were left out: a long line cut short is the rest (every
     # line read, qa-s70b F11)
-    which = ": its first lines, the lines around its errors and its last lines"
+    which = f": {PARTS_READ}"
     return (
         f"kenning read only part of this prompt, {window.what_was_read('its')}"
         f"{which if window.parts else ''}"
