@@ -1634,15 +1634,17 @@ def test_a_cold_model_cache_is_built_in_the_background(
 ) -> None:
     """The prompt's hook skips recall at once with one line, a background process builds
     the cache (session start does not wait for it either), and the next prompt recalls."""
-    budget = 3.0
-    env = {"KENNING_CACHE_DIR": str(cold_cache), "KENNING_HOOK_TIMEOUT": f"{budget:g}"}
+    # A budget longer than the build: a hook that waited for the build, or waited out its
+    # budget, would come back to a built cache. Timed against the build, not the clock (a
+    # 3 s budget failed on a host at load 15-19, a process start and imports being slow).
+    env = {"KENNING_CACHE_DIR": str(cold_cache), "KENNING_HOOK_TIMEOUT": "120"}
     root = seeded.project.root
     started = time.monotonic()
     proc = run_hook("prompt-submit", payload("prompt_submit_error", root), root, env)
     elapsed = time.monotonic() - started
+    assert not minilm.cache_is_warm(cold_cache), f"the hook took {elapsed:.2f} s: the build's"
     assert_silent_failure(proc, BUILDING)
     assert str(cold_cache) in proc.stderr
-    assert elapsed < budget, f"the hook took {elapsed:.2f} s"
     # the builder yields to the agent's own work: it lowers its priority once it runs
     ours = os.getpriority(os.PRIO_PROCESS, 0)
     seen: set[int] = set()
