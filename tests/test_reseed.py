@@ -1466,3 +1466,34 @@ def test_the_listing_says_each_doc_seeded_and_an_edited_entry_kept(
     assert r.returncode == 0, r.stderr
     assert "kept: db/db.md: entry" in r.stderr and "skipped: db/db.md" not in r.stderr, r.stderr
     assert "3 with entries" in r.stdout, r.stdout
+
+
+def test_a_doc_path_in_the_seed_state_that_no_folder_can_hold_is_ignored(
+    store: MemoryStore, docs: Path
+) -> None:
+    """The seed state is stored data (another writer's on a shared store, or damage): a doc
+    path with a NUL byte raised ValueError from os.stat at every run, so no doc of any
+    folder was re-seeded again (the session-start hook said 'could not re-seed' at each
+    session), and one leaving the folder ('../..') was looked at on the file system and
+    handed to git. A path that is not ``<folder>/<doc>.md`` is no doc's: left out. A state
+    nested past what the JSON parser takes raised RecursionError: it reads as no state."""
+    seed_solutions(store, docs)
+    key = f"{SEED_STATE_KEY}:acme/widgets"
+    state = json.loads(store.backend.get_meta(key) or "")
+    folder = state["folders"]["docs/solutions"]
+    hint = folder["docs"]["db/db.md"]
+    for forged in ("db/x\x00.md", "../../../etc/passwd", "/etc/hosts", "db/../../x.md", "x.md"):
+        folder["docs"][forged] = hint
+        folder.setdefault("gone", {})[forged] = [hint[0], "someone", 1]
+        folder.setdefault("by", {})[forged] = ["someone", 1]
+    store.backend.set_meta(key, json.dumps(state))
+    write(docs.parent.parent, "docs/solutions/db/db.md", doc("db", fix="One writer."))
+    (report,) = reseed_changed(store)
+    assert report.updated == 1, report
+    assert {f.path for f in report.files} == {"db/db.md", "imports/imports.md", "npm/npm.md"}
+    saved = json.loads(store.backend.get_meta(key) or "")["folders"]["docs/solutions"]
+    assert sorted(saved["docs"]) == ["db/db.md", "imports/imports.md", "npm/npm.md"]
+    assert not saved.get("gone") and not saved.get("by")
+    # nested past what Python's parser takes: RecursionError, not ValueError
+    store.backend.set_meta(key, "[" * 100_000)
+    assert reseed_changed(store) == []  # read as no state

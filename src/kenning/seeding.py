@@ -302,6 +302,17 @@ def _read_doc(
 # --------------------------------------------------------------------------------------------
 
 
+def _doc_path(rel: object) -> bool:
+    """Whether ``rel`` (stored data) is a path :func:`scan_solution_docs` can give: one
+    folder below the solutions folder, one ``.md`` file in it. Another (a NUL byte, which
+    ``os.stat`` raises on, or ``..`` out of the folder) is no doc's: it is never looked at on
+    the file system nor handed to git."""
+    if not isinstance(rel, str) or "\0" in rel or not rel.endswith(".md"):
+        return False
+    parts = rel.split("/")
+    return len(parts) == 2 and all(part not in ("", ".", "..") for part in parts)
+
+
 def _state_key(store: MemoryStore) -> str:
     return f"{SEED_STATE_KEY}:{store.group_id}"
 
@@ -313,14 +324,15 @@ def _load_state(store: MemoryStore) -> dict[str, Any]:
     only) names the repository each document's version was seeded from
     (:func:`kenning.freshness.repository_id`) and when (ms since the epoch), and ``gone``
     the one whose run retired a document gone, the version it had, and when. Stored data:
-    anything malformed reads as no state (every document is read again)."""
+    anything malformed reads as no state (every document is read again), and a record of a
+    path no document can have (:func:`_doc_path`) is left out."""
     raw = store.backend.get_meta(_state_key(store))
     empty: dict[str, Any] = {"version": _STATE_VERSION, "folders": {}}
     if raw is None:
         return empty
     try:
         state = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # (nested past what the parser takes)
         return empty
     if not isinstance(state, dict) or state.get("version") != _STATE_VERSION:
         return empty
@@ -334,7 +346,7 @@ def _load_state(store: MemoryStore) -> dict[str, Any]:
         docs = {
             rel: hint
             for rel, hint in folder["docs"].items()
-            if isinstance(rel, str)
+            if _doc_path(rel)
             and isinstance(hint, list)
             and len(hint) == 3
             and isinstance(hint[0], str)
@@ -350,7 +362,7 @@ def _load_state(store: MemoryStore) -> dict[str, Any]:
             clean[str(prefix)]["gone"] = {
                 rel: tomb
                 for rel, tomb in gone.items()
-                if isinstance(rel, str)
+                if _doc_path(rel)
                 and isinstance(tomb, list)
                 and len(tomb) == 3
                 and isinstance(tomb[0], str)
