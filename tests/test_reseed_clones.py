@@ -276,3 +276,50 @@ def test_a_clones_edit_made_after_another_clones_version_was_seeded_replaces_it(
     r = kenning(b, "seed-solutions", KENNING_STORE=pg_url)
     assert "updated: db/db.md" in r.stdout, (r.stdout, r.stderr)
     alternate(in_a, in_b, "b's edit, run by hand")
+
+
+def test_a_clone_that_deleted_a_doc_leaves_another_clones_later_edit_of_it(
+    clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore]
+) -> None:
+    """b deleted a doc and pushed; a, which had not pulled, committed a new fix to it after
+    b's session retired it, and a's session seeded it (the later edit is kept). b's next
+    session retired it again, because b's branch had had the path: a's later edit was lost
+    for everyone until b pulled, and after a merge keeping the doc, again. A clone whose
+    deletion was made before another clone's version of the doc was seeded, a version it
+    cannot place, leaves that version as it is; its own later deletion (a merge deleting
+    it) still retires it."""
+    a, b = clones
+    in_a, in_b = stores
+    git(b, "rm", "-q", "docs/solutions/npm/npm.md")
+    commit(b, "the npm fix is obsolete")
+    git(b, "push", "-q", "origin", "HEAD:main")
+    (report,) = reseed_changed(in_b)
+    assert report.retired == 1, report
+    time.sleep(1.1)  # a commit's time is in seconds
+    write(a, "docs/solutions/npm/npm.md", doc("npm", fix="Use npm 10's overrides (a's fix)."))
+    commit(a, "a's newer npm fix")
+    (report,) = reseed_changed(in_a)
+    assert report.seeded == 1, report
+
+    def npm() -> list[str]:
+        return [m.content for m in in_a.browse(memory_type="error_fix") if "ERESOLVE" in m.content]
+
+    for store in (in_b, in_a, in_b, in_a):
+        (report,) = reseed_changed(store)
+        assert report.seeded == report.retired == 0, (store.project.root.name, report)
+        assert [text for text in npm() if "a's fix" in text], store.project.root.name
+    said = {f.path: f"{f.status} {f.reason}" for f in reseed_changed(in_b)[0].files}
+    assert said["npm/npm.md"].startswith(
+        "kept another clone of the repository seeded a version of it after"
+    ), said
+
+    # b merges a's commit and keeps its deletion (a commit made later): b's session retires
+    git(a, "push", "-q", "origin", "HEAD:npm-fix")
+    git(b, "fetch", "-q")
+    time.sleep(1.1)
+    git(b, "merge", "-q", "-s", "ours", "-m", "keep the deletion", "origin/npm-fix")
+    (report,) = reseed_changed(in_b)
+    assert report.retired == 1, report
+    assert npm() == []
+    (report,) = reseed_changed(in_a)
+    assert report.seeded == 0, report

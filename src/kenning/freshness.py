@@ -565,6 +565,30 @@ def paths_the_branch_deleted(folder: Path, paths: Sequence[str]) -> set[str] | N
     return _deleted_paths(folder, (), paths)
 
 
+def deletion_times(folder: Path, paths: Sequence[str]) -> dict[str, int] | None:
+    """The commit time (s since the epoch) of the last commit of the checked-out branch's
+    history that deleted each of ``paths`` (relative to ``folder``; a move is a deletion:
+    no rename detection), for those one deleted; None when git cannot tell. One git call."""
+    if not paths:
+        return {}
+    out = _git(
+        folder, "log", "--no-renames", "--diff-filter=D", "--relative", "--name-only", "-z",
+        "--format=%x1e%ct", "--", *paths,
+    )  # fmt: skip
+    if out is None:
+        return None
+    wanted = set(paths)
+    when: int | None = None
+    found: dict[str, int] = {}
+    for field in out.split("\0"):
+        name = field.strip("\n")
+        if name.startswith("\x1e"):  # a commit's time, its deleted paths after it
+            when = int(name[1:]) if name[1:].isdigit() else None
+        elif when is not None and name in wanted:
+            found.setdefault(name, when)  # newest first: the last deletion
+    return found
+
+
 def folder_moved_to(top: Path, folder: str) -> str | None:
     """Where the commit of the checked-out branch that deleted ``folder`` (relative to the
     work tree at ``top``) moved its files, when it moved them all to one folder (``git mv

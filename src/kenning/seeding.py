@@ -146,6 +146,11 @@ _NOT_COMMITTED = (
     "the store shared with other clones; commit it, or run `kenning seed-solutions` to "
     "share it as it is"
 )
+_ANOTHER_CLONES_LATER_VERSION = (
+    "another clone of the repository seeded a version of it after it was deleted here, one "
+    "this clone does not have (not fetched yet, or not committed there): its entries are "
+    "left as they are; git pull, and the next session compares them"
+)
 _DELETED_IN_ANOTHER_CLONE = (
     "another clone of the repository deleted it, and this branch has no commit deleting it "
     "(not pulled yet): not seeded again from here; git pull"
@@ -779,13 +784,23 @@ def _gone_for_other_clones(
     clones: Mapping[str, Sequence[Any]],
     me: str | None,
     committed_only: bool,
+    seeded: Mapping[str, str],
+    now_ms: int,
 ) -> dict[str, str]:
     """Of the documents ``gone`` from ``directory``, those a run in this clone (``me``, as
     :func:`_left_for_other_clones` has it) keeps the entries of, with why: ones another
-    clone seeded that no ref of this clone has had (written there, not fetched here yet),
-    and (``committed_only``) ones the checked-out commit still has (deleted here, the
-    deletion not committed). Two git calls at most."""
-    from .freshness import paths_in_head, paths_other_refs_have_had
+    clone seeded that no ref of this clone has had (written there, not fetched here yet);
+    ones whose version another clone seeded (``seeded``: rel → its blob) after this clone
+    deleted them, a version no commit here has (an edit made there after the deletion was
+    pushed, not pulled: the later edit is kept, as :func:`_left_for_other_clones` keeps
+    it); and (``committed_only``) ones the checked-out commit still has (deleted here, the
+    deletion not committed). Four git calls at most."""
+    from .freshness import (
+        deletion_times,
+        paths_in_head,
+        paths_other_refs_have_had,
+        versions_no_commit_has,
+    )
 
     if me is None or not gone:
         return {}
@@ -806,6 +821,20 @@ def _gone_for_other_clones(
         for path in foreign:
             if had is None or path not in had:
                 kept[paths[path]] = _ANOTHER_CLONES_DOC
+    # a path this clone has had, deleted here before another clone's version was seeded
+    placed = {p: seeded[paths[p]] for p in foreign if paths[p] not in kept and paths[p] in seeded}
+    unknown = versions_no_commit_has(base, placed) if placed else set()
+    unknown = set(placed) if unknown is None else unknown
+    if unknown:
+        deleted = deletion_times(base, sorted(unknown))
+        for path in unknown:
+            if deleted is None:  # git cannot tell: retiring knowledge needs certainty
+                kept[paths[path]] = _ANOTHER_CLONES_LATER_VERSION
+                continue
+            # (no commit deleting it: deleted here and not committed, a run by hand's now)
+            made = deleted[path] * 1000 if path in deleted else now_ms
+            if made <= clones[paths[path]][1]:
+                kept[paths[path]] = _ANOTHER_CLONES_LATER_VERSION
     return kept
 
 
@@ -1059,8 +1088,9 @@ def seed_solutions(
         gone = [rel for rel in gone if rel not in absent]
         # On a server store: nor one another clone seeded that this one never had, nor
         # (a session's) one deleted here and not committed
+        seeded = {rel: str(known[rel][0]) for rel in gone}
         for rel, reason in _gone_for_other_clones(
-            directory, gone, clones, me, committed_only
+            directory, gone, clones, me, committed_only, seeded, now_ms
         ).items():
             next_known[rel] = known[rel]
             reports[rel] = FileReport(rel, "kept", reason)
