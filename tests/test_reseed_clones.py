@@ -5,6 +5,7 @@ repository in a temp folder, the real PostgreSQL the tests start, the real model
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -188,6 +189,47 @@ def test_the_session_start_hook_of_each_clone_leaves_the_others_version(
         proc = session_start_here(where)
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr
         assert "9000 ms" in held(in_a), where
+
+
+def test_the_session_start_hook_says_once_which_doc_it_held_back_and_why(
+    clones: tuple[Path, Path],
+    stores: tuple[MemoryStore, MemoryStore],
+    pg_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A session on a server store leaves an edit not committed out of the team's store, and
+    a version of this clone's where another clone's is held: it said nothing, so the user
+    who edited a doc never learnt why the team did not see it (and the hook's stderr line
+    is shown to no one). The hook shows it the user (Claude Code's systemMessage) on one
+    line, once: not again at the next session while nothing changed, again for a doc newly
+    held back."""
+    a, b = clones
+    monkeypatch.setenv("KENNING_STORE", pg_url)
+    prefix = "kenning: "
+
+    def said(where: Path) -> str:
+        """What the session start showed the user (Claude Code's systemMessage)."""
+        proc = session_start_here(where)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        out = json.loads(proc.stdout)
+        assert out["hookSpecificOutput"]["additionalContext"]  # the listing, as ever
+        return str(out.get("systemMessage", ""))
+
+    write(b, DB_PATH, doc("db", fix=B_FIX))
+    assert said(b) == f"{prefix}{DB_PATH}: not shared until committed"
+    assert said(b) == ""  # nothing changed: not said again
+    write(b, "docs/solutions/npm/npm.md", doc("npm", fix="Pin react to 18.3 (b's edit)."))
+    assert said(b) == f"{prefix}docs/solutions/npm/npm.md: not shared until committed"
+    commit(b, "b's edits")
+    assert said(b) == ""  # shared now
+    line = said(a)  # a has not pulled: the store holds b's versions
+    assert line.startswith(f"{prefix}{DB_PATH}: not shared: the store holds another clone's"), line
+    assert "docs/solutions/npm/npm.md: not shared" in line and "git pull" in line, line
+    assert said(a) == ""
+    git(a, "pull", "-q", "--ff-only")
+    assert said(a) == ""
+    write(b, DB_PATH, doc("db", fix="Again (b's second edit)."))
+    assert said(b) == f"{prefix}{DB_PATH}: not shared until committed"  # held anew
 
 
 def test_a_doc_another_clone_deleted_is_not_seeded_again_by_a_clone_that_has_not_pulled(

@@ -100,6 +100,7 @@ __all__ = [
     "FileReport",
     "SeedReport",
     "check_solutions_folder",
+    "held_back",
     "reseed_changed",
     "seed_solutions",
 ]
@@ -159,6 +160,21 @@ _DELETION_NOT_COMMITTED = (
     "deleted here and not committed: a session does not retire its entries from the store "
     "shared with other clones; commit the deletion, or run `kenning seed-solutions`"
 )
+
+#: What a run left as the store has it of this clone's docs, said short (the session-start
+#: hook's line): why the other clones sharing the store do not see this clone's version.
+_HELD_BACK = {
+    _NOT_COMMITTED: "not shared until committed",
+    _DELETION_NOT_COMMITTED: "its deletion is not shared until committed",
+    _ANOTHER_CLONES_VERSION: (
+        "not shared: the store holds another clone's version, which this clone does not "
+        "have (git pull)"
+    ),
+    _ANOTHER_CLONES_LATER_VERSION: (
+        "its deletion is not shared: another clone seeded a later version (git pull)"
+    ),
+    _DELETED_IN_ANOTHER_CLONE: "not shared: another clone deleted it (git pull)",
+}
 
 
 @dataclass(frozen=True)
@@ -259,6 +275,24 @@ class SeedReport:
             "entries": self.entries(),
             "redactions": dict(self.redactions),
         }
+
+
+def held_back(reports: Sequence[SeedReport], root: Path) -> list[tuple[str, str]]:
+    """``(path, why)`` of each doc whose version here the runs of ``reports`` left out of a
+    store other clones share (an edit or a deletion not committed, in a session; a version
+    where another clone's is held, or one another clone deleted), ``path`` relative to
+    ``root`` (the checkout) where it is inside, ``why`` short."""
+    held: list[tuple[str, str]] = []
+    for report in reports:
+        folder = Path(report.directory)
+        for f in report.files:
+            why = _HELD_BACK.get(f.reason or "")
+            if why is None:
+                continue
+            path = folder / f.path
+            shown = path.relative_to(root) if path.is_relative_to(root) else path
+            held.append((shown.as_posix(), why))
+    return held
 
 
 def _read_doc(

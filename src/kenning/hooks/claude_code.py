@@ -55,7 +55,8 @@ in a checkout).
   most :data:`SESSION_RESEED_MAX_DOCS` per session; a ``stat`` per document when none did;
   the model is loaded only when one did). A project never seeded is not seeded here; on a
   server store, which other clones share, only what is committed is (a doc written, edited
-  or deleted and not committed is left as the store has it).
+  or deleted and not committed is left as the store has it), and the docs it held back are
+  shown the user once (``systemMessage``: :func:`_held_back_line`).
 
 All three mark a memory whose files changed since it was written ``stale="true"`` and rank it
 below fresh ones (:mod:`kenning.freshness`), redact the credentials in a memory another
@@ -102,7 +103,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -114,6 +115,7 @@ from ..log_window import PARTS_READ, Bounds
 if TYPE_CHECKING:
     from ..log_window import LogWindow
     from ..model import Memory
+    from ..seeding import SeedReport
     from ..store import MemoryStore
 
 __all__ = [
@@ -629,9 +631,12 @@ def _error_context(
     return render_recall_result(result, store.group_id)
 
 
-def _reseed(store: MemoryStore, warn: Callable[[str], None]) -> bool:
-    """Re-seed the solution documents that changed; a failure is said, never raised.
-    Whether any memory changed."""
+def _reseed(
+    store: MemoryStore, warn: Callable[[str], None], tell: Callable[[str], None] | None = None
+) -> bool:
+    """Re-seed the solution documents that changed; a failure is said, never raised; the
+    docs held back from a store other clones share are told the user (``tell``:
+    :func:`_held_back_line`). Whether any memory changed."""
     from ..seeding import reseed_changed
 
     try:
@@ -645,7 +650,54 @@ def _reseed(store: MemoryStore, warn: Callable[[str], None]) -> bool:
             f"{pending} more changed solution doc(s) wait for the next session "
             "(or run `kenning seed-solutions`)"
         )
+    if tell is not None:
+        line = _held_back_line(store, reports)
+        if line:
+            tell(line)
     return any(r.changed for r in reports)
+
+
+#: The held-back docs named in one line at most; the others are counted.
+_HELD_BACK_NAMED = 3
+
+
+def _held_back_line(store: MemoryStore, reports: Sequence[SeedReport]) -> str:
+    """The line that names the docs the re-seed held back from a store other clones share
+    (:func:`kenning.seeding.held_back`), those not said at an earlier session of this
+    checkout while they were held back already: what was said is kept in the cache folder
+    (a file per checkout, store and project, there only while something is held back), so
+    a session says nothing of a doc it said was held back until that changes. Empty when
+    there is nothing new to say; a cache that cannot be read or written says it again."""
+    import hashlib
+
+    from ..seeding import held_back
+
+    held = [f"{path}: {why}" for path, why in held_back(reports, store.project.files_root)]
+    project = store.project
+    where = f"{project.files_root}\0{project.store_url or project.store_path}\0{store.group_id}"
+    key = hashlib.sha256(where.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    memo = config.cache_dir() / "held-back" / f"{key}.json"
+    if not held:
+        with contextlib.suppress(OSError):
+            memo.unlink(missing_ok=True)
+        return ""
+    said: set[str] = set()
+    with contextlib.suppress(OSError, ValueError, RecursionError):
+        before = json.loads(memo.read_text(encoding="utf-8"))
+        said = (
+            {line for line in before if isinstance(line, str)}
+            if isinstance(before, list)
+            else set()
+        )
+    new = [line for line in held if line not in said]
+    if set(held) != said:
+        with contextlib.suppress(OSError):
+            memo.parent.mkdir(parents=True, exist_ok=True)
+            part = memo.with_suffix(f".{os.getpid()}.tmp")
+            part.write_text(json.dumps(sorted(held)), encoding="utf-8")
+            part.replace(memo)
+    more = len(new) - _HELD_BACK_NAMED
+    return "; ".join(new[:_HELD_BACK_NAMED]) + (f"; and {more} more" if more > 0 else "")
 
 
 def _newest_listable(
@@ -758,10 +810,13 @@ def context_for(
     warn: Callable[[str], None] | None = None,
     listed: Callable[[str], None] | None = None,
     budget: float = DEFAULT_BUDGET_SECONDS,
+    tell: Callable[[str], None] | None = None,
 ) -> str:
     """The ``additionalContext`` for hook ``event`` given its input ``payload``; ``""``
     when there is nothing to add. Raises :class:`HookSkip` (or anything) otherwise.
-    ``warn`` receives what went wrong without stopping the hook (default: stderr);
+    ``warn`` receives what went wrong without stopping the hook (default: stderr); ``tell``,
+    at session start, what to show the user (Claude Code's ``systemMessage``: the solution
+    docs the re-seed held back from a store other clones share);
     ``listed``, at session start, the listing made before the re-seed, which the hook
     gives if the re-seed outlasts its budget (another process holding the write lock);
     ``budget``, the hook's seconds, which bound the wait for a server store to answer."""
@@ -802,7 +857,7 @@ def context_for(
     warn = warn or (lambda message: _diagnose(sys.stderr, event, message))
     try:
         return _store_context(
-            event, payload, cwd, queries_asked, now, warn, listed, budget, read_in_part
+            event, payload, cwd, queries_asked, now, warn, listed, budget, read_in_part, tell
         )
     except KenningError as exc:
         if isinstance(exc, StoreUnavailable) or not _store_is_named_by_url(cwd):
@@ -843,6 +898,7 @@ def _store_context(
     listed: Callable[[str], None] | None,
     budget: float,
     read_in_part: str = "",
+    tell: Callable[[str], None] | None = None,
 ) -> str:
     """The hook's context from the project's store (:func:`context_for`, its input read;
     ``read_in_part``: the line that says the prompt was read in part)."""
@@ -864,13 +920,19 @@ def _store_context(
         cold = _model_cache_cold()
         if cold:
             warn(f"{cold} (changed solution docs are re-seeded at the next session)")
-        elif _reseed(store, warn):
+        elif _reseed(store, warn, tell):
             listing = _session_context(store, now)
         return listing
 
 
-def _hook_output(event: str, context: str) -> str:
-    body = {"hookSpecificOutput": {"hookEventName": EVENTS[event], "additionalContext": context}}
+def _hook_output(event: str, context: str, message: str = "") -> str:
+    """Claude Code's JSON: ``context`` for the model, and ``message`` (if any) shown to the
+    user (``systemMessage``: one line, cut and escaped)."""
+    body: dict[str, Any] = {}
+    if context:
+        body["hookSpecificOutput"] = {"hookEventName": EVENTS[event], "additionalContext": context}
+    if message:
+        body["systemMessage"] = _user_message(message)
     return json.dumps(body, ensure_ascii=True) + "\n"
 
 
@@ -941,8 +1003,10 @@ def _from_raw(
             "the hook input on stdin is not JSON the hook can read (nested too deeply; Claude "
             "Code's input is one object of a few fields)"
         ) from None
-    context = context_for(event, payload, warn=warn, listed=listed, budget=budget)
-    return _hook_output(event, context) if context else ""
+    told: list[str] = []
+    tell = told.append if event in SYSTEM_MESSAGE_EVENTS else None
+    context = context_for(event, payload, warn=warn, listed=listed, budget=budget, tell=tell)
+    return _hook_output(event, context, "; ".join(told)) if context or told else ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -1031,12 +1095,18 @@ def _unavailable_message(event: str, error: BaseException) -> str:
 
 def _said_to_user(text: str) -> str:
     """Claude Code's JSON that shows ``text`` to the user, on one line, cut and escaped."""
+    return json.dumps({"systemMessage": _user_message(text)}, ensure_ascii=True) + "\n"
+
+
+def _user_message(text: str) -> str:
+    """``text`` as a ``systemMessage`` says it: ``kenning: `` and one line, cut and
+    escaped (stored text, a doc's file name, is untrusted)."""
     from ..render import safe_message_start
 
     message = " ".join(safe_message_start(text, _SYSTEM_MESSAGE_CHARS).split())
     if len(message) > _SYSTEM_MESSAGE_CHARS:
         message = message[: _SYSTEM_MESSAGE_CHARS - 1] + "…"
-    return json.dumps({"systemMessage": f"kenning: {message}"}, ensure_ascii=True) + "\n"
+    return f"kenning: {message}"
 
 
 def _no_answer_message(event: str, raw: bytes | None, seconds: float) -> str:
