@@ -365,3 +365,24 @@ def test_a_clone_that_deleted_a_doc_leaves_another_clones_later_edit_of_it(
     assert npm() == []
     (report,) = reseed_changed(in_a)
     assert report.seeded == 0, report
+
+
+def test_two_clones_cannot_write_one_sqlite_file_so_the_clone_rules_need_not_apply(
+    clones: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The clone rules (the seed state's `by` and `gone`, a session sharing only what is
+    committed) apply to server stores only: a SQLite file is written by the work trees of
+    one repository alone, because the store-location guard refuses a write to a store
+    outside the checkout (KENNING_STORE naming one file outside two clones), and a path
+    inside one clone is outside the other. Were that guard relaxed, two clones' sessions
+    would undo each other's versions of a doc there, as they did on a server (qa F1)."""
+    a, b = clones
+    shared = tmp_path / "shared" / "memory.db"
+    for where in (a, b):
+        r = kenning(where, "seed-solutions", KENNING_STORE=str(shared))
+        assert r.returncode != 0, (r.stdout, r.stderr)
+        assert "outside the project root" in r.stderr, r.stderr
+    inside_a = a / ".kenning" / "memory.db"
+    assert kenning(a, "seed-solutions").returncode == 0  # a's own store, in a
+    r = kenning(b, "seed-solutions", KENNING_STORE=str(inside_a))
+    assert r.returncode != 0 and "outside the project root" in r.stderr, r.stderr

@@ -686,7 +686,10 @@ def repository_id(folder: Path) -> str | None:
     """An id of the git repository ``folder`` is in (of its object store, which its work
     trees share), the same for each of its work trees and another for every other clone:
     this machine's name and the repository's git folder, hashed (a store shared with others
-    is told no path). None outside git. One git call."""
+    is told no path). A clone moved, or a machine renamed, is another clone: an id kept in
+    the git folder would survive the move, but also a ``cp -r`` of the clone, and two clones
+    under one id undo each other's versions (docs/freshness.md). None outside git. One git
+    call."""
     base = folder
     while not base.is_dir() and base.parent != base:
         base = base.parent  # git runs in the nearest folder there is (a folder gone)
