@@ -386,3 +386,31 @@ def test_two_clones_cannot_write_one_sqlite_file_so_the_clone_rules_need_not_app
     assert kenning(a, "seed-solutions").returncode == 0  # a's own store, in a
     r = kenning(b, "seed-solutions", KENNING_STORE=str(inside_a))
     assert r.returncode != 0 and "outside the project root" in r.stderr, r.stderr
+
+
+def test_a_version_another_clone_seeded_and_dropped_gives_way_once_its_entry_is_forgotten(
+    clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore], pg_url: str
+) -> None:
+    """a seeded an edit by hand and never committed it, then was dropped (the clone deleted,
+    moved, or the edit thrown away after a move): b, which can never place that version,
+    left it for ever, a run by hand too, telling it to `git pull`, which could not help;
+    and once the entry was forgotten, still left the doc, then recalled by nothing. A run
+    by hand names the entry to forget, and seeds this clone's version once no entry of the
+    other's is left; the sessions then keep it."""
+    a, b = clones
+    _, in_b = stores
+    write(a, DB_PATH, doc("db", fix="Set busy_timeout to 1 ms (a's edit, never committed)."))
+    r = kenning(a, "seed-solutions", KENNING_STORE=pg_url)
+    assert "updated: db/db.md" in r.stdout, (r.stdout, r.stderr)
+    (entry,) = [m for m in in_b.browse(memory_type="error_fix") if m.source == DB_PATH]
+    r = kenning(b, "seed-solutions", KENNING_STORE=pg_url)
+    assert "kept: db/db.md: the version seeded comes from another clone" in r.stderr, r.stderr
+    assert f"kenning forget {entry.id}" in r.stderr, r.stderr
+    assert "1 ms" in held(in_b)
+    in_b.forget(entry.id)
+    r = kenning(b, "seed-solutions", KENNING_STORE=pg_url)
+    assert "seeded: db/db.md" in r.stdout, (r.stdout, r.stderr)
+    assert "busy_timeout on every connection" in held(in_b)
+    for _ in range(2):
+        assert session(in_b) == "unchanged"
+    assert "busy_timeout on every connection" in held(in_b)

@@ -787,6 +787,18 @@ def _left_for_other_clones(
     return left
 
 
+def _forget_to_replace(why: str, ids: Sequence[str]) -> str:
+    """``why`` a run by hand left another clone's version, with how to replace it when that
+    version is not to be kept: forget its entries (named), and run again."""
+    one = len(ids) == 1
+    return (
+        f"{why}; if that clone's version is not to be kept (the clone gone, the edit dropped), "
+        f"forget {'its entry' if one else 'its entries'} "
+        + ", ".join(f"(kenning forget {memory_id})" for memory_id in ids)
+        + " and run kenning seed-solutions again"
+    )
+
+
 def _deleted_in_other_clones(
     directory: Path,
     unseeded: Mapping[str, str],
@@ -1043,6 +1055,20 @@ def seed_solutions(
 
         me = repository_id(directory)
     left = _left_for_other_clones(directory, changed, clones, me, committed_only, now_ms)
+    left_ids: dict[str, tuple[str, ...]] = {}
+    if not committed_only and _ANOTHER_CLONES_VERSION in left.values():
+        # A run asked for: the other clone's version may be one it will never share (an edit
+        # seeded by hand, then dropped with the clone): its entries are named, to forget,
+        # and once none is left this clone's version is seeded (left, nothing held the doc)
+        held = _seeded_entries(store, prefix, folder.get("unmarked_before") if folder else None)
+        for rel, why in list(left.items()):
+            if why != _ANOTHER_CLONES_VERSION:
+                continue
+            ids = tuple(m.id for m in held.get(source_path(prefix, rel), []))
+            if ids:
+                left[rel], left_ids[rel] = _forget_to_replace(why, ids), ids
+            else:
+                del left[rel]
     older: set[str] = set()
     # A worktree on an older branch must not put a doc's old text back for everyone, in a
     # session's re-seed or a `kenning seed-solutions` run there
@@ -1089,7 +1115,7 @@ def seed_solutions(
         left[rel] = _DELETED_IN_ANOTHER_CLONE
     for rel, path, seen, text, hint in changed:
         if rel in left:
-            reports[rel] = FileReport(rel, "unchanged", left[rel])
+            reports[rel] = FileReport(rel, "unchanged", left[rel], ids=left_ids.get(rel, ()))
             if hint is not None:
                 next_known[rel] = hint
             continue
