@@ -672,8 +672,10 @@ def _held_back_line(store: MemoryStore, reports: Sequence[SeedReport]) -> str:
 
     from ..seeding import held_back
 
-    held = [f"{path}: {why}" for path, why in held_back(reports, store.project.files_root)]
     project = store.project
+    if not project.on_a_server:
+        return ""  # one repository's store: nothing is held back from it (and no file kept)
+    held = [f"{path}: {why}" for path, why in held_back(reports, project.files_root)]
     where = f"{project.files_root}\0{project.store_url or project.store_path}\0{store.group_id}"
     key = hashlib.sha256(where.encode("utf-8", "surrogateescape")).hexdigest()[:24]
     memo = config.cache_dir() / "held-back" / f"{key}.json"
