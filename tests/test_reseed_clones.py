@@ -141,6 +141,30 @@ def test_a_doc_written_in_another_clone_is_not_retired_by_a_clone_that_lacks_it(
     assert [m.id for m in in_a.browse(memory_type="error_fix") if "E404" in m.content] == [entry.id]
 
 
+def test_a_run_by_hand_keeps_a_doc_another_clone_seeded_that_this_one_never_had(
+    clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore], pg_url: str
+) -> None:
+    """A doc b committed and seeded, which a has not pulled: a run by hand in a said
+    `kept: cache/cache.md: not in this clone…` and retired it all the same (the full run's
+    pass over every entry whose doc is missing took it for a doc gone, with no clone rule),
+    while the seed state still recorded it as seeded: b's sessions read it as unchanged, and
+    the fix was lost for everyone until the doc changed. Kept, as a session keeps it."""
+    a, b = clones
+    _, in_b = stores
+    write(b, "docs/solutions/cache/cache.md", doc("npm", error="npm ERR! code E404 cache"))
+    commit(b, "a fourth doc")
+    (report,) = reseed_changed(in_b)
+    assert report.seeded == 1, report
+    (entry,) = [m.id for m in in_b.browse(memory_type="error_fix") if "E404" in m.content]
+    r = kenning(a, "seed-solutions", KENNING_STORE=pg_url)
+    assert r.returncode == 0, r.stderr
+    assert "kept: cache/cache.md: not in this clone" in r.stderr, r.stderr
+    assert "retired: cache" not in r.stdout, r.stdout
+    assert [m.id for m in in_b.browse(memory_type="error_fix") if "E404" in m.content] == [entry]
+    (report,) = reseed_changed(in_b)
+    assert report.seeded == report.retired == 0, report
+
+
 def test_a_run_by_hand_seeds_this_clones_edit_and_leaves_another_clones_version(
     clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore], pg_url: str
 ) -> None:

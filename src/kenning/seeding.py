@@ -1291,13 +1291,19 @@ def _run(
     existing = _seeded_entries(store, prefix, unmarked_before)
     # Entries of documents that are gone: deleted, or moved under /archived/. Without a
     # state (a first run, or an older kenning's seeding) every source under the prefix
-    # whose document is not there counts.
+    # whose document is not there counts, but those the run has kept already (for another
+    # branch, or another clone: a doc it seeded that this one never had)
     gone_sources = {source_path(prefix, rel): rel for rel in gone}
     if not incremental:
         unrecorded: dict[str, str] = {}
         for source in existing:
             rel = source[len(prefix) + 1 :]
-            if rel not in discovered and rel not in moving and _is_gone(directory, rel):
+            if (
+                rel not in discovered
+                and rel not in moving
+                and rel not in reports
+                and _is_gone(directory, rel)
+            ):
                 unrecorded.setdefault(source, rel)
         unrecorded = {s: r for s, r in unrecorded.items() if s not in gone_sources}
         elsewhere = _elsewhere(
