@@ -412,29 +412,47 @@ def test_two_clones_cannot_write_one_sqlite_file_so_the_clone_rules_need_not_app
     assert r.returncode != 0 and "outside the project root" in r.stderr, r.stderr
 
 
-def test_a_version_another_clone_seeded_and_dropped_gives_way_once_its_entry_is_forgotten(
+def test_a_run_by_hand_can_put_this_clones_docs_over_a_dropped_clones(
     clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore], pg_url: str
 ) -> None:
-    """a seeded an edit by hand and never committed it, then was dropped (the clone deleted,
-    moved, or the edit thrown away after a move): b, which can never place that version,
-    left it for ever, a run by hand too, telling it to `git pull`, which could not help;
-    and once the entry was forgotten, still left the doc, then recalled by nothing. A run
-    by hand names the entry to forget, and seeds this clone's version once no entry of the
-    other's is left; the sessions then keep it."""
+    """a seeded by hand an edit and a new doc it never committed, then was dropped (the
+    clone deleted or moved, the edit thrown away): b can never place them, and left them for
+    ever, a run by hand too, saying `git pull`, which cannot bring what was never pushed
+    (and forgetting the entry left the doc with none). A run by hand says how to put this
+    clone's docs over them, and `--over-other-clones` does; the sessions then keep it so."""
     a, b = clones
     _, in_b = stores
     write(a, DB_PATH, doc("db", fix="Set busy_timeout to 1 ms (a's edit, never committed)."))
+    write(a, "docs/solutions/cache/cache.md", doc("npm", error="npm ERR! code E404 cache"))
     r = kenning(a, "seed-solutions", KENNING_STORE=pg_url)
-    assert "updated: db/db.md" in r.stdout, (r.stdout, r.stderr)
-    (entry,) = [m for m in in_b.browse(memory_type="error_fix") if m.source == DB_PATH]
+    assert "updated: db/db.md" in r.stdout and "seeded: cache/cache.md" in r.stdout, r.stdout
     r = kenning(b, "seed-solutions", KENNING_STORE=pg_url)
     assert "kept: db/db.md: the version seeded comes from another clone" in r.stderr, r.stderr
-    assert f"kenning forget {entry.id}" in r.stderr, r.stderr
+    assert "kept: cache/cache.md: not in this clone" in r.stderr, r.stderr
+    assert r.stderr.count("run kenning seed-solutions --over-other-clones") == 2, r.stderr
     assert "1 ms" in held(in_b)
-    in_b.forget(entry.id)
-    r = kenning(b, "seed-solutions", KENNING_STORE=pg_url)
-    assert "seeded: db/db.md" in r.stdout, (r.stdout, r.stderr)
+    r = kenning(b, "seed-solutions", "--over-other-clones", KENNING_STORE=pg_url)
+    assert r.returncode == 0, r.stderr
+    assert "updated: db/db.md" in r.stdout and "retired: cache/cache.md" in r.stdout, r.stdout
     assert "busy_timeout on every connection" in held(in_b)
+    assert not [m for m in in_b.browse(memory_type="error_fix") if "E404" in m.content]
     for _ in range(2):
         assert session(in_b) == "unchanged"
     assert "busy_timeout on every connection" in held(in_b)
+
+
+def test_a_run_by_hand_leaves_another_clones_later_version_that_gave_no_entries(
+    clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore], pg_url: str
+) -> None:
+    """a made the db doc `track: knowledge` and shared it by hand (its entry retired): a
+    later version another clone seeded that gives no entries is still that clone's later
+    edit, and b's run by hand, which cannot place it, leaves it (seeding b's version back
+    because no entry of the doc was left undid a's edit for everyone)."""
+    a, b = clones
+    _, in_b = stores
+    write(a, DB_PATH, doc("db", track="knowledge"))
+    r = kenning(a, "seed-solutions", KENNING_STORE=pg_url)
+    assert "retired: db/db.md" in r.stdout, (r.stdout, r.stderr)
+    r = kenning(b, "seed-solutions", KENNING_STORE=pg_url)
+    assert "kept: db/db.md: the version seeded comes from another clone" in r.stderr, r.stderr
+    assert not [m for m in in_b.browse(memory_type="error_fix") if m.source == DB_PATH]

@@ -1056,6 +1056,8 @@ seeded is kept as edited (reported). --changed-only reads only the documents who
 hash changed since the last run (what the session-start hook runs). On a server store a
 version another clone seeded that this clone's git does not have is kept (pull first); a run
 by hand seeds an edit not committed yet, the session-start hook does not.
+--over-other-clones puts this clone's docs over what another clone seeded or deleted that
+will never be pulled here (that clone gone, an edit seeded by hand there and dropped).
 
 \b
 Examples:
@@ -1076,6 +1078,12 @@ Examples:
     is_flag=True,
     help="Read only the documents whose blob hash changed since the last run.",
 )
+@click.option(
+    "--over-other-clones",
+    is_flag=True,
+    help="On a server store, seed this clone's docs over the versions, docs and deletions "
+    "another clone of the repository seeded that this clone's git cannot place.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_this_project_option
 @_store_options
@@ -1084,6 +1092,7 @@ def seed_solutions_cmd(
     directory: Path | None,
     source_prefix: str | None,
     changed_only: bool,
+    over_other_clones: bool,
     as_json: bool,
     group_id: str | None,
     store_path: str | None,
@@ -1128,6 +1137,7 @@ def seed_solutions_cmd(
             source_prefix=source_prefix,
             progress=tick,
             changed_only=changed_only,
+            over_other_clones=over_other_clones,
         )
         if others and report.seeded:
             click.echo(

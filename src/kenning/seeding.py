@@ -787,16 +787,25 @@ def _left_for_other_clones(
     return left
 
 
-def _forget_to_replace(why: str, ids: Sequence[str]) -> str:
-    """``why`` a run by hand left another clone's version, with how to replace it when that
-    version is not to be kept: forget its entries (named), and run again."""
-    one = len(ids) == 1
-    return (
-        f"{why}; if that clone's version is not to be kept (the clone gone, the edit dropped), "
-        f"forget {'its entry' if one else 'its entries'} "
-        + ", ".join(f"(kenning forget {memory_id})" for memory_id in ids)
-        + " and run kenning seed-solutions again"
+#: What a run by hand adds to why it left something for another clone: a version, a doc
+#: or a deletion that clone will never share (the clone deleted or moved, an edit seeded by
+#: hand and dropped) was left for ever, and `git pull` cannot bring it.
+_OVER_OTHER_CLONES = (
+    "; if that clone's is not to be kept (the clone gone, its edit dropped), run kenning "
+    "seed-solutions --over-other-clones"
+)
+
+
+def _said(why: str, committed_only: bool) -> str:
+    """``why`` a run left a doc, with, for a run by hand that left it for another clone,
+    how to put this clone's version over it."""
+    other_clones = (
+        _ANOTHER_CLONES_VERSION,
+        _ANOTHER_CLONES_DOC,
+        _ANOTHER_CLONES_LATER_VERSION,
+        _DELETED_IN_ANOTHER_CLONE,
     )
+    return why + _OVER_OTHER_CLONES if not committed_only and why in other_clones else why
 
 
 def _deleted_in_other_clones(
@@ -936,6 +945,7 @@ def seed_solutions(
     changed_only: bool = False,
     max_docs: int | None = None,
     committed_only: bool = False,
+    over_other_clones: bool = False,
 ) -> SeedReport:
     """Seed ERROR-FIX entries from ``directory/*/*.md`` (SPEC §6) and reconcile the entries
     of documents that changed, moved or went away (see the module docstring). Idempotent: a
@@ -951,6 +961,9 @@ def seed_solutions(
     another clone seeded and no ref here has had: this clone cannot tell older from newer.
     ``committed_only`` (the session's re-seed on a server store) also leaves the documents
     changed or deleted here and not committed: only a run asked for shares them.
+    ``over_other_clones`` (a run asked for) leaves nothing for another clone: this clone's
+    docs go over a version, a doc or a deletion another clone seeded that will never be
+    pulled here (that clone deleted or moved, an edit seeded by hand there and dropped).
     """
     store.check_location()
     store.own_group_id()  # the entries are this project's: a store opened for all has none
@@ -1054,21 +1067,10 @@ def seed_solutions(
         from .freshness import repository_id
 
         me = repository_id(directory)
-    left = _left_for_other_clones(directory, changed, clones, me, committed_only, now_ms)
-    left_ids: dict[str, tuple[str, ...]] = {}
-    if not committed_only and _ANOTHER_CLONES_VERSION in left.values():
-        # A run asked for: the other clone's version may be one it will never share (an edit
-        # seeded by hand, then dropped with the clone): its entries are named, to forget,
-        # and once none is left this clone's version is seeded (left, nothing held the doc)
-        held = _seeded_entries(store, prefix, folder.get("unmarked_before") if folder else None)
-        for rel, why in list(left.items()):
-            if why != _ANOTHER_CLONES_VERSION:
-                continue
-            ids = tuple(m.id for m in held.get(source_path(prefix, rel), []))
-            if ids:
-                left[rel], left_ids[rel] = _forget_to_replace(why, ids), ids
-            else:
-                del left[rel]
+    # (asked to, a run by hand puts this clone's docs over what other clones seeded or
+    # retired: the records are not read, and this run's are written)
+    theirs: Mapping[str, list[Any]] = {} if over_other_clones else clones
+    left = _left_for_other_clones(directory, changed, theirs, me, committed_only, now_ms)
     older: set[str] = set()
     # A worktree on an older branch must not put a doc's old text back for everyone, in a
     # session's re-seed or a `kenning seed-solutions` run there
@@ -1111,11 +1113,12 @@ def seed_solutions(
         for rel, _, seen, _, hint in changed
         if hint is None and rel not in dropped and rel not in left
     }
-    for rel in _deleted_in_other_clones(directory, fresh, tombs, me, now_ms):
+    their_tombs: Mapping[str, list[Any]] = {} if over_other_clones else tombs
+    for rel in _deleted_in_other_clones(directory, fresh, their_tombs, me, now_ms):
         left[rel] = _DELETED_IN_ANOTHER_CLONE
     for rel, path, seen, text, hint in changed:
         if rel in left:
-            reports[rel] = FileReport(rel, "unchanged", left[rel], ids=left_ids.get(rel, ()))
+            reports[rel] = FileReport(rel, "unchanged", _said(left[rel], committed_only))
             if hint is not None:
                 next_known[rel] = hint
             continue
@@ -1150,10 +1153,10 @@ def seed_solutions(
         # (a session's) one deleted here and not committed
         seeded = {rel: str(known[rel][0]) for rel in gone}
         for rel, reason in _gone_for_other_clones(
-            directory, gone, clones, me, committed_only, seeded, now_ms
+            directory, gone, theirs, me, committed_only, seeded, now_ms
         ).items():
             next_known[rel] = known[rel]
-            reports[rel] = FileReport(rel, "kept", reason)
+            reports[rel] = FileReport(rel, "kept", _said(reason, committed_only))
         gone = [rel for rel in gone if rel not in reports]
 
     # A doc moved to a path the cap leaves for a later run (a folder renamed, more docs than
