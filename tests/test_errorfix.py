@@ -1214,8 +1214,14 @@ def test_a_yarn_classic_failure_is_known_by_the_error_it_quotes(one: str, other:
     assert error_fingerprint(extract_error_signature(one)) != error_fingerprint(
         extract_error_signature(other)
     )
-    # the same error from another package or path is the same error
-    assert error_fingerprint(one) == error_fingerprint(one.replace("left-padd", "lodsh"))
+    # the same error from another registry or path is the same error; a registry's 404 of
+    # another package is another (rules 27: the URL was masked whole, and every package's 404
+    # fix was every other's exact match)
+    assert error_fingerprint(one) == error_fingerprint(
+        one.replace("registry.yarnpkg.com", "npm.acme.dev").replace("/usr/local", "/home/ci")
+    )
+    if "left-padd" in one:
+        assert error_fingerprint(one) != error_fingerprint(one.replace("left-padd", "lodsh"))
 
 
 def test_a_yarn_berry_failure_is_known_by_its_error() -> None:
@@ -3886,6 +3892,8 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         '"/repo/packages/web/src/main.tsx".',
         '[plugin:vite:import-analysis] Failed to resolve import "dayjs" from "src/utils/date.ts".'
         " Does the file exist?",
+        # yarn classic's registry 404 ("error" alone is no error's word at a line's start)
+        'error An unexpected error occurred: "https://registry.yarnpkg.com/left-padd: Not found".',
         # a message typed without its class or program, naming what is missing (qa-s69a F1)
         "No module named 'yaml'",
         "no module named yaml",

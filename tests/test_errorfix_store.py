@@ -878,6 +878,8 @@ FINGERPRINT_RULES_PROBES = {
     25: "d25acd3b4c98def7",
     # (26: the import vite's import analysis could not resolve is kept, as Rollup's)
     26: "ae170dbf281ff0e2",
+    # (27: npm 6's, npm 11's and yarn classic's 404 name the package)
+    27: "ccace81d91876f0a",
 }
 
 
@@ -923,6 +925,13 @@ def _fingerprint_probe() -> str:
         '[plugin:vite:import-analysis] Failed to resolve import "dayjs" from "src/utils/date.ts".'
         " Does the file exist?"
     )
+    raw += [  # (rules 27: npm 6's, npm 11's and yarn classic's 404 name the package)
+        "npm ERR! code E404\nnpm ERR! 404 Not Found: react-render-html@latest",
+        "npm error 404 The requested resource '@acme/ui@*' could not be found or you do not "
+        "have permission to access it.",
+        'error An unexpected error occurred: "https://registry.yarnpkg.com/@types%2fflimflam: '
+        'Not found".',
+    ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
         for r in rows(f"rust-errors/{split}.jsonl"):
@@ -2170,6 +2179,79 @@ def test_a_missing_crate_package_or_gem_is_named_in_each_tool_s_wording(
     ):
         for ids in recalled(query):
             assert ids[:1] == [goroot.id], (query, ids)
+
+
+def test_a_registry_404_names_its_package_in_each_npm_and_yarn_wording(
+    store: MemoryStore,
+) -> None:
+    """npm 5's and 6's `404 Not Found: yaml-foo@latest` left the package bare (its range's
+    numbers masked), read as no missing name: another package's 404 fix came first for it
+    (0.92), and for every npm 404 that names its package (0.63-0.81, an entry of no missing
+    name is not compared by it); yarn classic's `An unexpected error occurred:
+    "https://registry.yarnpkg.com/yaml-foo: Not found".` masked the URL whole, so every
+    package's 404 fix was every other's exact match (1.0), and npm 11's `The requested
+    resource 'x@*' could not be found or you do not have permission to access it.` masked
+    the package as a quoted message. Each names its package now, so another package's is
+    another error and the same one is found in any wording."""
+    from kenning.querybuild import error_recall_queries
+
+    npm6, yarn, npm11 = (
+        store.remember(f"ERROR-FIX: {text}", "error_fix")
+        for text in (
+            "npm ERR! 404 Not Found: yaml-foo@latest | FIX: the package is yaml, not yaml-foo",
+            'error An unexpected error occurred: "https://registry.yarnpkg.com/left-padd: Not '
+            'found". | FIX: the package is left-pad, not left-padd',
+            "npm error 404 The requested resource '@acme/ui@^2.0.0' could not be found or you do "
+            "not have permission to access it. | FIX: @acme/ui is published as @acme/design",
+        )
+    )
+    assert {m.status for m in (npm6, yarn, npm11)} == {"stored"}
+
+    def recalled(query: str) -> list[list[str]]:
+        """The ids recalled as typed, and with --error."""
+        return [
+            [h.memory.id for h in result.hits]
+            for result in (store.recall(query), store.recall_many(error_recall_queries(query)[0]))
+        ]
+
+    others = {npm6.id, yarn.id, npm11.id}
+    for query in (
+        "npm ERR! 404 Not Found: lodash-x@latest",
+        "npm ERR! code E404\nnpm ERR! 404 Not Found: error-inject@^1.0.0\n\nnpm ERR! A complete "
+        "log of this run can be found in:\nnpm ERR!     /root/.npm/_logs/2020-02-12T19_11_25_146Z-"
+        "debug.log",
+        "npm ERR! 404  'lodash-x@latest' is not in the npm registry.",
+        "npm ERR! 404 Not Found - GET https://registry.npmjs.org/@other%2flib - Not found",
+        'error An unexpected error occurred: "https://registry.yarnpkg.com/lodash-x: Not found".',
+        'error An unexpected error occurred: "https://registry.yarnpkg.com/@types%2fflimflam: Not '
+        'found".',
+        "npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@acme%2fcli - "
+        "Not found\nnpm error 404\nnpm error 404 The requested resource '@acme/cli@*' could not be "
+        "found or you do not have permission to access it.",
+    ):
+        for ids in recalled(query):
+            assert not others & set(ids), (query, ids)
+    for query, own in (
+        ("npm ERR! code E404\nnpm ERR! 404 Not Found: yaml-foo@^1.2.0", npm6),
+        ("npm ERR! 404  'yaml-foo@latest' is not in the npm registry.", npm6),
+        (
+            'error An unexpected error occurred: "https://registry.yarnpkg.com/yaml-foo: Not found".',
+            npm6,
+        ),
+        (
+            'error An unexpected error occurred: "https://registry.yarnpkg.com/left-padd: Not found".',
+            yarn,
+        ),
+        ("npm ERR! 404 Not Found: left-padd@latest", yarn),
+        (
+            "npm error 404 The requested resource '@acme/ui@*' could not be found or you do not "
+            "have permission to access it.",
+            npm11,
+        ),
+        ("npm ERR! 404 Not Found - GET https://registry.npmjs.org/@acme%2fui - Not found", npm11),
+    ):
+        for ids in recalled(query):
+            assert ids[:1] == [own.id], (query, ids)
 
 
 def test_an_exception_whose_message_names_another_error_is_asked_whole(store: MemoryStore) -> None:

@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "missing_names", 
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 26
+RULES_VERSION = 27
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -66,6 +66,10 @@ _KEEP_NUMBER = lazy(
 #: same). A quoted name that is a path (``'./config'``, ``'/srv/app/x.js'``) is masked as
 #: paths are.
 _QUOTED_NAME = r"'[@\w][\w.@/+-]*'|\"[@\w][\w.@/+-]*\"|`[@\w][\w.@/+-]*`"
+#: What npm 11 says after the package it could not find (``npm error 404 The requested
+#: resource 'yaml-foo@*' could not be found or you do not have permission to access it.``;
+#: npm 10 said ``… is not in this registry.``).
+_NPM_11_NOT_FOUND = r"\s+could\s+not\s+be\s+found\s+or\s+you\s+do\s+not\s+have\s+permission\b"
 #: A type as a type checker quotes it (mypy's and pyright's ``"dict[str, list[int]] | None"``,
 #: tsc's ``'string | undefined'``).
 _CHECKED_TYPE = r"\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'"
@@ -308,8 +312,18 @@ _KEEP_MODULE = (
     # its name in the registry's URL, read out of it above: "404 Not Found - GET
     # https://registry.npmjs.org/yaml - Not found", pnpm's "GET …/yaml: Not Found - 404")
     lazy(rf"(?P<keep>)(?P<num>{_QUOTED_NAME})(?=\s+is\s+not\s+in\s+(?:this|the\s+npm)\s+registry)"),
+    # (npm 11's "404 The requested resource 'yaml-foo' could not be found or you do not have
+    # permission to access it", its range left out above)
     lazy(
-        r"(?P<keep>\b(?:404\s+Not\s+Found\s+-|ERR_PNPM_FETCH_404)\s+GET\s+)"
+        rf"(?P<keep>\b404\s+The\s+requested\s+resource\s+)(?P<num>{_QUOTED_NAME})"
+        rf"(?={_NPM_11_NOT_FOUND})",
+        re.IGNORECASE,
+    ),
+    # (npm 6's "404 Not Found: yaml-foo@latest" and yarn classic's "An unexpected error
+    # occurred: "https://registry.yarnpkg.com/yaml-foo: Not found"", read the same way)
+    lazy(
+        r"(?P<keep>\b(?:(?:404\s+Not\s+Found\s+-|ERR_PNPM_FETCH_404)\s+GET|404\s+Not\s+Found:"
+        r"|An\s+unexpected\s+error\s+occurred:)\s+)"
         r"(?P<num>'@?[\w.-]{1,214}(?:/[\w.-]{1,214})?')",
         re.IGNORECASE,
     ),
@@ -775,10 +789,12 @@ _ASSERT = lazy(
 _FULL_STOP = lazy(r"(?<![.…])\.$")
 
 #: npm names the package it could not find with the range it was asked for (``'@acme/ui@^2.0.0'
-#: is not in this registry.``): the package is the error, another range another version of it.
+#: is not in this registry.``, npm 11's ``The requested resource '@acme/ui@^2.0.0' could not be
+#: found or you do not have permission to access it.``): the package is the error, another
+#: range another version of it.
 _NPM_SPEC_RANGE = lazy(
     r"'(@?[\w.-]{1,200}(?:/[\w.-]{1,200})?)@[^'\s]{1,100}'"
-    r"(?=\s+is\s+not\s+in\s+(?:this|the\s+npm)\s+registry)"
+    rf"(?=\s+is\s+not\s+in\s+(?:this|the\s+npm)\s+registry|{_NPM_11_NOT_FOUND})"
 )
 
 
@@ -1046,21 +1062,57 @@ _NPM_404_URL = lazy(
     re.IGNORECASE,
 )
 _NPM_PACKAGE = lazy(r"(?:@[\w.-]{1,214}/)?[\w.-]{1,214}")
+#: yarn classic's 404 of the registry's URL (``error An unexpected error occurred:
+#: "https://registry.yarnpkg.com/yaml-foo: Not found".``, a scoped package's
+#: ``…/@acme%2fui: Not found``, a tarball's ``…/yaml/-/yaml-2.4.1.tgz: Request failed \"404
+#: Not Found\"``): the URL was masked whole, so every package's 404 was every other's exact
+#: match. Read as the package in quotes, as npm's (:func:`_yarn_404_package`).
+_YARN_404_URL = lazy(
+    r"(\bAn\s+unexpected\s+error\s+occurred:\s+)\"https?://[^\s/'\"`]{1,300}"
+    r"(/[^\s'\"`?#:]{0,1000}):\s+(?:(Not\s+found)|Request\s+failed\s+\\?\"404\s+Not\s+Found\\?\")\"",
+    re.IGNORECASE,
+)
 
 
-def _npm_404_package(m: re.Match[str]) -> str:
-    """npm's 404 (:data:`_NPM_404_URL`) with the package its URL names in quotes in place of
-    the URL: a scoped one's ``/@acme%2fui`` is ``'@acme/ui'``, a tarball's
-    ``/yaml/-/yaml-2.4.1.tgz`` its package's ``'yaml'``. A URL that names no package is
-    left as it is (masked as any URL)."""
-    path = m.group(2).replace("%2f", "/").replace("%2F", "/").replace("%40", "@")
+def _npm_package_in(path: str) -> str | None:
+    """The package a registry URL's ``path`` names: a scoped one's ``/@acme%2fui`` is
+    ``@acme/ui``, a tarball's ``/yaml/-/yaml-2.4.1.tgz`` its package's ``yaml``; None for a
+    path that names no package."""
+    path = path.replace("%2f", "/").replace("%2F", "/").replace("%40", "@")
     path = path.split("/-/", 1)[0]
     parts = [part for part in path.split("/") if part]
     scoped = len(parts) >= 2 and parts[-2].startswith("@")
     name = "/".join(parts[-2:]) if scoped else "".join(parts[-1:])
-    if _NPM_PACKAGE.fullmatch(name) is None:
+    return name if _NPM_PACKAGE.fullmatch(name) is not None else None
+
+
+def _npm_404_package(m: re.Match[str]) -> str:
+    """npm's 404 (:data:`_NPM_404_URL`) with the package its URL names in quotes in place of
+    the URL (:func:`_npm_package_in`). A URL that names no package is left as it is (masked
+    as any URL)."""
+    name = _npm_package_in(m.group(2))
+    return m.group(0) if name is None else f"{m.group(1)}'{name}'"
+
+
+def _yarn_404_package(m: re.Match[str]) -> str:
+    """yarn's 404 (:data:`_YARN_404_URL`) as ``An unexpected error occurred: 'yaml-foo': Not
+    found`` (a tarball's: ``…: 'yaml': Request failed 404 Not Found``), without the quotes
+    around the URL and its message (which would mask the package with them)."""
+    name = _npm_package_in(m.group(2))
+    if name is None:
         return m.group(0)
-    return f"{m.group(1)}'{name}'"
+    said = "Not found" if m.group(3) else "Request failed 404 Not Found"
+    return f"{m.group(1)}'{name}': {said}"
+
+
+#: npm 5's and 6's 404 of a package (``npm ERR! 404 Not Found: yaml-foo@latest``, ``…:
+#: error-inject@^1.0.0``): the package is the error (kept, in quotes, :data:`_KEEP_MODULE`),
+#: the range it was asked for another version of it. (It was left bare, the range's numbers
+#: masked: read as no missing name, another package's 404 fix came first for it, 0.92.)
+_NPM_NOT_FOUND_SPEC = lazy(
+    r"(\b404\s+Not\s+Found:\s+)(@?[\w.-]{1,214}(?:/[\w.-]{1,214})?)@[^\s'\"`@]{1,100}(?=\s|$)",
+    re.IGNORECASE,
+)
 
 
 #: The JDBC URL Java has no driver for: its subprotocol names the driver (the fix adds that
@@ -1332,6 +1384,8 @@ def error_fingerprint(signature: str) -> str:
     text = _RUST_THREAD.sub(r"thread \g<name>", text, count=1)
     text = _ESM_REQUIRED_PACKAGE.sub(r"\1'\2'", text, count=1)
     text = _NPM_404_URL.sub(_npm_404_package, text, count=1)
+    text = _YARN_404_URL.sub(_yarn_404_package, text, count=1)
+    text = _NPM_NOT_FOUND_SPEC.sub(r"\1'\2'", text, count=1)
     text = _JDBC_URL.sub(r"\1'\2'", text, count=1)
     text = _MERGE_CONFLICT_FILE.sub(r"\1'\2'", text, count=1)
     text = _DENO_LOCAL_MODULE.sub(r'\1"\2"', text, count=1)
@@ -1503,12 +1557,19 @@ _MISSING_OF_KIND = (
         r"\b(?:satisfies the requirement|no matching distribution found for) ([\w.-]{1,200})",
     ),
     ("node", r"'(@?[\w.-]{1,200}(?:/[\w.-]{1,200})?)' is not in (?:this|the npm) registry"),
-    # (vite's import, its Rollup's and its import analysis')
-    ("node", r"\bfailed to resolve import \"([^\"\s]{1,200})\""),
-    # (npm's and pnpm's 404 of the registry's URL, the package read out of it)
     (
         "node",
-        r"\b(?:404 not found -|err_pnpm_fetch_404) get '(@?[\w.-]{1,214}(?:/[\w.-]{1,214})?)'",
+        r"\b404 the requested resource '(@?[\w.-]{1,200}(?:/[\w.-]{1,200})?)' could not be found"
+        r" or you do not have permission\b",
+    ),
+    # (vite's import, its Rollup's and its import analysis')
+    ("node", r"\bfailed to resolve import \"([^\"\s]{1,200})\""),
+    # (npm's and pnpm's 404 of the registry's URL, the package read out of it; npm 6's "404
+    # not found: 'x'", its range left out; yarn classic's, read out of its URL)
+    (
+        "node",
+        r"\b(?:(?:404 not found -|err_pnpm_fetch_404) get|404 not found:"
+        r"|an unexpected error occurred:) '(@?[\w.-]{1,214}(?:/[\w.-]{1,214})?)'",
     ),
     # (Ruby's require: "cannot load such file -- nokogiri", the gem that has it)
     ("gem", r"\bcannot load such file -- ([\w-][\w.-]{0,200}(?:/[\w.-]{1,200}){0,20})"),

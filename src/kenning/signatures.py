@@ -198,11 +198,15 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (90, lazy(r"^\[[A-Z]\w*(?:Error|Exception|Rejection):\s")),
     # Node's bare Error (with its code: "Error [ERR_MODULE_NOT_FOUND]: …") and many CLIs
     (88, lazy(r"^Error(?:\s\[[A-Z][A-Z0-9_]{2,}\])?:\s\S")),
-    # npm's 404 names the package it could not find (its "code E404" any package's)
+    # npm's 404 names the package it could not find (its "code E404" any package's): npm 7-10's
+    # "… is not in this registry", npm 11's "The requested resource '…' could not be found or
+    # you do not have permission to access it", npm 5's and 6's "404 Not Found: yaml@latest"
     (
         88,
         lazy(
-            r"^npm\s+(?:ERR!|error)\s+404\s+\S.*\bis\s+not\s+in\s+(?:this|the\s+npm)\s+registry",
+            r"^npm\s+(?:ERR!|error)\s+404\s+(?:\S.*\bis\s+not\s+in\s+(?:this|the\s+npm)\s+registry"
+            r"|The\s+requested\s+resource\s+'[^'\n]{1,300}'\s+could\s+not\s+be\s+found\b"
+            r"|Not\s+Found:\s+@?[\w.-]{1,214}(?:/[\w.-]{1,214})?@\S)",
             re.IGNORECASE,
         ),
     ),
@@ -1582,6 +1586,7 @@ _LOOKS_LIKE_ERROR_SOURCE = r"""(?:
     | \bError\sresponse\sfrom\sdaemon\b                 # docker
     | \bis\snot\srecognized\sas\san\sinternal\sor\sexternal\scommand\b  # cmd.exe
     | \berror\sduring\sbuild:|\b[Ff]ailed\sto\sresolve\simport\b  # vite (and its dev server)
+    | \bAn\sunexpected\serror\soccurred:\s"https?://             # yarn classic's registry
     | \bAPPLICATION\sFAILED\sTO\sSTART\b|\brequired\sa\sbean\sof\stype\b  # Spring Boot
     | ^CONFLICT\s\([\w/ -]{1,40}\):\s|\bAutomatic\smerge\sfailed\b       # git
     | \bEXCEPTION\sCAUGHT\sBY\s[A-Z]                                        # Flutter
