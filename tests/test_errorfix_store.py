@@ -2164,6 +2164,43 @@ def test_a_missing_crate_package_or_gem_is_named_in_each_tool_s_wording(
     ):
         for ids in recalled(query):
             assert ids[:1] == [own.id], (query, ids)
+    # one crate missing from Cargo.toml is one error whichever code rustc gives it (E0432 for a
+    # use, E0433 for a path in code, E0463 for an extern crate; rustc 1.95's wordings): the
+    # codes held E0463's fix back from E0432's and E0433's, nothing recalled; a path inside a
+    # crate (serde::Foo: serde was found) and the crate's own module are no missing crate
+    chrono = store.remember(
+        "ERROR-FIX: error[E0432]: unresolved import `chrono` | FIX: cargo add chrono",
+        "error_fix",
+    )
+    assert chrono.status == "stored", chrono
+    for query, own in (
+        (
+            "error[E0432]: unresolved import `serde`\n --> src/main.rs:1:5\n  |\n1 | use "
+            "serde::Deserialize;\n  |     ^^^^^ use of unresolved module or unlinked crate `serde`"
+            "\n  |\n  = help: you might be missing a crate named `serde`",
+            serde,
+        ),
+        ("error[E0432]: unresolved import `serde`", serde),
+        ("error[E0433]: cannot find module or crate `serde` in this scope", serde),
+        ("error[E0433]: failed to resolve: use of undeclared crate or module `serde`", serde),
+        ("error[E0463]: can't find crate for `chrono`", chrono),
+        (
+            "error[E0433]: cannot find module or crate `chrono` in this scope\n --> src/db.rs:1:19"
+            "\n  |\n1 | fn main(){ let v: chrono::NaiveDate; }",
+            chrono,
+        ),
+    ):
+        for ids in recalled(query):
+            assert ids[:1] == [own.id], (query, ids)
+    for query, other in (
+        ("error[E0432]: unresolved import `serde::Foo`", serde),
+        ("error[E0432]: unresolved import `crate::serde`", serde),
+        ("error[E0432]: unresolved import `tokio`", serde),
+        ("error[E0432]: unresolved import `chrono::NaiveDateTimee`", chrono),
+        ("error[E0463]: can't find crate for `serde`", chrono),
+    ):
+        for ids in recalled(query):
+            assert other.id not in ids, (query, ids)
     # a package Go reads as the standard library's is not read as a missing name: every std
     # package is "not in GOROOT" when GOROOT is broken, one fix for all of them
     goroot = store.remember(

@@ -377,6 +377,51 @@ def _same_code(query_codes: set[str], entry_codes: set[str]) -> bool:
     return any((m := _CODE_STATUS.search(code)) and m.group(1) in statuses for code in entry_codes)
 
 
+#: rustc's codes of a crate it cannot find, each where it looked: E0463 ``can't find crate for
+#: `serde``` (an ``extern crate``), E0432 ``unresolved import `serde``` (a ``use`` whose first
+#: name is no crate, ``use serde::Deserialize;`` as well) and E0433 ``cannot find module or
+#: crate `serde` in this scope`` (a path in code; 1.84's ``use of undeclared crate or module``).
+_RUST_MISSING_CRATE_CODES = frozenset({"e0432", "e0433", "e0463"})
+
+
+def _one_missing_crate(
+    query_codes: set[str], query_fingerprint: str, entry_codes: set[str], entry_fingerprint: str
+) -> bool:
+    """Whether two fingerprints of rustc's codes of a missing crate (E0432, E0433, E0463)
+    each name a crate or module it could not find, so that their codes are not what tells
+    them apart: the names are (a crate missing from Cargo.toml is one fix, ``cargo add
+    serde``, whichever of them rustc gave). A path (``unresolved import `serde::Foo```,
+    ``crate::config``) names none: a wrong path inside a crate is not a missing crate."""
+    if not (query_codes | entry_codes) <= _RUST_MISSING_CRATE_CODES:
+        return False
+    from .fingerprints import missing_names  # (loaded already: the fingerprints are its)
+
+    return all(
+        any(kind == "rust" for kind, _ in missing_names(fingerprint))
+        for fingerprint in (query_fingerprint, entry_fingerprint)
+    )
+
+
+#: rustc's import of a path it could not resolve, as a fingerprint holds it (the path masked:
+#: ``unresolved import `serde::Foo``` with serde found, ``crate::config``), not a crate's name.
+_RUST_PATH_IMPORT = re.compile(r"\bunresolved imports? <q>")
+
+
+def _one_missing_crate_one_path(
+    missing: list[tuple[str, str]], fingerprint: str, other_fingerprint: str
+) -> bool:
+    """Whether ``fingerprint`` names a crate rustc could not find (``missing``, its missing
+    names) and ``other_fingerprint`` an import of a path (:data:`_RUST_PATH_IMPORT`) and no
+    missing crate: a wrong path inside a crate, not that crate missing."""
+    if not any(kind == "rust" for kind, _ in missing):
+        return False
+    from .fingerprints import missing_names  # (loaded already: the fingerprints are its)
+
+    return _RUST_PATH_IMPORT.search(other_fingerprint) is not None and not any(
+        kind == "rust" for kind, _ in missing_names(other_fingerprint)
+    )
+
+
 #: The most values a fingerprint :func:`another_code_or_name` looks for inside a longer one
 #: may keep: an error keeps a few (a list of 1,000 numbers is no error's shape, and its
 #: pattern cost ~0.1 s to build for each candidate).
@@ -464,7 +509,12 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
     # not ERR_PNPM_FETCH_401, P2025 not P2002, whatever the words around them
     query_codes = set(_ERROR_CODE.findall(query_fingerprint))
     entry_codes = set(_ERROR_CODE.findall(entry_fingerprint))
-    if query_codes and entry_codes and not _same_code(query_codes, entry_codes):
+    if (
+        query_codes
+        and entry_codes
+        and not _same_code(query_codes, entry_codes)
+        and not _one_missing_crate(query_codes, query_fingerprint, entry_codes, entry_fingerprint)
+    ):
         # ... unless the query holds the entry's message (what follows its last code) whole:
         # a prompt that names a code fixed before ("fixed the TS2307 import, now Type
         # 'string' is not assignable …")
@@ -498,6 +548,14 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         (query_missing and _MISSING_FILE.search(entry_fingerprint))
         or (entry_missing and _MISSING_FILE.search(query_fingerprint))
     ) and not any("/" in name or name.startswith(".") for _, name in missing):
+        return True
+    # ... nor is a path rustc could not import (``unresolved import `serde::Foo```, masked as
+    # a path: its first name was found, a crate or `crate`) a crate missing from Cargo.toml:
+    # `chrono::NaiveDateTimee` got `chrono`'s cargo add fix at 0.97, `crate::serde`
+    # `config`'s at 0.86
+    if _one_missing_crate_one_path(query_missing, query_fingerprint, entry_fingerprint) or (
+        _one_missing_crate_one_path(entry_missing, entry_fingerprint, query_fingerprint)
+    ):
         return True
     # a port a server could not listen on, another than the query's: another program holds
     # it, whichever wording (Docker's userland proxy, its "port is already allocated", Go's
