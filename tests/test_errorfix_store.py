@@ -880,6 +880,8 @@ FINGERPRINT_RULES_PROBES = {
     26: "ae170dbf281ff0e2",
     # (27: npm 6's, npm 11's and yarn classic's 404 name the package)
     27: "ccace81d91876f0a",
+    # (28: a Verdaccio registry's 404, "- no such package available", names the package)
+    28: "880e2337f6cb334b",
 }
 
 
@@ -932,6 +934,10 @@ def _fingerprint_probe() -> str:
         'error An unexpected error occurred: "https://registry.yarnpkg.com/@types%2fflimflam: '
         'Not found".',
     ]
+    raw.append(  # (rules 28: a Verdaccio registry's 404 names the package)
+        "npm ERR! 404 Not Found - GET http://localhost:4873/@acme%2fwidgets - no such package "
+        "available"
+    )
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
         for r in rows(f"rust-errors/{split}.jsonl"):
@@ -2262,6 +2268,11 @@ def test_a_registry_404_names_its_package_in_each_npm_and_yarn_wording(
         'error An unexpected error occurred: "https://registry.yarnpkg.com/lodash-x: Not found".',
         'error An unexpected error occurred: "https://registry.yarnpkg.com/@types%2fflimflam: Not '
         'found".',
+        # (a Verdaccio registry's or a mirror's: the URL was masked whole)
+        "npm error 404 Not Found - GET http://localhost:4873/@acme%2fcli - no such package "
+        "available",
+        "npm error 404 Not Found - GET https://mirrors.cloud.tencent.com/npm/left-pad - no such "
+        "package available",
         "npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@acme%2fcli - "
         "Not found\nnpm error 404\nnpm error 404 The requested resource '@acme/cli@*' could not be "
         "found or you do not have permission to access it.",
@@ -2286,6 +2297,11 @@ def test_a_registry_404_names_its_package_in_each_npm_and_yarn_wording(
             npm11,
         ),
         ("npm ERR! 404 Not Found - GET https://registry.npmjs.org/@acme%2fui - Not found", npm11),
+        (
+            "npm ERR! 404 Not Found - GET http://localhost:4873/@acme%2fui - no such package "
+            "available",
+            npm11,
+        ),
     ):
         for ids in recalled(query):
             assert ids[:1] == [own.id], (query, ids)

@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "missing_names", 
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 27
+RULES_VERSION = 28
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -1053,12 +1053,14 @@ _ESM_REQUIRED_PACKAGE = lazy(
 )
 #: The registry URL npm and pnpm could not find a package at (npm's ``404 Not Found - GET
 #: https://registry.npmjs.org/yaml - Not found``, pnpm's ``ERR_PNPM_FETCH_404  GET
-#: https://registry.npmjs.org/yaml: Not Found - 404``): the package is the error, which
-#: registry is the machine's (the URL was masked whole: every package's 404 was one error,
-#: and express' fix came first for yaml's, qa-s70b F6).
+#: https://registry.npmjs.org/yaml: Not Found - 404``; a Verdaccio registry's or a mirror's
+#: ``… - no such package available``): the package is the error, which registry is the
+#: machine's (the URL was masked whole: every package's 404 was one error, and express' fix
+#: came first for yaml's, qa-s70b F6).
 _NPM_404_URL = lazy(
     r"(\b(?:404\s+Not\s+Found\s+-|ERR_PNPM_FETCH_404)\s+GET\s+)https?://[^\s/'\"`]{1,300}"
-    r"(/[^\s'\"`?#]{0,1000})(?=\s+-\s+Not\s+found\b|:\s+Not\s+Found\s+-\s+404\b)",
+    r"(/[^\s'\"`?#]{0,1000})"
+    r"(?=\s+-\s+(?:Not\s+found|no\s+such\s+package\s+available)\b|:\s+Not\s+Found\s+-\s+404\b)",
     re.IGNORECASE,
 )
 _NPM_PACKAGE = lazy(r"(?:@[\w.-]{1,214}/)?[\w.-]{1,214}")
