@@ -1258,6 +1258,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "wrapped_bracket_runs": lambda size: "password: \\u003c" + ("a" * 1000 + "\n") * (size // 1001),
     "character_references": _repeat("&#65;&#x41;&quot;&amp;"),
     "referenced_values": _repeat("password: &lt;a&gt; &quot;"),
+    # a value's markup after it: a closing tag, a line break, ones that do not close
+    "closing_tags": _repeat("password: Hy6t</x </p><br \\u003c/a\\u003e "),
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
     "long_numeric_reference": lambda size: "password: &#" + "0" * size,
     "long_reference_names": _repeat("password: &" + "lt" * 40),
@@ -2742,6 +2744,77 @@ def test_a_half_escaped_bracketed_password_is_redacted_with_its_brackets(
     none)."""
     assert redact_secrets(text) == (redacted, {PA: 1})
     assert redact_secrets(redacted) == (redacted, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        # the QA's case, and the same value as written, in \u003c…\u003e and in %3C…%3E
+        (
+            "<p>password: &lt;Hy6tB1q9ZxKqW3mR&gt;</p>",
+            "<p>password: [REDACTED:password_assignment]</p>",
+        ),
+        (
+            "<p>password: \\u003cHy6tB1q9ZxKqW3mR\\u003e</p>",
+            "<p>password: [REDACTED:password_assignment]</p>",
+        ),
+        (
+            "<p>password=%3CHy6tB1q9ZxKqW3mR%3E</p>",
+            "<p>password=[REDACTED:password_assignment]</p>",
+        ),
+        (
+            "<p>password: &lt;Hy6tB1q9ZxKqW3mR></p>",
+            "<p>password: [REDACTED:password_assignment]</p>",
+        ),
+        ("<p>password: Hy6tB1q9ZxKqW3mR</p>", "<p>password: [REDACTED:password_assignment]</p>"),
+        # the markup escaped as the value is (JSON of a page, a page quoting HTML)
+        (
+            "\\u003cp\\u003epassword: \\u003cHy6tB1q9ZxKqW3mR\\u003e\\u003c/p\\u003e",
+            "\\u003cp\\u003epassword: [REDACTED:password_assignment]\\u003c/p\\u003e",
+        ),
+        (
+            "&lt;p&gt;password: &lt;Hy6tB1q9ZxKqW3mR&gt;&lt;/p&gt;",
+            "&lt;p&gt;password: [REDACTED:password_assignment]&lt;/p&gt;",
+        ),
+        # other rules that read a value unquoted, a line break, the next element kept
+        ("<td>PASS=Hy6tB1q9ZxKqW3mR</td>", "<td>PASS=[REDACTED:password_assignment]</td>"),
+        (
+            "<p>the password is Hy6tB1q9ZxKqW3mR</p>",
+            "<p>the password is [REDACTED:password_assignment]</p>",
+        ),
+        (
+            "<code>--password Hy6tB1q9ZxKqW3mR</code>",
+            "<code>--password [REDACTED:password_assignment]</code>",
+        ),
+        (
+            "password: Hy6tB1q9ZxKqW3mR<br/>next",
+            "password: [REDACTED:password_assignment]<br/>next",
+        ),
+        (
+            "<li>password: Hy6tB1q9ZxKqW3mR</li><li>user: bob</li>",
+            "<li>password: [REDACTED:password_assignment]</li><li>user: bob</li>",
+        ),
+    ],
+)
+def test_a_value_read_unquoted_ends_at_an_html_closing_tag(text: str, redacted: str) -> None:
+    """red2 (round after qa-s70b): ``<p>password: &lt;Hy6t…&gt;</p>`` was stored as
+    ``<p>password: [REDACTED:…]``: an unquoted value runs to a space or a quote, and the
+    marker took the ``</p>`` after it (its brackets balance, so no closing bracket was
+    trimmed). A value ends at a closing tag or a ``<br>``, written or escaped, now."""
+    assert redact_secrets(text) == (redacted, {PA: 1})
+    assert redact_secrets(redacted) == (redacted, {})
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "<p>password: &lt;your password&gt;</p>",
+        "<p>password: <your-password></p>",
+        "<td>token</td><td>&lt;none&gt;</td>",
+    ],
+)
+def test_a_placeholder_before_an_html_closing_tag_is_kept(kept: str) -> None:
+    assert redact_secrets(kept) == (kept, {}), kept
 
 
 @pytest.mark.parametrize(

@@ -3074,7 +3074,33 @@ def _find(scan: str) -> list[_Hit]:
 
 
 def _find_all(text: str) -> list[_Hit]:
-    return [hit for finder in _FINDERS for hit in finder(text)]
+    hits = [hit for finder in _FINDERS for hit in finder(text)]
+    if "/" not in text and "br" not in text.lower():
+        return hits
+    return [_before_closing_tag(text, hit) for hit in hits]
+
+
+#: An HTML element's closing tag (``</p>``, ``</td>``), or a line break (``<br>``, ``<br/>``),
+#: its brackets as written or escaped (``\\u003c/p\\u003e``, and so ``&lt;/p&gt;`` as
+#: :func:`_found_in_character_references` reads it).
+_CLOSING_TAG = lazy(
+    r"(?:<|\\u003[cC]|\\x3[cC])(?:/[A-Za-z][A-Za-z0-9:.\-]{0,64}[ \t]*|[bB][rR][ \t]*/?)"
+    r"(?:>|\\u003[eE]|\\x3[eE])"
+)
+
+
+def _before_closing_tag(text: str, hit: _Hit) -> _Hit:
+    """``hit`` up to the first HTML closing tag or line break in it: a value a context rule
+    read unquoted runs up to a space or a quote, which a page's markup need not hold
+    (``<p>password: Hy6t…</p>``, ``<td>PASS=…</td>``, ``&lt;Hy6t…&gt;</p>``), and the
+    marker took the markup after it. A password holds no tag; a hit that spans lines (a
+    key block, a wrapped value) and a token format's are left as they are."""
+    if hit.rank == 0:
+        return hit
+    m = _CLOSING_TAG.search(text, hit.start + 1, hit.end)
+    if m is None or "\n" in text[hit.start : m.start()]:
+        return hit
+    return _Hit(hit.start, m.start(), hit.kind, hit.rank)
 
 
 def _before_escaped_quote(scan: str, hit: _Hit) -> _Hit:
@@ -3487,6 +3513,7 @@ def _found_in_references_between(scan: str, window_start: int, window_end: int) 
     hits = []
     reading = "".join(parts)
     for h in _find_assignment_rule(reading, reading.lower()):
+        h = _before_closing_tag(reading, h)
         if h.end <= h.start:
             continue
         start, end = where(h.start, 0), where(h.end - 1, 1)
