@@ -1260,6 +1260,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "referenced_values": _repeat("password: &lt;a&gt; &quot;"),
     # a value's markup after it: a closing tag, a line break, ones that do not close
     "closing_tags": _repeat("password: Hy6t</x </p><br \\u003c/a\\u003e "),
+    # '&gt;' after runs, each looking back for the bracket that opens its value
+    "references_closing_runs": _repeat("<" + "a1" * 100 + "&gt;&gt;%3Cb&#62;\\u003c "),
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
     "long_numeric_reference": lambda size: "password: &#" + "0" * size,
     "long_reference_names": _repeat("password: &" + "lt" * 40),
@@ -2744,6 +2746,58 @@ def test_a_half_escaped_bracketed_password_is_redacted_with_its_brackets(
     none)."""
     assert redact_secrets(text) == (redacted, {PA: 1})
     assert redact_secrets(redacted) == (redacted, {})
+
+
+#: A generated password of 100 characters (base64's alphabet): more than the 96 characters
+#: after a secret's word that the HTML re-read looked at for a reference.
+_LONG_PASSWORD = "riGp/58WAm+dX3a5IDnOdcdbWB2dC4/DSDC6Lc1mxLpQ2yMK/Ye9FZ1wUVl4nuYV+d8fNYvvDbzDZST6IaXqA2h9Uz0+T1SaQ6dD"
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        # the QA's case: only the closing bracket escaped, 100 characters inside
+        ("password: <{}&gt;", "password: {}"),
+        ("password: <{}&#62; x", "password: {} x"),
+        ("password=<{}&GT;", "password={}"),
+        ('"password": "<{}&gt;",', '"password": "{}",'),
+        ("password:\n  <{}&gt;", "password:\n  {}"),
+        # the opening one escaped otherwise: the reference's ';' was left after the marker
+        ("password: \\u003c{}&gt; x", "password: {} x"),
+        ("password: \\x3c{}&gt; x", "password: {} x"),
+        ("password=%3C{}&gt; x", "password={} x"),
+        # as the fully escaped and the other half-escaped forms of that length already were
+        ("password: &lt;{}&gt;", "password: {}"),
+        ("password: \\u003c{}\\u003e", "password: {}"),
+        ("password: <{}\\u003e", "password: {}"),
+        ("password: &lt;{}>", "password: {}"),
+    ],
+)
+def test_a_long_bracketed_password_is_redacted_however_its_brackets_are_escaped(
+    text: str, redacted: str
+) -> None:
+    """red2: ``password: <`` and 100 characters and ``&gt;`` was kept whole, while
+    ``&lt;…&gt;`` and ``<…\\u003e`` of that length are redacted: the HTML re-read reads the
+    lines of a reference within 96 characters of a secret's word, and a ``&gt;`` that closes
+    a long value is further. Such a reference is read from the bracket that opens its
+    value now, as written or escaped (the plain ``<…>`` stays a placeholder, kept)."""
+    text, redacted = text.format(_LONG_PASSWORD), redacted.format(R(PA))
+    assert redact_secrets(text) == (redacted, {PA: 1})
+    assert redact_secrets(redacted) == (redacted, {})
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        f"password: <{_LONG_PASSWORD}>",
+        "password: <" + "a" * 100 + "&gt;",
+        "token: <" + "your-" * 20 + "token&gt;",
+        f"see <{_LONG_PASSWORD}&gt;",
+        f"password: <{_LONG_PASSWORD} &gt;",
+    ],
+)
+def test_a_long_bracketed_placeholder_or_a_value_of_no_secret_is_kept(kept: str) -> None:
+    assert redact_secrets(kept) == (kept, {}), kept
 
 
 @pytest.mark.parametrize(

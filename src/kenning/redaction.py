@@ -3395,17 +3395,23 @@ def _reference_windows(scan: str) -> list[tuple[int, int]]:
     lower = scan.lower() if scan.isascii() else scan
     windows: list[list[int]] = []  # [start, end] of each stretch of lines to read, in order
     line_read = 0  # where the line of the last reference that started a stretch ends
+    opened = _OpeningBracket(scan)
     for m in _CHARACTER_REFERENCE.finditer(scan):
         if m.start() < line_read:
             continue  # another on that line: the stretch already reads its line and the next
         done = windows[-1][1] if windows else 0
-        if not _stands_for_ascii(_unescaped(m)[1]):
+        char = _unescaped(m)[1]
+        if not _stands_for_ascii(char):
             continue
-        lookback = max(0, m.start() - _REFERENCE_AFTER_STEM - _BLANKS_BEFORE_VALUE)
-        line_start = scan.rfind("\n", lookback, m.start()) + 1 or lookback
+        # a '>' that closes a value its '<' opened (written so: '<Hy6t…&gt;'): the value
+        # starts at that '<', which a long one puts out of the stem's reach
+        bracket = opened(m.start()) if char == ">" else -1
+        at = m.start() if bracket < 0 else bracket
+        lookback = max(0, at - _REFERENCE_AFTER_STEM - _BLANKS_BEFORE_VALUE)
+        line_start = scan.rfind("\n", lookback, at) + 1 or lookback
         # the value's start: past the blanks (and a quote) before the reference, as a key
         # aligned in a column writes it ('password:' and 100 spaces)
-        gap = _before_blanks(scan, m.start(), line_start)
+        gap = _before_blanks(scan, at, line_start)
         if gap > line_start and scan[gap - 1] in "\"'`":
             gap = _before_blanks(scan, gap - 1, line_start)
         key_line = None
@@ -3437,6 +3443,43 @@ def _reference_windows(scan: str) -> list[tuple[int, int]]:
 
 #: How many blanks before a value are passed over to find its key (a column of aligned keys).
 _BLANKS_BEFORE_VALUE = 256
+#: What ends a value read unquoted before a reference, looking back from it: blanks, quotes
+#: and angle brackets.
+_VALUE_BREAKS = " \t\r\n\f\v\"'`<>"
+#: An angle bracket that opens a value, as written or escaped (a string's escape, a URL's).
+_OPENERS = ("<", "\\u003c", "\\u003C", "\\x3c", "\\x3C", "%3C", "%3c")
+#: The longest value read (the assignment rule's 1,024 characters) and its bracket.
+_LONGEST_VALUE = 1030
+
+
+class _OpeningBracket:
+    """Where the angle bracket (:data:`_OPENERS`) that opens the value a ``>`` at a place
+    closes starts: the last one before the place, with none of :data:`_VALUE_BREAKS`
+    between, no more than :data:`_LONGEST_VALUE` back; else -1. Asked at places in order,
+    each stretch of the text is looked through once (a line of ``&gt;`` after a long run
+    asks again and again)."""
+
+    def __init__(self, scan: str) -> None:
+        self.scan = scan
+        self.read_to = 0  # the text before it is looked through
+        self.last_break = -1  # the last break and the last bracket found there
+        self.last_opener = -1
+
+    def __call__(self, pos: int) -> int:
+        low = max(self.read_to, pos - _LONGEST_VALUE)
+        if low > self.read_to:
+            self.last_break = self.last_opener = -1  # (out of reach)
+        self.last_break = max(
+            self.last_break, *(self.scan.rfind(c, low, pos) for c in _VALUE_BREAKS)
+        )
+        self.last_opener = max(self.last_opener, *(self.scan.rfind(o, low, pos) for o in _OPENERS))
+        self.read_to = pos
+        opener = self.last_opener
+        if opener < max(0, pos - _LONGEST_VALUE) or opener < self.last_break:
+            return -1  # none, too far back, or a blank or quote after it ('<' is a break too)
+        return opener
+
+
 #: How far back a key alone on its line is looked for above its value (blank lines between).
 _KEY_LINES_ABOVE = 3
 
