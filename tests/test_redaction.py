@@ -939,6 +939,62 @@ def test_a_provider_rule_outranks_the_context_around_it() -> None:
     )
 
 
+#: Token formats of one length, each with more letters and digits glued on than its rule
+#: takes: (the token, the kind it is reported as).
+_LONGER_TOKENS = [
+    ("ghp_0123456789abcdefghijABCDEFGHIJklmnopqrst", "github_token"),  # QA F9: 40 after ghp_
+    ("gho_0123456789abcdefghijABCDEFGHIJklmnopQ7w2", "github_token"),
+    ("ghs_0123456789abcdefghijABCDEFGHIJklmnopQ7w2", "github_token"),
+    ("ghr_0123456789abcdefghijABCDEFGHIJklmnopQ7w2", "github_token"),
+    ("github_pat_11ABCDEFG0" + "a1B2c3D4e5" * 7 + "Zq7Wx3Kp", "github_token"),
+    ("glpat-a1B2c3D4e5F6g7H8i9J0Kq7Wx3", "gitlab_token"),
+    ("shpat_0123456789abcdef0123456789abcdefA7", "shopify_access_token"),
+    ("lin_api_" + "a1b2c3d4e5" * 4 + "Zq7W", "linear_api_key"),
+    ("sbp_" + "0123456789abcdef" * 2 + "01234567" + "x9Zq", "supabase_token"),
+    ("GOCSPX-" + "a1B2c3D4e5" * 4 + "Zq7Wx", "google_oauth_secret"),  # 24 to 40
+    ("xoxb-26359420-FGqddMF8t08v8N7Oq4i57vs1Zq7Wx3Kp9", "slack_token"),  # 18 to 26 after
+]
+
+
+@pytest.mark.parametrize(("token", "kind"), _LONGER_TOKENS)
+def test_a_token_longer_than_its_rules_length_is_redacted_whole(token: str, kind: str) -> None:
+    """QA F9: ``token ghp_`` and 40 characters was stored as ``token
+    [REDACTED:github_token]qrst``: the rule takes 36 and left the rest of the run in clear
+    (every rule of one length without an end: github_pat_, gho_, glpat-, shpat_, sbp_,
+    GOCSPX-…). The hit runs on to the end of the run of letters and digits it ends in."""
+    for text, redacted in [
+        (f"token {token}", f"token {R(kind)}"),
+        (f'"{token}", next', f'"{R(kind)}", next'),
+    ]:
+        assert redact_secrets(text) == (redacted, {kind: 1}), text
+        assert redact_secrets(redacted) == (redacted, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        # a separator after the token ends it, as before: the name glued to it is kept
+        (f"{GH}_old", f"{R('github_token')}_old"),
+        (f"{GH}-backup.txt", f"{R('github_token')}-backup.txt"),
+        (f"{GH}.", f"{R('github_token')}."),
+    ],
+)
+def test_a_token_ends_at_a_separator_glued_to_it(text: str, redacted: str) -> None:
+    assert redact_secrets(text) == (redacted, {"github_token": 1})
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        # a rule that ends at a word's end keeps a longer run whole, as before
+        "AKIAIOSFODNN7EXAMPLEX",
+        "ghp_" + "a1B2" * 6,  # too short for the rule
+    ],
+)
+def test_a_longer_run_a_rule_does_not_take_is_kept(kept: str) -> None:
+    assert redact_secrets(kept) == (kept, {})
+
+
 NEAR_MISSES = [
     "password reset flow",
     "token bucket algorithm",
@@ -1260,6 +1316,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "referenced_values": _repeat("password: &lt;a&gt; &quot;"),
     # a value's markup after it: a closing tag, a line break, ones that do not close
     "closing_tags": _repeat("password: Hy6t</x </p><br \\u003c/a\\u003e "),
+    # a token format of one length found again and again inside one run of letters and digits
+    "glued_tokens": _repeat("SK0123456789abcdef0123456789ABCDEF"),
     # '&gt;' after runs, each looking back for the bracket that opens its value
     "references_closing_runs": _repeat("<" + "a1" * 100 + "&gt;&gt;%3Cb&#62;\\u003c "),
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),

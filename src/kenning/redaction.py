@@ -344,8 +344,42 @@ def _gitleaks() -> _RuleSet:
         return _rule_set
 
 
+#: A run of ASCII letters and digits: what a token glued to more of them runs on over.
+_ALNUM_RUN = lazy(r"[A-Za-z0-9]+")
+
+
+class _RunEnds:
+    """Where the run of letters and digits that goes on at a place ends (:data:`_ALNUM_RUN`),
+    each run read once: a rule of one length finds a hit every few characters of a long run
+    (``SK`` and 32 hex digits, again and again), each of which runs on to the same end."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.start = self.end = -1  # a stretch of the run read last: [start, end) all its own
+
+    def __call__(self, pos: int) -> int:
+        if not self.start <= pos <= self.end:
+            m = _ALNUM_RUN.match(self.text, pos)
+            self.start, self.end = pos, m.end() if m else pos
+        return self.end
+
+
+def _whole_token(text: str, run_ends: _RunEnds, start: int, end: int) -> int:
+    """Where a token format's hit ``text[start:end]`` ends once the run of letters and digits
+    it ends inside is taken with it: a rule of one length (``ghp_`` and 36, ``github_pat_``
+    and 82, ``sbp_`` and 40) matched the first characters of a longer run and left its tail
+    in clear (``ghp_`` and 40: ``[REDACTED:github_token]qrst``, QA F9). A hit that ends
+    where the run does, or before a ``-``, ``_`` or ``.``, is as found."""
+    if end >= len(text) or end <= start or not text[end - 1].isascii():
+        return end
+    if not (text[end - 1].isalnum() and text[end].isascii() and text[end].isalnum()):
+        return end
+    return run_ends(end)
+
+
 def _find_gitleaks(text: str) -> Iterator[_Hit]:
     rule_set = _gitleaks()
+    run_ends = _RunEnds(text)
     chosen = set(rule_set.rules_always)
     for keyword in rule_set.keyword_set.Match(text.lower()) or ():
         chosen.update(rule_set.rules_of_keyword[keyword])
@@ -384,7 +418,7 @@ def _find_gitleaks(text: str) -> Iterator[_Hit]:
                 if 0 <= colon < len(bare) - 1:
                     start += len(quote) + colon + 1
                     end = start + len(bare) - colon - 1
-            yield _Hit(start, end, rule.kind, 0)
+            yield _Hit(start, _whole_token(text, run_ends, start, end), rule.kind, 0)
 
 
 # A provider's rule that takes any hex string or UUID after its name also takes the ids,
@@ -2565,6 +2599,7 @@ def _find_context_tokens(text: str) -> Iterator[_Hit]:
                     any_of.Add(p)
                 any_of.Compile()
                 _re2_context_set.append(any_of)
+    run_ends = _RunEnds(text)
     for index in sorted(_re2_context_set[0].Match(text) or ()):
         kind, pattern = _re2_context_compiled[index]
         for m in pattern.finditer(text):
@@ -2588,7 +2623,7 @@ def _find_context_tokens(text: str) -> Iterator[_Hit]:
                 and not _looks_random(token)
             ):
                 continue  # a bare Signature= naming a variable or a function's result
-            yield _Hit(m.start(1), m.end(1), kind, 0)
+            yield _Hit(m.start(1), _whole_token(text, run_ends, m.start(1), m.end(1)), kind, 0)
 
 
 # An XML element named for a secret (Maven's settings.xml, .NET and Java configuration):
