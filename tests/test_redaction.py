@@ -861,6 +861,21 @@ def test_a_discord_webhook_keeps_its_id_and_the_docs_url_is_kept() -> None:
     assert redact_secrets(docs) == (docs, {})
 
 
+def test_a_teams_webhook_is_redacted_whole() -> None:
+    """gitleaks' Teams rule names no secret group, and its first group is one ``xxxx-`` of
+    a GUID: only those five characters were replaced, the URL anyone can post with kept."""
+    url = (
+        "https://acme.webhook.office.com/webhookb2/1a2b3c4d-1a2b-1a2b-1a2b-1a2b3c4d5e6f"
+        "@9f8e7d6c-9f8e-9f8e-9f8e-9f8e7d6c5b4a/IncomingWebhook/0123456789abcdef0123456789abcdef"
+        "/5a4b3c2d-5a4b-5a4b-5a4b-5a4b3c2d1e0f"
+    )
+    kind = "microsoft_teams_webhook"
+    assert redact_secrets(f"curl -X POST {url} -d @card.json") == (
+        f"curl -X POST {R(kind)} -d @card.json",
+        {kind: 1},
+    )
+
+
 @pytest.mark.parametrize(
     "code",
     [

@@ -169,6 +169,11 @@ _GITLEAKS_SKIPPED = {
 #: (``AKIA…EXAMPLE``) pass, as source files quote it; in a note a credential-shaped string
 #: costs nothing to hide, and kenning's tests and users paste exactly that one.
 _GITLEAKS_ALLOWLISTS_DROPPED = {"aws-access-token"}
+#: Rules whose groups are parts of the token's syntax, not the secret: gitleaks' secret is
+#: the first group that matched (``jwt-base64``'s name of the header's first field, the
+#: Teams webhook's last ``xxxx-`` of a GUID), and the rest of the token was left in clear.
+#: The whole match is the secret.
+_GITLEAKS_WHOLE_MATCH = {"jwt-base64", "microsoft-teams-webhook"}
 #: gitleaks' rule-id prefixes and the kenning kind each is reported as.
 _KIND_OF_RULE = (
     ("private-key", "private_key"),
@@ -387,7 +392,8 @@ def _find_gitleaks(text: str) -> Iterator[_Hit]:
         rule = rule_set.rules[index]
         for m in rule.pattern().finditer(text):
             group = rule.secret_group
-            if not group:  # gitleaks: the first non-empty group, else the whole match
+            if not group and rule.id not in _GITLEAKS_WHOLE_MATCH:
+                # gitleaks: the first non-empty group, else the whole match
                 group = next((i for i in range(1, len(m.groups()) + 1) if m.group(i)), 0)
             start, end = m.span(group)
             secret = text[start:end]
