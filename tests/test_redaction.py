@@ -1335,6 +1335,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "glued_tokens": _repeat("SK0123456789abcdef0123456789ABCDEF"),
     # '&gt;' after runs, each looking back for the bracket that opens its value
     "references_closing_runs": _repeat("<" + "a1" * 100 + "&gt;&gt;%3Cb&#62;\\u003c "),
+    # separators escaped, each starting a value
+    "escaped_separators": _repeat("password\\u003d\\u003ca\\x3a "),
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
     "long_numeric_reference": lambda size: "password: &#" + "0" * size,
     "long_reference_names": _repeat("password: &" + "lt" * 40),
@@ -2713,6 +2715,50 @@ def test_escapes_cannot_make_a_secret_read_as_a_placeholder(text: str) -> None:
     assert "Hy6tB1q9ZxKp" not in out and "hunter2_Zx91kq" not in out, out
     assert counts
     assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        # the '=' escaped as well as the brackets, as JSON kept in JSON may write it
+        ("password\\u003d\\u003cHy6tB1q9ZxKqW3mR\\u003e", "password\\u003d{}"),
+        ("password\\u003D\\u003CHy6tB1q9ZxKqW3mR\\u003E x", "password\\u003D{} x"),
+        (
+            '{"log":"password\\\\u003d\\\\u003cHy6tB1q9ZxKqW3mR\\\\u003e"}',
+            '{{"log":"password\\\\u003d{}"}}',
+        ),
+        ("password\\x3d\\x3cHy6tB1q9ZxKqW3mR\\x3e", "password\\x3d{}"),
+        ("password\\u003a \\u003cHy6tB1q9ZxKqW3mR\\u003e", "password\\u003a {}"),
+        ("password&#61;&lt;Hy6tB1q9ZxKqW3mR&gt;", "password&#61;{}"),
+        ("password\\u003d\\u0022\\u0022Hy6tB1q9ZxKqW3mR", "password\\u003d{}"),
+        # (its name's '=' only: read decoded, redacted before too)
+        ("password\\u003dHy6tB1q9ZxKqW3mR", "password\\u003d{}"),
+    ],
+)
+def test_a_bracketed_password_after_an_escaped_separator_is_redacted(
+    text: str, redacted: str
+) -> None:
+    """red2: ``password\\u003d\\u003cHy6t…\\u003e`` was kept while ``password=\\u003cHy6t…\\u003e``
+    and ``password%3D%3CHy6t…%3E`` are redacted: the text as written held no ``=`` and so no
+    value for the decoded reading to judge, and that reading's ``<Hy6t…>`` is a placeholder.
+    An escaped ``=`` or ``:`` separates a key from its value as written now."""
+    redacted = redacted.format(R(PA))
+    assert redact_secrets(text) == (redacted, {PA: 1})
+    assert redact_secrets(redacted) == (redacted, {})
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "password\\u003d\\u003cyour password\\u003e",
+        "password&#61;&lt;your password&gt;",
+        "token\\u003d\\u003cnil\\u003e",
+        "password\\u003d\\u0022\\u003cyour password\\u003e\\u0022",
+        "the token\\u003a it expires daily",
+    ],
+)
+def test_a_placeholder_after_an_escaped_separator_is_kept(kept: str) -> None:
+    assert redact_secrets(kept) == (kept, {}), kept
 
 
 #: HTML forms a browser decodes, as html.unescape reads them: names in upper case, legacy

@@ -681,7 +681,9 @@ _ASSIGNMENT = lazy(
     rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:(?:\\\\)*+\\?[\"']\]?)?)"
     # or said in a sentence: "the admin password is Hy6tB1…" (taken only when random)
     # (also of something: "the password for staging is …", "… on db-2 was …")
-    r"(?P<sep>[ \t]*(?:=>|:=|[:=：])[ \t]*"
+    # (an encoder may escape the '=' or ':' too, as JSON kept in JSON does: password\u003d…;
+    # and HTML's &#61; as _found_in_character_references reads it)
+    r"(?P<sep>[ \t]*(?:=>|:=|[:=：]|\\+(?:u003[dDaA]|x3[dDaA]))[ \t]*"
     # ("the password to the staging DB is …")
     # (or in German, French, Spanish, Portuguese or Italian: "das Passwort ist …", "le mot de
     # passe est …", "la contraseña es …", "a senha é …", "la password è …")
@@ -1833,8 +1835,14 @@ def _without_closing_brackets(value: str) -> str:
     return value[:end]
 
 
+#: A separator an encoder escaped (``\\u003d``, ``\\x3a``), and what it stands for.
+_ESCAPED_SEPARATOR = lazy(r"\\+(?:u003|x3)([dDaA])")
+
+
 def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
+    if "\\" in sep:  # '=' or ':' escaped: read as what it stands for
+        sep = _ESCAPED_SEPARATOR.sub(lambda e: "=" if e.group(1) in "dD" else ":", sep)
     code = False  # a YAML-looking line that is an object literal's property
     if not sep and not (_PASSWORD_KEY.search(m.group("key")) or m.group("key").lower() == "pw"):
         return None  # "token ghp_…_old": a token said so is known by its form, where it ends
