@@ -14,11 +14,14 @@ replaced once, under the more specific kind:
    Its patterns are RE2 syntax and run on RE2 (``google-re2``), the engine they were written
    for, which matches in time linear in the input whatever the pattern. Rules are compiled
    when one of their keywords first appears, with gitleaks' own entropy floors, allowlists
-   and stopwords. Two adaptations, because notes are prose and markdown rather than source
+   and stopwords. Three adaptations, because notes are prose and markdown rather than source
    files: a token may end before any non-alphanumeric character (gitleaks requires a quote,
-   space, ``;`` or the end, so ``sk_live_…,`` or ``AKIA…_old`` was missed), and a leading
-   ``\\b`` also accepts ``_`` (``__token__`` in markdown). Rules scoped to file paths are
-   skipped (a note has no path); ``generic-api-key`` and ``private-key`` are replaced by
+   space, ``;`` or the end, so ``sk_live_…,`` or ``AKIA…_old`` was missed), a leading
+   ``\\b`` also accepts ``_`` (``__token__`` in markdown), and a rule of one length that
+   matched the start of a longer run of letters and digits takes the whole run (``ghp_``
+   and 40; a rule's whole match where its first group is a part of the token's syntax:
+   ``jwt-base64``, the Teams webhook). Rules scoped to file paths are skipped (a note has
+   no path); ``generic-api-key`` and ``private-key`` are replaced by
    layer 2's assignment rule (which knows placeholders and references instead of relying on
    an entropy floor) and key-block rule (which also removes unterminated blocks).
 2. **Context** — kenning's rules for credentials whose value has no recognisable form, so
@@ -67,10 +70,12 @@ Both layers also read the text percent-decoded (a credential in a logged URL or 
 ``password%3D…``), with its string escapes and character references decoded (what an encoder
 wrote: ``\\u0041KIA…``, PHP's ``postgresql:\\/\\/app:…@db``, ``\\x67hp_…``, ``&#103;hp_…``),
 and every base64 blob in it that decodes to text (``echo … | base64 -d``; such a blob
-holding a credential is redacted whole). A secret a terminal or a mail client
-hard-wrapped at a line's end is redacted with its tail on the next line (a token cut
-inside its prefix is read across the break; a quoted value, or one in escaped angle brackets,
-may close on the next line).
+holding a credential is redacted whole); an escaped ``=`` or ``:`` separates a key from its
+value as written (``password\\u003d\\u003cHy6t…\\u003e``). A value read unquoted ends at an
+HTML closing tag or ``<br>`` (``<p>password: …</p>`` keeps its ``</p>``). A secret a
+terminal or a mail client hard-wrapped at a line's end is redacted with its tail on the next
+line (a token cut inside its prefix is read across the break; a quoted value, or one in
+escaped angle brackets, may close on the next line).
 
 Placeholders and references keep their text (see :func:`redact_secrets`).
 """
