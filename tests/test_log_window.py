@@ -707,3 +707,44 @@ def test_a_spring_trace_in_docker_compose_logs_is_read_to_its_root_cause(
         query, first = recalled_first(project, log)
         assert query.startswith("Caused by: org.postgresql.util.PSQLException: Connection")
         assert first == root_id
+
+
+def kubectl_prefixed(pod: str, lines: list[str], *, timestamps: bool, start: int = 0) -> list[str]:
+    """``lines`` as ``kubectl logs --prefix`` prints them (``[pod/api-7d9f/api] ``), with
+    ``--timestamps`` the kubelet's time (RFC 3339, nanoseconds) after the prefix."""
+    container = pod.split("-")[0]
+    return [
+        f"[pod/{pod}/{container}] "
+        + (f"2024-05-02T09:15:{i % 60:02d}.{i * 7_919 % 10**9:09d}Z " if timestamps else "")
+        + line
+        for i, line in enumerate(lines, start)
+    ]
+
+
+def test_a_spring_trace_in_kubectl_logs_is_read_to_its_root_cause(
+    store: MemoryStore, project: Path
+) -> None:
+    """``kubectl logs -l app=shop --prefix`` (and ``--timestamps``): each line behind its
+    pod's prefix (``[pod/api-7d9f/api] ``) and the kubelet's time. Behind them the crash was
+    no crash's kind of line and its frames did not go on with its trace: with 3,000 other
+    pods' lines after it, `recall --error` asked the inventory's ``Stock sync failed``."""
+    root_id = remember_root_and_middle_fixes(store)
+    root = next(line for line in SPRING_STARTUP_FAILURE if "PSQLException" in line)
+    for trace in (SPRING_STARTUP_FAILURE, spring_failure_with_causes(5, 70)):
+        for timestamps in (False, True):
+            lines = [
+                *kubectl_prefixed("inventory-5c8b", other_services(4_000), timestamps=timestamps),
+                *kubectl_prefixed("api-7d9f", trace, timestamps=timestamps),
+                *kubectl_prefixed(
+                    "payments-66f1", other_services(3_000, 4_000), timestamps=timestamps
+                ),
+            ]
+            log = "\n".join(lines) + "\n"
+            window = log_window(log)
+            bounded(window.text)
+            assert root in window.text, (timestamps, window.parts)
+            asked = error_recall_queries(log)[0][0][0]
+            assert asked.startswith("Caused by: org.postgresql.util.PSQLException: Connection")
+    query, first = recalled_first(project, log)
+    assert query.startswith("Caused by: org.postgresql.util.PSQLException: Connection")
+    assert first == root_id

@@ -203,10 +203,17 @@ class Bounds:
 BOUNDS = Bounds()
 _TRACE_GOES_ON = re.compile(r"[ \t]|Caused by|Suppressed:|\.\.\. \d+ (?:more|common)")
 #: Docker Compose's service before each line of ``docker compose logs`` (``orders-1  | ``:
-#: :mod:`~kenning.log_formats`' ``_COMPOSE_PREFIX``): a line is read behind it, as what its
-#: service printed (a crash's kind of line, a trace that goes on; qa-s70b F8: behind it, a
-#: Spring crash was no crash's kind of line, and another service's errors were read instead).
-_SERVICE_PREFIX = re.compile(r"[A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?")
+#: :mod:`~kenning.log_formats`' ``_COMPOSE_PREFIX``) or kubectl's pod and container
+#: (``kubectl logs --prefix``: ``[pod/api-7d9f/api] ``, its ``_KUBECTL_PREFIX``), and the
+#: time Docker and the kubelet put before each line (``-t``, ``--timestamps``: RFC 3339 with
+#: nine digits of a second, which no logger's own time has): a line is read behind them, as
+#: what its service printed (a crash's kind of line, a trace that goes on; qa-s70b F8:
+#: behind it, a Spring crash was no crash's kind of line, and another service's errors were
+#: read instead; so behind kubectl's).
+_SERVICE_PREFIX = re.compile(
+    r"([A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?|\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?"
+    r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}(?:Z|[+-]\d\d:\d\d) )?"
+)
 #: What ``str.splitlines`` (every reader's) ends a line at besides ``\n``: in a log read in
 #: part a ``\r`` is read as a terminal shows it, the others as a space, so that the lines
 #: read are the lines bounded.
@@ -636,15 +643,15 @@ def _cause_parts(
 
 
 def _behind_prefix(text: str, at: int) -> int:
-    """The offset of the line that starts at ``at`` behind its compose service's prefix
+    """The offset of the line that starts at ``at`` behind its container's prefix and time
     (:data:`_SERVICE_PREFIX`), ``at`` when it has none."""
     prefix = _SERVICE_PREFIX.match(text, at)
     return at if prefix is None else prefix.end()
 
 
 def _goes_on(text: str, at: int) -> bool:
-    """Whether the line that starts at ``at`` goes on with a stack trace (behind its compose
-    service's prefix)."""
+    """Whether the line that starts at ``at`` goes on with a stack trace (behind its
+    container's prefix and time)."""
     return _TRACE_GOES_ON.match(text, _behind_prefix(text, at)) is not None
 
 
