@@ -748,3 +748,53 @@ def test_a_spring_trace_in_kubectl_logs_is_read_to_its_root_cause(
     query, first = recalled_first(project, log)
     assert query.startswith("Caused by: org.postgresql.util.PSQLException: Connection")
     assert first == root_id
+
+
+def postgres_lines(n: int, start: int = 0) -> list[str]:
+    """``n`` lines of a PostgreSQL container's log (connections it received and refused)."""
+    return [
+        f"2024-05-02 09:15:{i % 60:02d}.{i % 1000:03d} UTC [{60 + i}] LOG:  connection received: "
+        f"host=10.0.3.{i % 200} port={40_000 + i}"
+        for i in range(start, start + n)
+    ]
+
+
+def test_a_trace_is_read_on_past_other_services_lines_between_its_frames(
+    store: MemoryStore, project: Path
+) -> None:
+    """``docker compose logs`` (and ``kubectl logs -l … --prefix``) interleave the services'
+    lines: the database's lines between the api's frames (``api-1  | \\tat …``) ended the
+    api's trace at the first of them, so a long trace was not read on to its root cause
+    (recall --error asked its top exception or a middle ``Caused by``). A trace's frames
+    under one prefix are read on past other prefixes' lines, and its part ends with its own
+    last line."""
+    root_id = remember_root_and_middle_fixes(store)
+    root = next(line for line in SPRING_STARTUP_FAILURE if "PSQLException" in line)
+    for trace in (SPRING_STARTUP_FAILURE, spring_failure_with_causes(5, 70)):
+        db = iter(postgres_lines(1_000))
+        lines = [f"inventory-1 | {line}" for line in other_services(4_000)]
+        for i, line in enumerate(trace):
+            lines.append(f"orders-1    | {line}")
+            if i % 7 == 3:
+                lines.append(f"db-1        | {next(db)}")
+        lines += [f"payments-1  | {line}" for line in other_services(3_000, 4_000)]
+        log = "\n".join(lines) + "\n"
+        window = log_window(log)
+        bounded(window.text)
+        assert f"orders-1    | {root}" in window.text, window.parts
+        assert error_recall_queries(log)[0][0][0].startswith(
+            "Caused by: org.postgresql.util.PSQLException: Connection"
+        )
+        if trace is SPRING_STARTUP_FAILURE:  # (read whole: its part ends with its last line)
+            last = "orders-1    | \t... 52 common frames omitted"
+            assert any(part.endswith(last) for part in window.text.split("\n\n")), window.parts
+    kube = [
+        *kubectl_prefixed("inventory-5c8b", other_services(4_000), timestamps=True),
+        *kubectl_prefixed("api-7d9f", spring_failure_with_causes(5, 70), timestamps=True),
+        *kubectl_prefixed("payments-66f1", other_services(3_000, 4_000), timestamps=True),
+    ]
+    for i in range(4_003, 4_000 + 585, 5):  # (another pod's lines among the api's)
+        kube.insert(i, kubectl_prefixed("db-0", postgres_lines(1, i), timestamps=True)[0])
+    query, first = recalled_first(project, "\n".join(kube) + "\n")
+    assert query.startswith("Caused by: org.postgresql.util.PSQLException: Connection")
+    assert first == root_id

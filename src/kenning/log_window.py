@@ -101,6 +101,11 @@ CAUSE_LINES = 3
 CAUSES_LINES = 40
 CAUSES_CHARS = 6_000
 CAUSES_SCAN_LINES = 100_000
+#: Compose and ``kubectl logs -l … --prefix`` interleave their containers' lines: a trace
+#: of one container is read on past at most this many other containers' lines in a row
+#: (a database's connection lines between an api's frames), its part ending with its own
+#: last line.
+TRACE_GAP_LINES = 100
 #: The errors between the head and the tail whose lines are read: the first, the last
 #: (what failed a run is often the last error before its summary) and the first of each
 #: other kind (a line of another shape, what varies aside: :data:`_VARIES`), a crash's
@@ -469,7 +474,7 @@ def _forward(text: str, at: int, lines: int, chars: int, stop: int) -> tuple[int
     """From the line that starts at ``at``: the offset past the last of the next ``lines``
     lines that fit in ``chars`` characters (each counted to its :data:`LINE_MAX_CHARS`-th;
     at least one), and how many that is; never past ``stop``."""
-    n, past, _ = _read_on(text, at, stop, lines, chars, trace=False)
+    n, past, _ = _read_on(text, at, stop, lines, chars)
     return min(past, stop + 1), n
 
 
@@ -566,7 +571,8 @@ def _error_parts(
     # each error's own lines first (above it, and FIRST_ERROR_BELOW from it), then, with what
     # is left, each stack trace on to its end: a long trace of an error handled early in the
     # log does not take the lines of the errors after it (qa-s68c L2)
-    regions: list[list[int]] = []  # [first line, lines read, offset, past it, error's line]
+    regions: list[list[int]] = []  # [first line, lines read, offset, past it, error's line,
+    # its offset]
     lines, chars = bounds.trace_lines, bounds.middle_chars
     for line_no, _, line_start in chosen:
         if lines <= 0 or chars <= 0 or any(r[0] <= line_no < r[0] + r[1] for r in regions):
@@ -578,55 +584,69 @@ def _error_parts(
             at = text.rfind("\n", start, at - 1) + 1 or start
             first -= 1
         most = min(lines, line_no + bounds.error_below - first)
-        n, to, used = _read_on(text, at, end, most, min(chars, bounds.error_chars), trace=False)
-        regions.append([first, n, at, to, line_no])
+        n, to, used = _read_on(text, at, end, most, min(chars, bounds.error_chars))
+        regions.append([first, n, at, to, line_no, line_start])
         lines, chars = lines - n, chars - used
     causes: list[tuple[int, int, int, int]] = []  # (a long trace's `Caused by` lines)
     for region in regions:
-        first, n, at, to, line_no = region
+        first, n, at, to, line_no, line_start = region
         if lines <= 0 or chars <= 0:
             continue  # (out of room)
-        if first + n < line_no + bounds.error_below and not _cut_in_trace(text, at, to):
+        own = _container(text, line_start)
+        if first + n < line_no + bounds.error_below and not _cut_in_trace(text, at, to, own):
             continue  # (its lines ended before the trace's part)
         most = min(lines, line_no + bounds.trace_lines - first - n)
-        more, past, used = _read_on(text, to, end, most, chars, trace=True)
-        if past < end and _goes_on(text, past):  # (the trace is longer than its part)
+        more, past, used = _read_on(text, to, end, most, chars, trace=own)
+        if _goes_on(text, past, end, own):  # (the trace is longer than its part)
             room_lines, room_chars = min(lines, CAUSES_LINES), min(chars, CAUSES_CHARS)
             more, past, used = _read_on(
-                text, to, end, max(most - room_lines, 0), chars - room_chars, trace=True
+                text, to, end, max(most - room_lines, 0), chars - room_chars, trace=own
             )
             parts, taken_lines, taken_chars = _cause_parts(
-                text, past, first + n + more, end, room_lines, room_chars
+                text, past, first + n + more, end, room_lines, room_chars, own
             )
             causes += parts
             lines, chars = lines - taken_lines, chars - taken_chars
         region[1], region[3] = n + more, past
         lines, chars = lines - more, chars - used
-    read = [(first, first + n, at, min(to - 1, end)) for first, n, at, to, _ in regions]
+    read = [(first, first + n, at, min(to - 1, end)) for first, n, at, to, _, _ in regions]
     return read + causes
 
 
 def _cause_parts(
-    text: str, at: int, line_no: int, end: int, lines: int, chars: int
+    text: str, at: int, line_no: int, end: int, lines: int, chars: int, own: str = ""
 ) -> tuple[list[tuple[int, int, int, int]], int, int]:
     """The parts read of the rest of a stack trace from offset ``at`` (line ``line_no``),
     which its part did not hold (:data:`CAUSE_LINES`): each ``Caused by`` line with the lines
     after it that go on with the trace, the last (the root cause) first, within ``lines``
     and ``chars`` (a blank line before each counted); as ``(first line, past last, offset,
-    end)``, with the lines and characters they take."""
+    end)``, with the lines and characters they take. ``own``: the trace's container
+    (:func:`_container`), whose lines alone are the trace's."""
     found: list[tuple[int, int]] = []  # (line, offset) of each `Caused by`
-    to, scanned = at, 0
-    while to < end and scanned < CAUSES_SCAN_LINES and _goes_on(text, to):
-        if text.startswith("Caused by", _behind_prefix(text, to)):
+    to = trace_end = at
+    scanned = gap = 0
+    while to < end and scanned < CAUSES_SCAN_LINES:
+        kind = _trace_line(text, to, own)
+        if kind is False:
+            break
+        gap = gap + 1 if kind is None else 0
+        if gap > TRACE_GAP_LINES:
+            break
+        if kind and text.startswith("Caused by", _behind_prefix(text, to)):
             found.append((line_no + scanned, to))
         to = text.find("\n", to, end) + 1 or end
         scanned += 1
-    trace_end = to
+        if kind:
+            trace_end = to
     parts: list[tuple[int, int, int, int]] = []
     used_lines = used_chars = 0
     for cause_no, start in reversed(found):
         n, past, cost = 0, start, 1  # (the blank line before the part)
-        while past < trace_end and n <= CAUSE_LINES and (n == 0 or _goes_on(text, past)):
+        while (
+            past < trace_end
+            and n <= CAUSE_LINES
+            and (n == 0 or _trace_line(text, past, own) is not False)
+        ):
             line_end = text.find("\n", past, end)
             line_end = end if line_end < 0 else line_end
             line_cost = _cost(text, past, line_end)
@@ -649,22 +669,57 @@ def _behind_prefix(text: str, at: int) -> int:
     return at if prefix is None else prefix.end()
 
 
-def _goes_on(text: str, at: int) -> bool:
+def _container(text: str, at: int) -> str:
+    """The container (compose's service, kubectl's pod and container) whose prefix the line
+    that starts at ``at`` has, ``""`` when it has none."""
+    prefix = _SERVICE_PREFIX.match(text, at)
+    said = prefix.group(1) if prefix is not None else None
+    return said.split("|")[0].strip() if said else ""
+
+
+def _trace_line(text: str, at: int, own: str = "") -> bool | None:
     """Whether the line that starts at ``at`` goes on with a stack trace (behind its
-    container's prefix and time)."""
-    return _TRACE_GOES_ON.match(text, _behind_prefix(text, at)) is not None
+    container's prefix and time); None when it is another container's than ``own``, the
+    trace's (compose and ``kubectl logs -l … --prefix`` interleave their lines: the
+    database's between the api's frames)."""
+    prefix = _SERVICE_PREFIX.match(text, at)
+    if prefix is None:
+        return _TRACE_GOES_ON.match(text, at) is not None
+    said = prefix.group(1)
+    if own and said and said.split("|")[0].strip() != own:
+        return None
+    return _TRACE_GOES_ON.match(text, prefix.end()) is not None
 
 
-def _cut_in_trace(text: str, at: int, to: int) -> bool:
+def _goes_on(text: str, at: int, end: int, own: str = "") -> bool:
+    """Whether the trace of container ``own`` goes on at the line that starts at ``at``
+    (before ``end``): its next line, past at most :data:`TRACE_GAP_LINES` other containers'
+    lines, goes on with it."""
+    for _ in range(TRACE_GAP_LINES + 1):
+        if at >= end:
+            return False
+        kind = _trace_line(text, at, own)
+        if kind is not None:
+            return kind
+        at = text.find("\n", at, end) + 1 or end
+    return False
+
+
+def _cut_in_trace(text: str, at: int, to: int, own: str = "") -> bool:
     """Whether the lines read from ``at`` to ``to`` were cut, by their characters, inside a
-    stack trace: their last line goes on with a trace. A Spring trace's frames are ~130
-    characters, so its error's own lines end at their characters before their lines, in the
-    trace's middle ``Caused by`` (its root cause, Java's last, below): it is read on, as a
-    trace read to its lines' end is."""
-    if to <= at:
-        return False
-    last = text.rfind("\n", at, to - 1) + 1 or at
-    return _goes_on(text, last)
+    stack trace: their last line of container ``own`` goes on with a trace. A Spring
+    trace's frames are ~130 characters, so its error's own lines end at their characters
+    before their lines, in the trace's middle ``Caused by`` (its root cause, Java's last,
+    below): it is read on, as a trace read to its lines' end is."""
+    last = to
+    for _ in range(TRACE_GAP_LINES + 1):
+        if last <= at:
+            return False
+        last = text.rfind("\n", at, last - 1) + 1 or at
+        kind = _trace_line(text, last, own)
+        if kind is not None:
+            return kind
+    return False
 
 
 def _trace_holds(
@@ -674,39 +729,55 @@ def _trace_holds(
     that ``region``'s lines stopped in: the region read all it reads before a trace's part,
     or its characters ended inside the trace (a Spring trace of ~300 frames a cause: its
     next ``Caused by``, read apart, took the room its root cause is read with, qa-s70b F7),
-    and every line from its end to the error, the error's too, goes on with a trace."""
-    first, n, at, to, error = region
+    and every line from its end to the error, the error's too, goes on with a trace (other
+    containers' lines aside, at most :data:`TRACE_GAP_LINES` in a row)."""
+    first, n, at, to, error, error_start = region
     if not first + n <= line_no < error + bounds.trace_lines:
         return False
-    if first + n < error + bounds.error_below and not _cut_in_trace(text, at, to):
+    own = _container(text, error_start)
+    if first + n < error + bounds.error_below and not _cut_in_trace(text, at, to, own):
         return False  # (its lines ended, not at their characters inside the trace)
+    gap = 0
     while to <= line_start:
-        if not _goes_on(text, to):
+        kind = _trace_line(text, to, own)
+        if kind is False or (kind is None and to == line_start):
+            return False
+        gap = gap + 1 if kind is None else 0
+        if gap > TRACE_GAP_LINES:
             return False
         to = text.find("\n", to, line_start + 1) + 1 or line_start + 1
     return True
 
 
 def _read_on(
-    text: str, at: int, end: int, most: int, chars: int, *, trace: bool
+    text: str, at: int, end: int, most: int, chars: int, *, trace: str | None = None
 ) -> tuple[int, int, int]:
     """The lines read from offset ``at`` (before ``end``): at most ``most`` lines within
-    ``chars`` characters (the first line whatever its length), and only while a stack
-    trace goes on when ``trace``; as (lines, the offset past them, characters)."""
-    n = used = 0
+    ``chars`` characters (the first line whatever its length); with ``trace``, the container
+    of a stack trace (``""``: none), only while the trace goes on, past at most
+    :data:`TRACE_GAP_LINES` other containers' lines in a row, to its own last line; as
+    (lines, the offset past them, characters)."""
+    n = used = gap = 0
     to = at
+    kept = (0, at, 0)  # (what was read to the trace's last line)
     while to < end and n < most:
-        if trace and not _goes_on(text, to):
+        kind = _trace_line(text, to, trace) if trace is not None else True
+        if kind is False:
+            break
+        gap = gap + 1 if kind is None else 0
+        if gap > TRACE_GAP_LINES:
             break
         line_end = text.find("\n", to, end)
         line_end = end if line_end < 0 else line_end
         cost = _cost(text, to, line_end)
-        if (n or trace) and used + cost > chars:
+        if (n or trace is not None) and used + cost > chars:
             break
         used += cost
         n += 1
         to = line_end + 1
-    return n, to, used
+        if kind:
+            kept = (n, to, used)
+    return kept
 
 
 def _raw_cut(raw: str, bounds: Bounds) -> tuple[str, int, int, int, int]:
