@@ -1044,7 +1044,7 @@ def test_a_paste_read_in_part_is_said_in_one_line_of_the_context(seeded: MemoryS
     root = ET.fromstring(context[: -len(REANCHOR_LINE)].strip())
     [said] = root.findall("read_in_part")
     assert said.text == (
-        "kenning read only part of this prompt, 192 of its 4,005 lines (1–45, 1,992–2,041 "
+        "kenning read only part of this prompt, 192 of its 4,005 lines (1–45, 1,993–2,042 "
         "around an error, 3,909–4,005): its first lines, the lines around its errors and its "
         "last lines"
     )

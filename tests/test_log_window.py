@@ -143,7 +143,7 @@ def test_a_build_s_first_error_is_read_with_megabytes_after_it() -> None:
     bounded(window.text)
     assert window.first_error == 5_001  # (its traceback's first line)
     assert missing in window.text
-    assert "4,981–5,200 around an error" in window.notice()
+    assert "4,984–5,203 around an error" in window.notice()
     queries, _ = error_recall_queries(log)
     assert queries[0] == (f"{missing} (exit code 1)", True)
     # an early error, within the head, is read as the head
@@ -227,7 +227,7 @@ def test_recall_error_finds_the_fix_of_a_maven_failure_in_the_middle(
     answer = json.loads(r.stdout)
     assert answer["query"] == "java.lang.OutOfMemoryError: Java heap space"
     assert answer["results"][0]["id"] == fix.id
-    assert "(1–200, 1,283–1,502 around an error, 1,808–3,807)" in r.stderr
+    assert "(1–200, 1,285–1,504 around an error, 1,808–3,807)" in r.stderr
 
 
 def test_recall_error_json_says_which_lines_it_read(store: MemoryStore, project: Path) -> None:
@@ -242,7 +242,7 @@ def test_recall_error_json_says_which_lines_it_read(store: MemoryStore, project:
     assert read["lines"] == 3_807 and read["as_printed"] is False
     assert read["parts"] == [
         {"first": 1, "last": 200, "around_error": False},
-        {"first": 1_283, "last": 1_502, "around_error": True},
+        {"first": 1_285, "last": 1_504, "around_error": True},
         {"first": 1_808, "last": 3_807, "around_error": False},
     ]
     assert (read["cut_lines"], read["redrawn_lines"], read["left_out_lines"]) == (0, 0, 0)
@@ -798,3 +798,29 @@ def test_a_trace_is_read_on_past_other_services_lines_between_its_frames(
     query, first = recalled_first(project, "\n".join(kube) + "\n")
     assert query.startswith("Caused by: org.postgresql.util.PSQLException: Connection")
     assert first == root_id
+
+
+def test_the_hooks_bounds_read_a_long_trace_s_root_cause_before_other_errors_context() -> None:
+    """The hooks read a log in smaller parts (:data:`~kenning.hooks.claude_code.
+    PROMPT_LOG_BOUNDS`, ``TOOL_LOG_BOUNDS``): the errors' own lines took all the middle's
+    characters before a long trace was read on, so a Spring crash among other services'
+    ERROR lines had its root cause read by neither hook's bounds in some logs (the tool-failure
+    hook's in most: asked the top UnsatisfiedDependencyException). A crash's lines are read
+    first, and the room its root cause's part takes is kept from the other errors' lines."""
+    from kenning.hooks.claude_code import PROMPT_LOG_BOUNDS, TOOL_LOG_BOUNDS
+
+    root = next(line for line in SPRING_STARTUP_FAILURE if "PSQLException" in line)
+    wide = []  # (~240 frames a cause, none omitted)
+    for line in SPRING_STARTUP_FAILURE:
+        more = 240 * line.startswith(("org.", "Caused by"))
+        wide += [line, *spring_frames(more, "org.springframework.beans.factory.support")]
+    traces = (SPRING_STARTUP_FAILURE, spring_failure_with_causes(5, 70), wide)
+    for trace in (*traces, spring_failure_with_causes(12, 120)):
+        for before, after in ((4_000, 3_000), (300, 300), (0, 3_000)):
+            log = "\n".join([*other_services(before), *trace, *other_services(after, 4_000)])
+            for bounds in (PROMPT_LOG_BOUNDS, TOOL_LOG_BOUNDS):
+                window = log_window(log, bounds)
+                assert root in window.text, (len(trace), before, after, bounds, window.parts)
+                assert len(window.text) <= bounds.whole_max_chars
+                asked = error_recall_queries(window.text)[0][0][0]
+                assert asked.startswith("Caused by: org.postgresql.util.PSQLException: Conn")

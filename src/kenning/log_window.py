@@ -570,12 +570,21 @@ def _error_parts(
         chosen.append(error)
     # each error's own lines first (above it, and FIRST_ERROR_BELOW from it), then, with what
     # is left, each stack trace on to its end: a long trace of an error handled early in the
-    # log does not take the lines of the errors after it (qa-s68c L2)
+    # log does not take the lines of the errors after it (qa-s68c L2). A crash's lines are
+    # read first, and when its trace goes on past them, the room its root cause's part takes
+    # (:func:`_cause_parts`, at most half of what is left) is kept from the other errors'
+    # lines: the hooks' smaller bounds gave them all the middle, and a Spring crash's root
+    # cause, which names the fix, was not read
     regions: list[list[int]] = []  # [first line, lines read, offset, past it, error's line,
     # its offset]
     lines, chars = bounds.trace_lines, bounds.middle_chars
-    for line_no, _, line_start in chosen:
-        if lines <= 0 or chars <= 0 or any(r[0] <= line_no < r[0] + r[1] for r in regions):
+    kept_lines = kept_chars = 0  # (the room kept for a long trace's root cause)
+    crashes = sorted(e for e in chosen if _CRASH.search(e[1]))  # (in order: a trace's first)
+    for line_no, shape, line_start in [*crashes, *(e for e in chosen if e not in crashes)]:
+        room_lines, room_chars = lines - kept_lines, chars - kept_chars
+        if room_lines <= 0 or room_chars <= 0:
+            continue
+        if any(r[0] <= line_no < r[0] + r[1] for r in regions):
             continue
         if any(_trace_holds(text, r, line_no, line_start, bounds) for r in regions):
             continue  # (a `Caused by` of a trace read on below: read with it)
@@ -583,10 +592,12 @@ def _error_parts(
         while first > start_no and line_no - first < bounds.error_above:
             at = text.rfind("\n", start, at - 1) + 1 or start
             first -= 1
-        most = min(lines, line_no + bounds.error_below - first)
-        n, to, used = _read_on(text, at, end, most, min(chars, bounds.error_chars))
+        most = min(room_lines, line_no + bounds.error_below - first)
+        n, to, used = _read_on(text, at, end, most, min(room_chars, bounds.error_chars))
         regions.append([first, n, at, to, line_no, line_start])
         lines, chars = lines - n, chars - used
+        if not kept_chars and _CRASH.search(shape):
+            kept_lines, kept_chars = _root_room(text, regions[-1], end, lines, chars, bounds)
     causes: list[tuple[int, int, int, int]] = []  # (a long trace's `Caused by` lines)
     for region in regions:
         first, n, at, to, line_no, line_start = region
@@ -611,6 +622,25 @@ def _error_parts(
         lines, chars = lines - more, chars - used
     read = [(first, first + n, at, min(to - 1, end)) for first, n, at, to, _, _ in regions]
     return read + causes
+
+
+def _root_room(
+    text: str, region: list[int], end: int, lines: int, chars: int, bounds: Bounds
+) -> tuple[int, int]:
+    """The lines and characters the parts of a long trace's ``Caused by`` lines past
+    ``region``'s take (:func:`_cause_parts`), within half of ``lines`` and ``chars``: none
+    when its trace ends within its part."""
+    first, n, at, to, line_no, line_start = region
+    own = _container(text, line_start)
+    if first + n < line_no + bounds.error_below and not _cut_in_trace(text, at, to, own):
+        return 0, 0  # (its lines ended before the trace's part)
+    if not _goes_on(text, to, end, own):
+        return 0, 0
+    room_lines, room_chars = min(lines // 2, CAUSES_LINES), min(chars // 2, CAUSES_CHARS)
+    _, taken_lines, taken_chars = _cause_parts(
+        text, to, first + n, end, room_lines, room_chars, own
+    )
+    return taken_lines, taken_chars
 
 
 def _cause_parts(
