@@ -824,3 +824,27 @@ def test_the_hooks_bounds_read_a_long_trace_s_root_cause_before_other_errors_con
                 assert len(window.text) <= bounds.whole_max_chars
                 asked = error_recall_queries(window.text)[0][0][0]
                 assert asked.startswith("Caused by: org.postgresql.util.PSQLException: Conn")
+
+
+def test_a_caused_by_further_below_its_error_than_a_trace_is_read_is_still_read() -> None:
+    """A reactive stack's trace (Reactor, WebFlux) has 1,000-2,000 frames a cause: its
+    ``Caused by`` lines are further below its first error than a trace is read on
+    (``trace_lines``: 1,000 for the commands, 300-400 for the hooks). Such a ``Caused by``
+    is read as an error of its own (its frames above and below it), and the root cause, the
+    last, is read and asked by every reader's bounds, before the other services' errors."""
+    from kenning.hooks.claude_code import PROMPT_LOG_BOUNDS, TOOL_LOG_BOUNDS
+
+    root = next(line for line in SPRING_STARTUP_FAILURE if "PSQLException" in line)
+    middle = [line for line in SPRING_STARTUP_FAILURE if line.startswith("Caused by")][:-1]
+    for frames in (400, 2_000):
+        trace = [*SPRING_STARTUP_FAILURE[:3], *spring_frames(frames, "reactor.core.publisher")]
+        for cause in middle:
+            trace += [cause, *spring_frames(frames, "reactor.core.publisher")]
+        trace += [root, *spring_frames(24, "org.postgresql.core.v3"), "\t... 52 common frames"]
+        for before, after in ((4_000, 3_000), (0, 3_000)):
+            log = "\n".join([*other_services(before), *trace, *other_services(after, 4_000)])
+            for bounds in (BOUNDS, PROMPT_LOG_BOUNDS, TOOL_LOG_BOUNDS):
+                window = log_window(log, bounds)
+                assert root in window.text, (frames, before, bounds, window.parts)
+                asked = error_recall_queries(window.text)[0][0][0]
+                assert asked.startswith("Caused by: org.postgresql.util.PSQLException: Conn")

@@ -763,7 +763,9 @@ def _trace_holds(
     containers' lines aside, at most :data:`TRACE_GAP_LINES` in a row)."""
     first, n, at, to, error, error_start = region
     if not first + n <= line_no < error + bounds.trace_lines:
-        return False
+        return False  # (further below, as in a reactive stack's trace of 1,000-2,000 frames a
+        # cause, it is read as an error of its own, with its frames around it: so its root
+        # cause is read whatever room the trace's part leaves)
     own = _container(text, error_start)
     if first + n < error + bounds.error_below and not _cut_in_trace(text, at, to, own):
         return False  # (its lines ended, not at their characters inside the trace)
