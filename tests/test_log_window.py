@@ -848,3 +848,17 @@ def test_a_caused_by_further_below_its_error_than_a_trace_is_read_is_still_read(
                 assert root in window.text, (frames, before, bounds, window.parts)
                 asked = error_recall_queries(window.text)[0][0][0]
                 assert asked.startswith("Caused by: org.postgresql.util.PSQLException: Conn")
+
+
+def test_an_error_just_above_a_crash_does_not_read_its_trace_again() -> None:
+    """A crash's lines are read before the other errors' (so that its root cause is read):
+    an error logged a hundred lines above it then read its 200 lines on into the crash's
+    trace, read on again from there with the room counted twice, and looked for its
+    ``Caused by`` lines a second time (a crash followed by 100,000 indented lines: 0.09 s ->
+    0.16-0.31 s). An error's lines stop where another part's start."""
+    lines = [*other_services(300), "java.lang.IllegalStateException: boom"]
+    log = "\n".join([*lines, *(f"  k{i}: v" for i in range(100_000)), *other_services(300)])
+    window = log_window(log)
+    # (its trace read on to its 1,000 lines less the other errors' own lines, as before the
+    # crash's were read first: 1,039 with the room counted twice)
+    assert window.parts[0] == (1, 1_134)

@@ -579,6 +579,8 @@ def _error_parts(
     # its offset]
     lines, chars = bounds.trace_lines, bounds.middle_chars
     kept_lines = kept_chars = 0  # (the room kept for a long trace's root cause)
+    scans: dict[int, tuple[int, list[tuple[int, int]], int]] = {}  # (of a trace, by its error:
+    # where its `Caused by` lines were looked for from, them and the trace's end)
     crashes = sorted(e for e in chosen if _CRASH.search(e[1]))  # (in order: a trace's first)
     for line_no, shape, line_start in [*crashes, *(e for e in chosen if e not in crashes)]:
         room_lines, room_chars = lines - kept_lines, chars - kept_chars
@@ -588,16 +590,20 @@ def _error_parts(
             continue
         if any(_trace_holds(text, r, line_no, line_start, bounds) for r in regions):
             continue  # (a `Caused by` of a trace read on below: read with it)
+        # (not into the lines of a region read before it, above or below: a crash's is read
+        # first, and an error a few lines above it had read on into its trace again)
+        above = max((r[0] + r[1] for r in regions if r[0] + r[1] <= line_no), default=start_no)
+        below = min((r[2] for r in regions if r[0] > line_no), default=end)
         first, at = line_no, line_start
-        while first > start_no and line_no - first < bounds.error_above:
+        while first > above and line_no - first < bounds.error_above:
             at = text.rfind("\n", start, at - 1) + 1 or start
             first -= 1
         most = min(room_lines, line_no + bounds.error_below - first)
-        n, to, used = _read_on(text, at, end, most, min(room_chars, bounds.error_chars))
+        n, to, used = _read_on(text, at, below, most, min(room_chars, bounds.error_chars))
         regions.append([first, n, at, to, line_no, line_start])
         lines, chars = lines - n, chars - used
         if not kept_chars and _CRASH.search(shape):
-            kept_lines, kept_chars = _root_room(text, regions[-1], end, lines, chars, bounds)
+            kept_lines, kept_chars = _root_room(text, regions[-1], end, lines, chars, bounds, scans)
     causes: list[tuple[int, int, int, int]] = []  # (a long trace's `Caused by` lines)
     for region in regions:
         first, n, at, to, line_no, line_start = region
@@ -613,8 +619,12 @@ def _error_parts(
             more, past, used = _read_on(
                 text, to, end, max(most - room_lines, 0), chars - room_chars, trace=own
             )
+            scanned = scans.get(line_start)
+            if scanned is None or scanned[0] > past:
+                scanned = (past, *_causes(text, past, first + n + more, end, own))
+            past_part = [cause for cause in scanned[1] if cause[1] >= past]
             parts, taken_lines, taken_chars = _cause_parts(
-                text, past, first + n + more, end, room_lines, room_chars, own
+                text, past_part, scanned[2], end, room_lines, room_chars, own
             )
             causes += parts
             lines, chars = lines - taken_lines, chars - taken_chars
@@ -625,11 +635,18 @@ def _error_parts(
 
 
 def _root_room(
-    text: str, region: list[int], end: int, lines: int, chars: int, bounds: Bounds
+    text: str,
+    region: list[int],
+    end: int,
+    lines: int,
+    chars: int,
+    bounds: Bounds,
+    scans: dict[int, tuple[int, list[tuple[int, int]], int]],
 ) -> tuple[int, int]:
     """The lines and characters the parts of a long trace's ``Caused by`` lines past
     ``region``'s take (:func:`_cause_parts`), within half of ``lines`` and ``chars``: none
-    when its trace ends within its part."""
+    when its trace ends within its part. What was looked for is kept in ``scans`` (by the
+    error's offset), not looked for again when the trace is read on."""
     first, n, at, to, line_no, line_start = region
     own = _container(text, line_start)
     if first + n < line_no + bounds.error_below and not _cut_in_trace(text, at, to, own):
@@ -637,37 +654,59 @@ def _root_room(
     if not _goes_on(text, to, end, own):
         return 0, 0
     room_lines, room_chars = min(lines // 2, CAUSES_LINES), min(chars // 2, CAUSES_CHARS)
+    found, trace_end = _causes(text, to, first + n, end, own)
+    scans[line_start] = (to, found, trace_end)
     _, taken_lines, taken_chars = _cause_parts(
-        text, to, first + n, end, room_lines, room_chars, own
+        text, found, trace_end, end, room_lines, room_chars, own
     )
     return taken_lines, taken_chars
 
 
-def _cause_parts(
-    text: str, at: int, line_no: int, end: int, lines: int, chars: int, own: str = ""
-) -> tuple[list[tuple[int, int, int, int]], int, int]:
-    """The parts read of the rest of a stack trace from offset ``at`` (line ``line_no``),
-    which its part did not hold (:data:`CAUSE_LINES`): each ``Caused by`` line with the lines
-    after it that go on with the trace, the last (the root cause) first, within ``lines``
-    and ``chars`` (a blank line before each counted); as ``(first line, past last, offset,
-    end)``, with the lines and characters they take. ``own``: the trace's container
+def _causes(
+    text: str, at: int, line_no: int, end: int, own: str = ""
+) -> tuple[list[tuple[int, int]], int]:
+    """The ``Caused by`` lines of the rest of a stack trace from offset ``at`` (line
+    ``line_no``), as ``(line, offset)``, looked for up to :data:`CAUSES_SCAN_LINES` lines on,
+    and the offset past the trace's last line. ``own``: the trace's container
     (:func:`_container`), whose lines alone are the trace's."""
-    found: list[tuple[int, int]] = []  # (line, offset) of each `Caused by`
+    found: list[tuple[int, int]] = []
     to = trace_end = at
     scanned = gap = 0
     while to < end and scanned < CAUSES_SCAN_LINES:
-        kind = _trace_line(text, to, own)
-        if kind is False:
+        prefix = _SERVICE_PREFIX.match(text, to)
+        said = prefix.group(1) if prefix is not None else None
+        behind = prefix.end() if prefix is not None else to
+        if own and said and said.split("|")[0].strip() != own:
+            gap += 1  # (another container's line)
+            if gap > TRACE_GAP_LINES:
+                break
+        elif _TRACE_GOES_ON.match(text, behind) is None:
             break
-        gap = gap + 1 if kind is None else 0
-        if gap > TRACE_GAP_LINES:
-            break
-        if kind and text.startswith("Caused by", _behind_prefix(text, to)):
-            found.append((line_no + scanned, to))
+        else:
+            gap = 0
+            if text.startswith("Caused by", behind):
+                found.append((line_no + scanned, to))
         to = text.find("\n", to, end) + 1 or end
         scanned += 1
-        if kind:
+        if not gap:
             trace_end = to
+    return found, trace_end
+
+
+def _cause_parts(
+    text: str,
+    found: list[tuple[int, int]],
+    trace_end: int,
+    end: int,
+    lines: int,
+    chars: int,
+    own: str = "",
+) -> tuple[list[tuple[int, int, int, int]], int, int]:
+    """The parts read of the rest of a stack trace, which its part did not hold: each of its
+    ``Caused by`` lines ``found`` (:func:`_causes`) with the :data:`CAUSE_LINES` lines after
+    it that go on with the trace (before ``trace_end``), the last (the root cause) first,
+    within ``lines`` and ``chars`` (a blank line before each counted); as ``(first line,
+    past last, offset, end)``, with the lines and characters they take."""
     parts: list[tuple[int, int, int, int]] = []
     used_lines = used_chars = 0
     for cause_no, start in reversed(found):
