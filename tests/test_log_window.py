@@ -745,6 +745,12 @@ def test_a_spring_trace_in_kubectl_logs_is_read_to_its_root_cause(
             assert root in window.text, (timestamps, window.parts)
             asked = error_recall_queries(log)[0][0][0]
             assert asked.startswith("Caused by: org.postgresql.util.PSQLException: Connection")
+    # (``kubectl logs --timestamps`` of one pod, no prefix: the time alone before each line)
+    lines = [*other_services(4_000), *spring_failure_with_causes(5, 70), *other_services(3_000)]
+    timed = "\n".join(
+        line.split("] ", 1)[1] for line in kubectl_prefixed("api-7d9f", lines, timestamps=True)
+    )
+    assert root in log_window(timed).text
     query, first = recalled_first(project, log)
     assert query.startswith("Caused by: org.postgresql.util.PSQLException: Connection")
     assert first == root_id
