@@ -485,35 +485,6 @@ def test_doctor_on_a_standby_warns_it_is_read_only_and_gives_fixes_for_the_prima
         primary.stop()
 
 
-def test_a_damaged_vector_row_is_named_with_its_fix(project: Path, pg_url: str) -> None:  # noqa: F811
-    """A zero vector written straight into the table (pgvector refuses NaN and infinity):
-    every read would score it as nothing; the rows check names the memory and `kenning
-    reembed`, which mends it."""
-    _remember(pg_url, project)
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        memory_id, dimension = conn.execute(
-            "SELECT id, vector_dims(embedding) FROM kenning_memories ORDER BY id LIMIT 1"
-        ).fetchone()
-        conn.execute(
-            "UPDATE kenning_memories SET embedding = %s::vector WHERE id = %s",
-            ("[" + ",".join(["0"] * dimension) + "]", memory_id),
-        )
-        with pytest.raises(psycopg.errors.DataException):
-            conn.execute(  # (pgvector refuses a NaN: a zero vector is the damage it lets in)
-                "UPDATE kenning_memories SET embedding = %s::vector WHERE id = %s",
-                ("[" + ",".join(["NaN"] * dimension) + "]", memory_id),
-            )
-    result = _doctor(project, pg_url, "--json")
-    assert result.returncode == 1, result.stdout
-    assert "skipped" not in result.stderr.split("\n")[0], result.stderr  # no read's warning
-    check = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "rows")
-    assert check["status"] == "failed", check
-    assert "1 of 3 rows" in check["message"] and repr(memory_id) in check["message"], check
-    assert "kenning reembed" in check["fix"]
-    assert run_cli(project, "reembed", env={"KENNING_STORE": pg_url}).returncode == 0
-    assert _doctor(project, pg_url).returncode == 0
-
-
 def test_a_row_whose_fields_do_not_decode_is_named(project: Path, pg_url: str) -> None:  # noqa: F811
     _remember(pg_url, project)
     _sql(
@@ -799,16 +770,222 @@ def test_doctor_of_a_postgres_store_decodes_only_the_rows_it_names(
     decoded: list[str] = []
     decode = PostgresBackend._decode
 
-    def counted(self: PostgresBackend, row: Any) -> Any:
+    def counted(self: PostgresBackend, row: Any, **said: bool) -> Any:
         decoded.append(str(row[0]))
-        return decode(self, row)
+        return decode(self, row, **said)
 
     monkeypatch.setattr(PostgresBackend, "_decode", counted)
     report = run_doctor(pg_url, cwd=project)
     rows = report.check("rows")
     assert rows.status == "failed", rows
-    assert "2 of 23 rows cannot be read" in rows.message, rows.message
-    assert f"{memory_id!r}: vector has length 0.5" in rows.message, rows.message
+    assert "1 of 23 rows cannot be read" in rows.message, rows.message
+    # (read as its direction: said, not failed, qa-team F7)
+    assert "1 holds a vector of another length than 1" in rows.message, rows.message
+    assert f"{memory_id!r}: length 0.5" in rows.message, rows.message
     assert ": tags " in rows.message and "1 stamped more than a day ahead" in rows.message, rows
     assert report.check("project").status == "ok", report.check("project")
     assert len(decoded) <= 3, decoded
+
+
+# -- a store shared by several projects (qa-team F7, F8) -----------------------------------
+
+ROGUE = "rogue/tool"
+
+
+def _remember_for(location: str, project: Path, group: str, notes: tuple[str, ...]) -> None:
+    """``notes`` stored under the project id ``group`` (another team's, on the server)."""
+    with open_store(location, cwd=project, group_id=group, embedder="hashing") as store:
+        for note in notes:
+            store.remember(note, "decision")
+
+
+def _rows(result: CliRun) -> dict[str, Any]:
+    return next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "rows")
+
+
+def test_another_projects_damaged_row_is_a_warning_that_names_its_project(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-team F8: a row of project rogue/tool whose tags are a JSON object made doctor fail
+    (exit 1) in every project of the shared server, with a fix about a row none of them
+    owns, and stats in every project said it on stderr. Doctor now fails only this
+    project's damaged rows; another project's are a warning that counts them by project
+    and says where their fix is run (that project's doctor, or KENNING_PROJECT here). Stats
+    and recall say no row they do not return; the owning project's doctor still fails."""
+    _remember(pg_url, project)
+    _remember_for(pg_url, project, ROGUE, ("Rogue notes are imported nightly", "Rogue uses tabs"))
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        (rogue,) = conn.execute(
+            "UPDATE kenning_memories SET tags = '{\"a\": 1}', metadata_text = NULL "
+            "WHERE content LIKE 'Rogue notes%' RETURNING id"
+        ).fetchone()
+    env = {"KENNING_STORE": pg_url}
+    ours = _doctor(project, pg_url, "--json")
+    assert ours.returncode == 0, ours.stdout + ours.stderr
+    rows = _rows(ours)
+    assert rows["status"] == "warning", rows
+    assert "all 3 rows of project acme/widgets decode" in rows["message"], rows
+    assert (
+        "1 row of other projects on this server has problems (1 of rogue/tool)" in (rows["message"])
+    ), rows
+    assert str(rogue) not in rows["message"], rows  # not this project's to name
+    assert "KENNING_PROJECT=rogue/tool kenning doctor" in rows["fix"], rows
+    for argv in (("stats",), ("stats", "--json"), ("recall", "deploys on tuesdays")):
+        read = run_cli(project, *argv, env=env)
+        assert read.returncode == 0, read.stderr
+        assert "skipped" not in read.stderr and str(rogue) not in read.stderr, (argv, read.stderr)
+    stats = json.loads(run_cli(project, "stats", "--json", env=env).stdout)
+    assert stats["damaged"] == 0 and stats["damaged_all_projects"] == 1, stats
+    # the owning project's doctor fails it, naming the row and its fix, as before
+    theirs = run_cli(project, "doctor", "--json", env={**env, "KENNING_PROJECT": ROGUE})
+    assert theirs.returncode == 1, theirs.stdout
+    rows = _rows(theirs)
+    assert rows["status"] == "failed" and f"{rogue!r}: tags" in rows["message"], rows
+    assert "1 of 2 rows of project rogue/tool cannot be read" in rows["message"], rows
+    assert "other projects" not in rows["message"], rows
+    # outside any project every row is judged (nothing to scope it to)
+    elsewhere = project.parent / "elsewhere"
+    elsewhere.mkdir()
+    named = run_cli(elsewhere, "doctor", "--store", pg_url, "--json")
+    assert named.returncode == 1 and f"{rogue!r}: tags" in _rows(named)["message"]
+
+
+def test_this_projects_damaged_row_fails_and_others_are_counted_beside_it(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """Both at once: this project's damaged row fails the check, named with its fix, and
+    another project's problems are counted after it (their ids never named here)."""
+    _remember(pg_url, project)
+    _remember_for(pg_url, project, ROGUE, ("Rogue notes are imported nightly",))
+    _remember_for(pg_url, project, "acme/gadgets", ("Gadgets ship on Fridays",))
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        (ours,) = conn.execute(
+            "UPDATE kenning_memories SET tags = '\"deploy\"', metadata_text = NULL "
+            "WHERE content LIKE 'Deploys%' RETURNING id"
+        ).fetchone()
+        conn.execute(
+            "UPDATE kenning_memories SET metadata = '[1]', metadata_text = NULL "
+            "WHERE group_id <> 'acme/widgets'"
+        )
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 1, result.stdout
+    rows = _rows(result)
+    assert rows["status"] == "failed", rows
+    assert (
+        f"1 of 3 rows of project acme/widgets cannot be read as they are: {ours!r}"
+        in (rows["message"])
+    ), rows
+    assert (
+        "2 rows of other projects on this server have problems (1 of acme/gadgets, 1 of "
+        in (rows["message"])
+    ), rows
+    assert "kenning forget" in rows["fix"] and "KENNING_PROJECT=acme/gadgets" in rows["fix"]
+
+
+def _set_vector(url: str, content_start: str, scale: float) -> str:
+    """The vector of the note starting with ``content_start`` times ``scale``, written with
+    plain SQL as another writer would (0: a zero vector); its id."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        memory_id, vector = conn.execute(
+            "SELECT id, embedding::real[] FROM kenning_memories WHERE content LIKE %s",
+            (content_start + "%",),
+        ).fetchone()
+        conn.execute(
+            "UPDATE kenning_memories SET embedding = %s::vector WHERE id = %s",
+            ("[" + ",".join(repr(x * scale) for x in vector) + "]", memory_id),
+        )
+    return str(memory_id)
+
+
+def test_a_vector_of_another_length_is_read_as_its_direction_by_every_command(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-team F7: a note whose vector another writer scaled (a unit vector times 1e6) had
+    three answers: doctor failed it ("cannot be read"), stats did not count it as damaged,
+    and recall served it. pgvector's cosine distance normalises, so its score is its
+    direction's, the score of the unit vector (no steering: docs/safety.md's 'writes refuse
+    it, reads skip it' is the embedded store's, whose score is a dot product). One verdict:
+    it is read; recall and search find it at the same score by either side (the lexical
+    side took its cosine from the raw vector and skipped it: test_hybrid_rule.py), stats
+    counts it as a memory, and doctor says it, a warning (exit 0) naming it with `kenning
+    reembed`."""
+    _remember(pg_url, project)
+    query = "the CI cache key and the lockfile hash"
+    with open_store(pg_url, cwd=project, embedder="hashing") as store:
+        before = {r.memory.id: r.score for r in store.search(query).results}
+    scaled = _set_vector(pg_url, "The CI cache", 1e6)
+    with open_store(pg_url, cwd=project, embedder="hashing") as store:
+        after = {r.memory.id: r.score for r in store.search(query).results}
+        stats = store.stats()
+        hits = store.recall(query).hits
+    assert after.keys() == before.keys() and scaled in after, (before, after)
+    assert all(abs(after[i] - before[i]) < 1e-4 for i in before), (before, after)
+    assert scaled in {h.memory.id for h in hits}
+    assert stats["damaged"] == 0 and stats["memories"] == 3, stats
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 0, result.stdout
+    rows = _rows(result)
+    assert rows["status"] == "warning", rows
+    assert "1 holds a vector of another length than 1" in rows["message"], rows
+    assert (
+        f"{scaled!r}: length 1e+06" in rows["message"] and "cannot be read" not in (rows["message"])
+    ), rows
+    assert "kenning reembed" in rows["fix"], rows
+    assert run_cli(project, "reembed", env={"KENNING_STORE": pg_url}).returncode == 0
+    assert _rows(_doctor(project, pg_url, "--json"))["status"] == "ok"
+
+
+def test_a_zero_vector_is_a_memory_found_by_its_words_for_every_command(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-team F7's zero vector (all zeros, another writer's: pgvector refuses NaN and
+    infinity, not this) had three answers too: doctor failed it, stats counted it as a
+    memory, search's lexical side skipped it saying "run kenning reembed" (pgvector's
+    cosine distance of it is NaN, which the vector search left out). Stats cannot count it
+    apart without reading every vector (c639d0dc took that scan out of every stats), so the
+    one verdict is Qdrant's, whose cosine of a zero vector is 0: a memory whose meaning
+    scores 0, found by its words alone (at most 0.40, the words' bonus). Search finds it
+    so, no score is NaN, recall neither fails nor says it skipped it, stats counts it as a
+    memory, and doctor says it, a warning (exit 0) with `kenning reembed`."""
+    import math
+
+    from kenning.search import LEXICAL_WEIGHT
+
+    _remember(pg_url, project)
+    zero = _set_vector(pg_url, "Timestamps", 0.0)
+    with psycopg.connect(pg_url, autocommit=True) as conn, pytest.raises(psycopg.DataError):
+        conn.execute(  # (pgvector refuses a NaN: a zero vector is what it lets in)
+            "UPDATE kenning_memories SET embedding = %s::vector WHERE id = %s",
+            ("[" + ",".join(["NaN"] * 384) + "]", zero),
+        )
+    env = {"KENNING_STORE": pg_url}
+    with open_store(pg_url, cwd=project, embedder="hashing") as store:
+        for query in ("Timestamps are stored in UTC everywhere", "timestamps UTC"):
+            found = store.search(query, threshold=0.0).results
+            assert zero in {r.memory.id for r in found}, found  # by its words
+            assert all(math.isfinite(r.score) for r in found), found
+            (hit,) = [r for r in found if r.memory.id == zero]
+            assert 0.0 < hit.semantic <= LEXICAL_WEIGHT, hit  # its words' bonus alone
+            hits = store.recall(query).hits
+            assert all(math.isfinite(h.score) for h in hits), hits
+        stats = store.stats()
+    assert stats["memories"] == 3 and stats["damaged"] == 0, stats
+    for argv in (("recall", "Timestamps are stored in UTC everywhere"), ("search", "UTC")):
+        read = run_cli(project, *argv, env=env)
+        assert read.returncode == 0, read.stderr
+        assert "nan" not in read.stdout.lower() and "skipped" not in read.stderr, read
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 0, result.stdout
+    rows = _rows(result)
+    assert rows["status"] == "warning", rows
+    assert "1 holds a zero vector (another writer's), which points nowhere" in (rows["message"]), (
+        rows
+    )
+    assert f"by its words alone (at most 0.40): {zero!r}" in rows["message"], rows
+    assert "kenning reembed" in rows["fix"], rows
+    assert run_cli(project, "reembed", env=env).returncode == 0
+    assert _rows(_doctor(project, pg_url, "--json"))["status"] == "ok"

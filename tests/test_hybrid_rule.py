@@ -217,6 +217,37 @@ def test_a_lexical_hit_with_an_unusable_vector_is_left_out_and_named(
     assert problem in skipped[0][1]
 
 
+def test_a_servers_lexical_hit_is_scored_by_its_vectors_direction() -> None:
+    """qa-team F7: on a server store (pgvector's cosine distance normalises; Qdrant's cosine
+    collections do) another writer's vector of length 5 was served by the vector search at
+    its direction's cosine, but the lexical side left it out ("has length 5"): with
+    ``directions`` a lexical hit scores its direction's cosine, a zero vector 0 (as Qdrant
+    scores it: it points nowhere), and only a vector that is no vector (NaN, another
+    dimension) is left out and named. Without it (the embedded store) nothing changes: the
+    test above."""
+    scaled, zero = _memory("scaled", "sqlite locking"), _memory("zero", "sqlite locking too")
+    broken = _memory("broken", "sqlite locking again")
+    vectors = {
+        "scaled": np.array([3.0, 4.0, 0.0], dtype=np.float32),
+        "zero": np.zeros(3, dtype=np.float32),
+        "broken": np.array([np.nan, 1.0, 0.0], dtype=np.float32),
+    }
+    evidence = _evidence("sqlite locking", [(scaled, 9.0), (zero, 8.0), (broken, 7.0)], vectors)
+    query = _unit(1, 0, 0)
+    ranked, skipped = hybrid_candidates("sqlite locking", query, [], evidence, directions=True)
+    assert [i for i, _ in skipped] == ["broken"] and "NaN" in skipped[0][1]
+    unit, _ = hybrid_candidates(
+        "sqlite locking",
+        query,
+        [],
+        _evidence("sqlite locking", [(scaled, 9.0)], {"scaled": _unit(3, 4, 0)}),
+    )
+    by_id = {c.memory.id: c for c in ranked}
+    assert by_id["scaled"].semantic == pytest.approx(unit[0].semantic)  # its direction's
+    assert 0.0 < by_id["zero"].semantic <= LEXICAL_WEIGHT  # its words' bonus alone
+    assert all(np.isfinite(c.semantic) for c in ranked)
+
+
 def test_a_request_holds_an_entry_of_another_code_unless_it_is_an_exact_match() -> None:
     def candidate(signature: str, match: str) -> Candidate:
         memory = _memory(signature, f"ERROR-FIX: {signature} | FIX: f")

@@ -748,12 +748,20 @@ def rows_check(
     field_fixes: list[str],
     remove_each: str,
     empty: Sequence[str] = (),
+    *,
+    scaled: Sequence[str] = (),
+    zero: Sequence[str] = (),
+    scope: str | None = None,
 ) -> Check:
     """The ``rows`` check's verdict on ``total`` rows read (every kind of store): the rows
     whose ``fields`` do not decode (with ``field_fixes``), whose ``vectors`` are not finite
     unit vectors of ``dimension``, those stamped ahead of ``now`` (``future``), and those
     that are nothing but credentials (``empty``, as :func:`credentials_only` names them);
-    ``remove_each``: how to remove a row doctor names, as this kind of store allows."""
+    ``remove_each``: how to remove a row doctor names, as this kind of store allows.
+    ``scaled``: on a server store, the rows whose finite vector is not of length 1, which
+    the server's cosine reads as its direction (a warning: search finds them); ``zero``,
+    those whose vector is all zeros, which search scores 0 (a warning). ``scope``:
+    whose rows ``total`` counts, when not the whole store's (``project acme/widgets``)."""
     ahead_fix = (
         # kenning refuses such a time on every write: another writer's clock (or damage) left
         # it, and until that date search ranks the note as new and the session-start hook
@@ -779,15 +787,38 @@ def rows_check(
             "with `kenning forget <id> --group-id all`, and remember instead what the "
             "credential is for, where it is kept and how to rotate it"
         )
+    if scaled:
+        notes.append(
+            f"{len(scaled)} {'holds a vector' if len(scaled) == 1 else 'hold vectors'} of "
+            "another length than 1 (another writer's: kenning writes unit vectors), which the "
+            "server's cosine reads as its direction, so search finds and scores "
+            f"{'it' if len(scaled) == 1 else 'them'} rightly: {listed(list(scaled))}"
+        )
+    if zero:
+        one = len(zero) == 1
+        notes.append(
+            f"{len(zero)} {'holds a zero vector' if one else 'hold zero vectors'} (another "
+            f"writer's), which {'points' if one else 'point'} nowhere: search scores "
+            f"{'its' if one else 'their'} meaning 0 and finds {'it' if one else 'them'} by "
+            f"{'its' if one else 'their'} words alone (at most 0.40): {listed(list(zero))}"
+        )
+    if (scaled or zero) and not vectors:  # (else the failure's fix says it)
+        note_fixes.append(
+            "`kenning reembed` recomputes such a vector from its note's text, as kenning "
+            "writes it (an export leaves it out, and the import embeds the text)"
+        )
+    of = f" of {scope}" if scope else ""
     if not fields and not vectors:
         if total == 0:  # an empty store has no model stamped yet: no dimension to name
-            return Check("rows", OK, "no rows yet")
+            return Check("rows", OK, f"no rows{of} yet" if scope else "no rows yet")
         if total == 1:
-            decoded = f"1 row decodes; its vector is a finite {dimension}-dimensional unit vector"
+            decoded = f"1 row{of} decodes; its vector is a finite {dimension}-dimensional " + (
+                "vector" if scaled or zero else "unit vector"
+            )
         else:
             decoded = (
-                f"all {total} rows decode; every vector is a finite {dimension}-dimensional "
-                "unit vector"
+                f"all {total} rows{of} decode; every vector is a finite "
+                f"{dimension}-dimensional " + ("vector" if scaled or zero else "unit vector")
             )
         if not notes:
             return Check("rows", OK, decoded)
@@ -801,7 +832,7 @@ def rows_check(
         )
     if fields:
         fixes += field_fixes
-    unread = f"{len(problems)} of {total} rows cannot be read as they are: {listed(problems)}"
+    unread = f"{len(problems)} of {total} rows{of} cannot be read as they are: {listed(problems)}"
     return Check("rows", FAILED, "; ".join([unread, *notes]), "; ".join(fixes + note_fixes))
 
 

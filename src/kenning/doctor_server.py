@@ -26,11 +26,14 @@ report has the embedded store's checks, each meaning what it means there:
   collection), and PostgreSQL's HNSW index is there and valid: one a cancelled or failed
   ``CREATE INDEX CONCURRENTLY`` left INVALID counts as missing (searches do not use it; a
   warning: searches are exact, and slower, until ``kenning reembed`` builds it).
-* ``rows`` — every row's fields decode, its vector is finite, of the stored dimension and
-  unit length (:mod:`kenning.vectors`), and no time lies more than a day ahead of this
-  clock. PostgreSQL reads every row for it on the server and sends only the rows doctor may
-  name (its counts by project, the rows a read may skip, those stamped ahead or holding a
-  redaction marker, the vectors that fail), which are decoded as every read decodes them;
+* ``rows`` — every row's fields decode, its vector is finite and of the stored dimension
+  (one of another length than 1, or all zeros, another writer's, is a warning: the server's
+  search reads a vector's direction, :meth:`_Seen.vector`), and no time lies more than a
+  day ahead of this clock. This project's rows are judged; another project's on the same
+  server are counted in a warning, by project (:func:`_with_others`). PostgreSQL reads
+  every row for it on the server and sends only the rows doctor may name (its counts by
+  project, the rows a read may skip, those stamped ahead or holding a redaction marker,
+  the vectors of another dimension or length), which are decoded as every read decodes them;
   Qdrant's points are read the way every read reads them (the backend's ``iterate``, a
   batch at a time: a million rows are never in memory at once).
 * ``project`` — this project has memories in the store, when it holds others'
@@ -42,9 +45,12 @@ report has the embedded store's checks, each meaning what it means there:
 from __future__ import annotations
 
 import logging
+import math
+import shlex
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -330,23 +336,20 @@ def _pg_rows_and_project(
     (:meth:`~kenning.backends.postgres.PostgresBackend.rows_to_check`): doctor decodes only
     the rows it may name."""
     from .store_write import FUTURE_TOLERANCE
-    from .vectors import vector_problem
 
     horizon = now + FUTURE_TOLERANCE
     found = backend.rows_to_check(horizon, dimension)
-    future = [
-        f"{m.id!r}: {m.stored_at.isoformat(timespec='seconds')}"
-        for m in found.memories
-        if m.stored_at > horizon
-    ]
-    empty = [named for m in found.memories if (named := credentials_only(m)) is not None]
-    vectors = [
-        f"{memory_id!r}: vector {vector_problem(v, dimension) or 'is not a unit vector'}"
-        for memory_id, v in found.vectors
-    ]
-    yield from _verdict(
-        backend, dimension, project, now, Counter(found.projects), future, empty, vectors
-    )
+    seen = _Seen()
+    for m in found.memories:
+        if m.stored_at > horizon:
+            seen.future.append(
+                (m.id, m.group_id, f"{m.id!r}: {m.stored_at.isoformat(timespec='seconds')}")
+            )
+        if (named := credentials_only(m)) is not None:
+            seen.empty.append((m.id, m.group_id, named))
+    for memory_id, group, dims, norm in found.vectors:
+        seen.vector(memory_id, group, dims, norm, dimension)
+    yield from _verdict(backend, dimension, project, now, Counter(found.projects), seen)
 
 
 # -- Qdrant ---------------------------------------------------------------------------------
@@ -409,41 +412,89 @@ def _rows_and_project(
     projects the rows it read are of."""
     from .backends.base import Filters
     from .store_write import FUTURE_TOLERANCE
-    from .vectors import bad_rows, vector_problem
 
-    vectors: list[str] = []
-    future: list[str] = []
-    empty: list[str] = []
+    seen = _Seen()
     counts: Counter[str] = Counter()
     horizon = now + FUTURE_TOLERANCE
-    batch: list[tuple[str, np.ndarray]] = []
+    batch: list[tuple[str, str, np.ndarray]] = []
 
     def check_batch() -> None:
         if not batch:
             return
-        matrix = np.stack([v for _, v in batch])
-        for (memory_id, vector), bad in zip(batch, bad_rows(matrix), strict=True):
-            if bad:
-                found = vector_problem(vector, dimension)
-                vectors.append(f"{memory_id!r}: vector {found or 'is not a unit vector'}")
+        matrix = np.stack([v for _, _, v in batch]).astype(np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+        for (memory_id, group, vector), norm in zip(batch, norms.tolist(), strict=True):
+            seen.vector(memory_id, group, vector.shape[0], norm, dimension)
         batch.clear()
 
     for record in backend.iterate(Filters(), batch_size=ROWS_BATCH):
         memory = record.memory
         counts[memory.group_id] += 1
         if memory.stored_at > horizon:
-            future.append(f"{memory.id!r}: {memory.stored_at.isoformat(timespec='seconds')}")
+            seen.future.append(
+                (
+                    memory.id,
+                    memory.group_id,
+                    f"{memory.id!r}: {memory.stored_at.isoformat(timespec='seconds')}",
+                )
+            )
         if (named := credentials_only(memory)) is not None:
-            empty.append(named)
+            seen.empty.append((memory.id, memory.group_id, named))
         vector = np.asarray(record.vector, dtype=np.float32).reshape(-1)
         if dimension is not None and vector.shape[0] != dimension:
-            vectors.append(f"{memory.id!r}: vector {vector_problem(vector, dimension)}")
+            seen.vector(memory.id, memory.group_id, vector.shape[0], 1.0, dimension)
             continue
-        batch.append((memory.id, vector))
+        batch.append((memory.id, memory.group_id, vector))
         if len(batch) >= ROWS_BATCH:
             check_batch()
     check_batch()
-    yield from _verdict(backend, dimension, project, now, counts, future, empty, vectors)
+    yield from _verdict(backend, dimension, project, now, counts, seen)
+
+
+#: A row the ``rows`` check names: its id, its project's id, and how it is named.
+_Named = tuple[str, str | None, str]
+
+
+@dataclass
+class _Seen:
+    """What the ``rows`` check of a server store found, row by row, with each row's project
+    (another project's is said apart: qa-team F8)."""
+
+    #: Vectors no search can score: of another dimension, not finite, or of length 0.
+    vectors: list[_Named] = field(default_factory=list)
+    #: Finite vectors of another length than 1, which the server reads as their direction.
+    scaled: list[_Named] = field(default_factory=list)
+    #: Zero vectors, which point nowhere: search scores them 0.
+    zero: list[_Named] = field(default_factory=list)
+    future: list[_Named] = field(default_factory=list)
+    empty: list[_Named] = field(default_factory=list)
+
+    def vector(
+        self, memory_id: str, group: str | None, dims: int, norm: float, dimension: int | None
+    ) -> None:
+        """Note the vector of ``dims`` dimensions and length ``norm``, when it is not a unit
+        vector of ``dimension``. A server's cosine reads a vector's direction (pgvector's
+        ``<=>`` normalises both sides; Qdrant's cosine collections normalise on upload): any
+        finite length but 0 scores as the vector it points along, and search finds it, so it
+        is said (another writer's), not failed (qa-team F7); of length 0 it points nowhere,
+        and search scores it 0 (:func:`kenning.search.hybrid_candidates`), which stats
+        counts as a memory too: said, not failed."""
+        from .vectors import UNIT_NORM_TOLERANCE
+
+        if dimension is not None and dims != dimension:
+            problem = f"has {dims} dimensions, not {dimension}"
+        elif not math.isfinite(norm):
+            problem = "holds NaN or infinity"
+        elif norm == 0.0:
+            self.zero.append((memory_id, group, repr(memory_id)))
+            return
+        elif abs(norm - 1.0) > UNIT_NORM_TOLERANCE:
+            self.scaled.append((memory_id, group, f"{memory_id!r}: length {norm:.6g}"))
+            return
+        else:
+            return
+        self.vectors.append((memory_id, group, f"{memory_id!r}: vector {problem}"))
 
 
 def _verdict(
@@ -452,30 +503,59 @@ def _verdict(
     project: Project | None,
     now: datetime,
     counts: Counter[str],
-    future: list[str],
-    empty: list[str],
-    vectors: list[str],
+    seen: _Seen,
 ) -> Iterator[Check]:
-    """The ``rows`` and ``project`` checks of what was read: the memories by project, those
-    stamped ahead, those that are nothing but credentials, the vectors that fail (and the
-    rows the reads skipped, which the backend recorded)."""
+    """The ``rows`` and ``project`` checks of what was read: the memories by project, what
+    ``seen`` found (and the rows the reads skipped, which the backend recorded). This
+    project's rows are judged as an embedded store's are; another project's (a server is
+    shared by many) are counted in a warning, never a failure: this project's reads never
+    meet them, and their fix is that project's (qa-team F8). Outside any project every row
+    is judged."""
     from .project import alike_to_name, earlier_group_id, others_to_name
 
+    here = project.group_id if project is not None else None
     damaged = backend.damaged_rows()
-    fields = [f"{d.id!r}: {d.column} {d.reason}" for d in damaged if not d.vector_only]
-    total = sum(counts.values()) + len(fields)
-    yield rows_check(
-        total,
+    fields: list[_Named] = [
+        (d.id, d.group_id, f"{d.id!r}: {d.column} {d.reason}") for d in damaged if not d.vector_only
+    ]
+    found = {
+        "fields": fields,
+        "vectors": seen.vectors,
+        "scaled": seen.scaled,
+        "zero": seen.zero,
+        "future": seen.future,
+        "empty": seen.empty,
+    }
+    elsewhere: dict[str, set[str]] = {}
+    mine: dict[str, list[str]] = {}
+    for kind, named in found.items():
+        mine[kind] = []
+        for memory_id, group, text in named:
+            # (a row of no project, another application's point in a Qdrant collection,
+            # is every project's: each one's reads skip it)
+            if here is None or group is None or group == here:
+                mine[kind].append(text)
+            else:
+                elsewhere.setdefault(str(group), set()).add(memory_id)
+    unread = len(mine["fields"])
+    several = here is not None and (bool(elsewhere) or any(g != here for g in counts))
+    total = counts.get(here, 0) + unread if several and here is not None else None
+    rows = rows_check(
+        sum(counts.values()) + len(fields) if total is None else total,
         dimension,
-        fields,
-        vectors,
-        future,
+        mine["fields"],
+        mine["vectors"],
+        mine["future"],
         now,
         list(dict.fromkeys(d.fix for d in damaged if d.fix and not d.vector_only)),
         "remove each with `kenning forget <id> --group-id all` (after `kenning export "
         "--group-id all` keeps its text)",
-        empty,
+        mine["empty"],
+        scaled=mine["scaled"],
+        zero=mine["zero"],
+        scope=f"project {here}" if total is not None else None,
     )
+    yield _with_others(rows, elsewhere)
     if not counts:
         yield Check("project", SKIPPED, "no memories yet")
     elif project is None:
@@ -490,3 +570,31 @@ def _verdict(
         if earlier is not None and counts.get(earlier):
             alike = {earlier: counts[earlier]} | alike
         yield project_check(project, others, alike)
+
+
+def _with_others(rows: Check, others: Mapping[str, set[str]]) -> Check:
+    """``rows`` with the rows of other projects that have something to say counted, by
+    project: a warning (the store works for this project), with where their fix is run."""
+    if not others:
+        return rows
+    ranked = sorted(others.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    n = sum(len(ids) for ids in others.values())
+    shown = ", ".join(f"{len(ids)} of {group}" for group, ids in ranked[:3])
+    if len(ranked) > 3:
+        shown += f", and {sum(len(ids) for _, ids in ranked[3:])} of {len(ranked) - 3} more"
+    first = shlex.quote(ranked[0][0])
+    theirs = "that project's" if len(ranked) == 1 else "those projects'"
+    said = (
+        f"{n} {'row' if n == 1 else 'rows'} of other projects on this server "
+        f"{'has' if n == 1 else 'have'} problems ({shown}): not this project's, whose reads "
+        f"never return {'it' if n == 1 else 'them'}"
+    )
+    fix = (
+        f"nothing to fix in this project; {theirs} own `kenning doctor` names each row and "
+        f"its fix: run it in a checkout of {first}, or here as `KENNING_PROJECT={first} "
+        "kenning doctor`"
+    )
+    status = FAILED if rows.status == FAILED else WARNING
+    message = said if rows.status == OK and not rows.message else f"{rows.message}; {said}"
+    fixes = "; ".join(f for f in (rows.fix if rows.status != OK else None, fix) if f)
+    return Check("rows", status, message, fixes)

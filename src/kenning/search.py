@@ -833,6 +833,8 @@ def hybrid_candidates(
     vector: np.ndarray,
     dense: Sequence[tuple[Memory, float]],
     lexical: LexicalEvidence,
+    *,
+    directions: bool = False,
 ) -> tuple[list[Candidate], list[tuple[str, str]]]:
     """Every candidate of a hybrid query, best first (equal scores: by id), and the lexical
     hits left out because their stored vector is unusable (id, what is wrong with it).
@@ -844,11 +846,12 @@ def hybrid_candidates(
     :data:`FINGERPRINT_SCORE`; an entry of an error the query tells with another code or
     name, and of none it tells (:func:`another_error_than_told`), at most
     :data:`ANOTHER_CODE_SCORE`. A lexical hit without a usable vector is left out: its score
-    would mean nothing."""
+    would mean nothing. ``directions``: the store's search scores a vector by its direction
+    (a server's), as the lexical hits' cosines are then (:func:`_cosines_of`)."""
     cosines = {m.id: score for m, score in dense}
     memories = {m.id: m for m, _ in dense}
     unscored = [m.id for m, _ in lexical.hits if m.id not in cosines]
-    found, skipped = _cosines_of(vector, lexical.vectors, unscored)
+    found, skipped = _cosines_of(vector, lexical.vectors, unscored, directions)
     cosines.update(found)
     found_lexically: dict[str, float] = {}
     for memory, score in lexical.hits:
@@ -895,15 +898,35 @@ def hybrid_candidates(
 
 
 def _cosines_of(
-    query: np.ndarray, vectors: Mapping[str, np.ndarray], ids: Sequence[str]
+    query: np.ndarray,
+    vectors: Mapping[str, np.ndarray],
+    ids: Sequence[str],
+    directions: bool = False,
 ) -> tuple[dict[str, float], list[tuple[str, str]]]:
     """The cosine of each memory in ``ids`` from its stored vector in ``vectors`` (one
     matrix product for all), and those whose vector is unusable, with what is wrong with it
-    (an id without a stored vector is neither)."""
+    (an id without a stored vector is neither). ``directions``: the store's own search
+    scores a vector by its direction (a server's backend, whose ``scores_directions`` is
+    true), and so does
+    this: a finite vector of any length but 0 scores the cosine of its direction, a zero
+    vector (another writer's) 0, as Qdrant scores it (qa-team F7)."""
     dimension = query.shape[0]
     shaped = [i for i in ids if i in vectors and np.shape(vectors[i]) == (dimension,)]
     found: dict[str, float] = {}
-    if shaped:
+    if shaped and directions:
+        matrix64 = np.stack([vectors[i] for i in shaped]).astype(np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            norms = np.linalg.norm(matrix64, axis=1)
+        finite = np.isfinite(norms)
+        lengths = np.where(finite & (norms > 0), norms, 1.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            cosines = (matrix64 @ query.astype(np.float64)) / lengths
+        found = {
+            i: float(c)
+            for i, c, ok in zip(shaped, cosines.tolist(), finite.tolist(), strict=True)
+            if ok
+        }
+    elif shaped:
         matrix = np.stack([vectors[i] for i in shaped]).astype(np.float32, copy=False)
         scores = (matrix @ query).tolist()
         # vector_problem's test for every row at once (float64 norms; NaN fails it) ...

@@ -397,7 +397,14 @@ class StoreReads(StoreFreshness):
         if found is None:  # mode == "dense"
             ranked = sorted(dense, key=lambda x: -x[1])[:k]
             return _Retrieved([Candidate(m, score, None, "dense") for m, score in ranked], vector)
-        candidates, skipped = hybrid_candidates(words, vector, dense, found)
+        candidates, skipped = hybrid_candidates(
+            words,
+            vector,
+            dense,
+            found,
+            # a server scores a vector by its direction, and so do the lexical hits
+            directions=bool(getattr(self.backend, "scores_directions", False)),
+        )
         for memory_id, problem in skipped:
             log.warning(
                 # reembed is doctor's fix for it, on every kind of store

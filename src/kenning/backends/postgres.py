@@ -618,8 +618,9 @@ class RowsToCheck:
     #: Those memories stamped after the horizon or holding a redaction marker (the only
     #: ones the ``rows`` check names for their time or their text), in the table's order.
     memories: list[Memory]
-    #: ``(id, vector)`` of those whose vector is not of the dimension or not a unit vector.
-    vectors: list[tuple[str, np.ndarray]]
+    #: ``(id, project id, dimensions, length)`` of those whose vector is not of the
+    #: dimension or not a unit vector.
+    vectors: list[tuple[str, str, int, float]]
 
 
 def schema_upgrade_note(location: str, before: int, after: int) -> str:
@@ -957,6 +958,11 @@ def _unbounded(conn: psycopg.Connection[Any]) -> Iterator[None]:
 class PostgresBackend:
     """A store in a PostgreSQL database with pgvector. Thread-safe within a process."""
 
+    #: Search scores a stored vector by its direction, whatever its length: pgvector's
+    #: cosine distance normalises both sides (a zero vector, which has none, it scores
+    #: NaN, and its HNSW index leaves out). See :func:`kenning.search.hybrid_candidates`.
+    scores_directions = True
+
     def __init__(
         self,
         url: str,
@@ -988,6 +994,10 @@ class PostgresBackend:
         self._ddl_lock = threading.Lock()
         #: Rows a read skipped (:meth:`_decode`), by id.
         self._damaged: dict[str, DamagedRow] = {}
+        #: Of those, the ones a read has said (logged): a count decodes a row without
+        #: saying it (qa-team F8: stats in every project of a shared store said another
+        #: project's damaged row, which none of its reads returns).
+        self._damaged_said: set[str] = set()
         self._damaged_lock = threading.Lock()
         #: The last damaged-row count, with the server's WAL position and the filters it
         #: was taken at (see :meth:`_wal_position`).
@@ -2589,7 +2599,11 @@ class PostgresBackend:
         """The rows reads skip (:meth:`_decode`), by ``(group_id, collection, type)``: stats
         counts them apart, so that its memories are the ones a search can find. The server
         picks the rows whose tags or metadata are not the JSON kenning writes (cheap type
-        checks); each is then decoded as a read decodes it."""
+        checks); each is then decoded as a read decodes it, without saying it: a count
+        returns no row, and on a shared server most are other projects' (qa-team F8). (A
+        vector is never one: the column holds vectors of the store's dimension, pgvector no
+        NaN or infinity, and search reads any other as its direction, a zero vector as
+        pointing nowhere: qa-team F7.)"""
         where, params = _where(filters)
         suspect = self._suspect_row()
         found: dict[tuple[object, object, object], int] = {}
@@ -2612,7 +2626,7 @@ class PostgresBackend:
                     params,
                 ).fetchall()
         for row in rows:
-            if self._decode(row) is None:
+            if self._decode(row, say=False) is None:
                 key = (row[4], row[2], row[3])
                 found[key] = found.get(key, 0) + 1
         if position is not None:
@@ -2658,21 +2672,25 @@ class PostgresBackend:
                     "OR strpos(content, '[REDACTED:') > 0 ORDER BY seq",
                     (horizon,),
                 ).fetchall()
-                with conn.cursor(binary=True) as cur:
-                    bad = cur.execute(
-                        "SELECT id, embedding FROM kenning_memories WHERE "
-                        "vector_dims(embedding) <> coalesce(%s, vector_dims(embedding)) "
-                        "OR abs(vector_norm(embedding) - 1) > %s ORDER BY seq",
-                        (dimension, UNIT_NORM_TOLERANCE),
-                    ).fetchall()
+                bad = conn.execute(
+                    "SELECT id, group_id, vector_dims(embedding), vector_norm(embedding) "
+                    "FROM kenning_memories WHERE "
+                    "vector_dims(embedding) <> coalesce(%s, vector_dims(embedding)) "
+                    "OR abs(vector_norm(embedding) - 1) > %s ORDER BY seq",
+                    (dimension, UNIT_NORM_TOLERANCE),
+                ).fetchall()
         projects = {str(group): int(n) for group, n in counts}
         skipped = set()
-        for row in suspect:
-            if self._decode(row) is None:
+        for row in suspect:  # (doctor names them: not said as a read says them)
+            if self._decode(row, say=False) is None:
                 skipped.add(row[0])
                 projects[row[4]] -= 1
-        memories = [m for row in named if (m := self._decode(row)) is not None]
-        vectors = [(str(i), np.asarray(v, dtype=np.float32)) for i, v in bad if i not in skipped]
+        memories = [m for row in named if (m := self._decode(row, say=False)) is not None]
+        vectors = [
+            (str(i), str(group), int(dims), float(norm))
+            for i, group, dims, norm in bad
+            if i not in skipped
+        ]
         return RowsToCheck({g: n for g, n in projects.items() if n > 0}, memories, vectors)
 
     def count_unreadable(self, filters: Filters) -> dict[tuple[object, object, object], int]:
@@ -3005,26 +3023,32 @@ class PostgresBackend:
             return None
         return str(cluster[0]), str(database), int(table)
 
-    def _decode(self, row: Sequence[Any]) -> Memory | None:
-        """The row's memory, or None (recorded, said once) for a row whose tags or metadata
-        kenning did not write: the typed columns guard the rest, jsonb takes any JSON."""
+    def _decode(self, row: Sequence[Any], *, say: bool = True) -> Memory | None:
+        """The row's memory, or None (recorded, and said once unless ``say`` is False: a
+        count, which returns no row) for a row whose tags or metadata kenning did not write:
+        the typed columns guard the rest, jsonb takes any JSON."""
         try:
             return _row_to_memory(row)
         except FieldDamage as exc:
             key = str(row[0])
             with self._damaged_lock:
-                if key in self._damaged:
-                    return None
-                self._damaged[key] = DamagedRow(
+                self._damaged.setdefault(
                     key,
-                    str(row[4]),
-                    exc.column,
-                    exc.reason,
-                    BLANK_FIX
-                    if exc.column == "content"
-                    else "write a JSON list of texts to its tags and a JSON object to its "
-                    "metadata (and metadata_text) in kenning_memories, or `kenning forget` it",
+                    DamagedRow(
+                        key,
+                        str(row[4]),
+                        exc.column,
+                        exc.reason,
+                        BLANK_FIX
+                        if exc.column == "content"
+                        else "write a JSON list of texts to its tags and a JSON object to its "
+                        "metadata (and metadata_text) in kenning_memories, or `kenning forget` "
+                        "it",
+                    ),
                 )
+                if not say or key in self._damaged_said:
+                    return None
+                self._damaged_said.add(key)
             log.warning(
                 "kenning: skipped the damaged memory %r in %s: its %s %s (not written by "
                 "kenning?); fix the row in kenning_memories, or `kenning forget` it",

@@ -405,6 +405,10 @@ class _LocalTally:
 class QdrantBackend:
     """A store in Qdrant (server or local mode). Thread-safe within a process."""
 
+    #: Search scores a stored vector by its direction: a cosine collection normalises
+    #: vectors (a zero vector scores 0). See :func:`kenning.search.hybrid_candidates`.
+    scores_directions = True
+
     def __init__(
         self,
         location: str,
@@ -425,6 +429,8 @@ class QdrantBackend:
         self._client: Any = None
         self._stored_at_indexed = False
         self._damaged: dict[str, DamagedRow] = {}
+        #: Of those, the ones a read has said (a count says none: it returns no point).
+        self._damaged_said: set[str] = set()
         self._default_port = ""
         self._summed_stats: tuple[int, int] | None = None
         #: Writes through this backend so far: in local mode no other process can open the
@@ -874,9 +880,10 @@ class QdrantBackend:
             raise FieldDamage("content", blank)
         return Memory.from_dict({**payload, "id": payload["kenning_id"]})
 
-    def _decode(self, point: Any) -> Memory | None:
-        """The point's memory, or None (recorded, said once) for a payload kenning did not
-        write: another application's point in the collection, or one edited by hand."""
+    def _decode(self, point: Any, *, say: bool = True) -> Memory | None:
+        """The point's memory, or None (recorded, and said once unless ``say`` is False: a
+        count, which returns no point, qa-team F8) for a payload kenning did not write:
+        another application's point in the collection, or one edited by hand."""
         payload = point.payload or {}
         try:
             return self._memory(payload)
@@ -888,47 +895,56 @@ class QdrantBackend:
                     # kenning's note (every other field checks) whose text another writer
                     # emptied: `kenning forget` finds it by its kenning id
                     self._damaged[key] = DamagedRow(key, group, "content", exc.reason, BLANK_FIX)
-                    log.warning(
-                        "kenning: skipped the damaged memory %r in %s: its content %s; %s",
-                        key,
-                        self.location,
-                        exc.reason,
-                        BLANK_FIX,
+                else:
+                    reason = (
+                        f"has no {exc.args[0]!r}"
+                        if isinstance(exc, KeyError)
+                        else f"is invalid: {exc}"
                     )
-                    return None
-                reason = (
-                    f"has no {exc.args[0]!r}" if isinstance(exc, KeyError) else f"is invalid: {exc}"
-                )
-                if key != str(point.id):  # deleting it in Qdrant takes the point's own id
-                    reason += f" (Qdrant point {point.id})"
-                # `kenning forget` finds a point by the id kenning derives, which another
-                # application's point does not have
-                fix = (
-                    "they are not kenning's notes (another application's points, or edited by "
-                    f"hand): delete them from the Qdrant collection {self.collection} at "
-                    f"{self.location}, or {self._own_store()} (`kenning export`, then "
-                    "`kenning import` there)"
-                )
-                self._damaged[key] = DamagedRow(
-                    key, group if isinstance(group, str) else None, "payload", reason, fix
-                )
-                # another application's points can be many: a few named, then one line
-                if len(self._damaged) <= WARNED_POINTS:
-                    log.warning(
-                        "kenning: skipped the Qdrant point %s in %s: its payload %s (not "
-                        "written by kenning?); delete it, or %s",
-                        point.id,
-                        self.location,
-                        reason,
-                        self._own_store(),
+                    if key != str(point.id):  # deleting it in Qdrant takes the point's own id
+                        reason += f" (Qdrant point {point.id})"
+                    # `kenning forget` finds a point by the id kenning derives, which another
+                    # application's point does not have
+                    fix = (
+                        "they are not kenning's notes (another application's points, or edited "
+                        f"by hand): delete them from the Qdrant collection {self.collection} "
+                        f"at {self.location}, or {self._own_store()} (`kenning export`, then "
+                        "`kenning import` there)"
                     )
-                elif len(self._damaged) == WARNED_POINTS + 1:
-                    log.warning(
-                        "kenning: skipped more Qdrant points kenning did not write in %s; "
-                        "`kenning export --group-id all` counts them and names the fix",
-                        self.location,
+                    self._damaged[key] = DamagedRow(
+                        key, group if isinstance(group, str) else None, "payload", reason, fix
                     )
+            if say and key not in self._damaged_said:
+                self._damaged_said.add(key)
+                self._say_damaged(point, self._damaged[key], len(self._damaged_said))
             return None
+
+    def _say_damaged(self, point: Any, row: DamagedRow, said: int) -> None:
+        """The warning of a read that skipped ``row`` (the ``said``-th it says)."""
+        if row.column == "content":
+            log.warning(
+                "kenning: skipped the damaged memory %r in %s: its content %s; %s",
+                row.id,
+                self.location,
+                row.reason,
+                BLANK_FIX,
+            )
+        # another application's points can be many: a few named, then one line
+        elif said <= WARNED_POINTS:
+            log.warning(
+                "kenning: skipped the Qdrant point %s in %s: its payload %s (not "
+                "written by kenning?); delete it, or %s",
+                point.id,
+                self.location,
+                row.reason,
+                self._own_store(),
+            )
+        elif said == WARNED_POINTS + 1:
+            log.warning(
+                "kenning: skipped more Qdrant points kenning did not write in %s; "
+                "`kenning export --group-id all` counts them and names the fix",
+                self.location,
+            )
 
     def _decoded(self, points: Sequence[Any]) -> list[Memory]:
         return [m for m in (self._decode(p) for p in points) if m is not None]
@@ -1530,7 +1546,7 @@ class QdrantBackend:
             for point in points:
                 if self.local and not _has_kenning_fields(point.payload or {}):
                     continue
-                if self._decode(point) is None:
+                if self._decode(point, say=False) is None:  # (counted: none is returned)
                     payload = point.payload or {}
                     # as stored; another type than text by its repr (a list cannot be a key)
                     group, coll, typ = (
