@@ -989,3 +989,76 @@ def test_a_zero_vector_is_a_memory_found_by_its_words_for_every_command(
     assert "kenning reembed" in rows["fix"], rows
     assert run_cli(project, "reembed", env=env).returncode == 0
     assert _rows(_doctor(project, pg_url, "--json"))["status"] == "ok"
+
+
+TOKEN = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
+
+
+def test_a_credential_another_writer_left_in_clear_is_named_by_doctor(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-team F5 (doctor's half): a token another writer left in a note of the team's
+    server (its content and metadata set by SQL) is shown redacted by every read and named
+    by export (048f5f3c), but doctor said every row was ok. The server picks the rows whose
+    content is not the text kenning hashed as it wrote it (one pass with the vectors' check:
+    doctor reads no more rows, and redacts only those); doctor names each by id with the
+    fields that hold it, a warning (exit 0) with the edit that stores it redacted, never
+    the token. Another project's such note is counted in that project's line; after the
+    edit the check is ok."""
+    _remember(pg_url, project)
+    _remember_for(pg_url, project, ROGUE, ("Rogue notes are imported nightly",))
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        (held,) = conn.execute(
+            "UPDATE kenning_memories SET content = content || %s, metadata = %s::jsonb, "
+            "metadata_text = %s WHERE content LIKE 'Deploys%%' RETURNING id",
+            (f"; CI token {TOKEN}", *[json.dumps({"token": TOKEN})] * 2),
+        ).fetchone()
+        (rogue,) = conn.execute(
+            "UPDATE kenning_memories SET content = content || %s WHERE group_id = %s RETURNING id",
+            (f" with {TOKEN}", ROGUE),
+        ).fetchone()
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 0, result.stdout
+    assert TOKEN not in result.stdout + result.stderr
+    rows = _rows(result)
+    assert rows["status"] == "warning", rows
+    assert "1 holds a credential another writer left in it in clear" in rows["message"], rows
+    assert f"{held!r} (content, metadata)" in rows["message"], rows
+    assert str(rogue) not in rows["message"] and "(1 of rogue/tool)" in rows["message"], rows
+    assert "kenning edit ID --content" in rows["fix"], rows
+    edit = run_cli(
+        project,
+        "edit",
+        str(held),
+        "--content",
+        "Deploys happen on Tuesdays only; CI token [REDACTED:github_token]",
+        env={"KENNING_STORE": pg_url},
+    )
+    assert edit.returncode == 0, edit.stderr
+    after = _rows(_doctor(project, pg_url, "--json"))
+    assert "credential" not in after["message"].split("; 1 row of other")[0], after
+
+
+def test_a_credential_in_a_qdrant_point_another_writer_edited_is_named(
+    project: Path, qdrant_folder: str
+) -> None:
+    """The same on a Qdrant local-mode folder: a point whose content another writer set
+    (not the text kenning hashed) is redacted and named; the others are not redacted."""
+    from qdrant_client import QdrantClient
+
+    _remember(qdrant_folder, project)
+    client = QdrantClient(path=qdrant_folder.removeprefix("qdrant-local:"))
+    (point,) = [
+        p
+        for p in client.scroll("kenning_memories", limit=10, with_payload=True)[0]
+        if str(p.payload["content"]).startswith("Deploys")
+    ]
+    client.set_payload("kenning_memories", {"content": f"Deploys use {TOKEN}"}, points=[point.id])
+    client.close()
+    result = _doctor(project, qdrant_folder, "--json")
+    assert result.returncode == 0, result.stdout
+    rows = _rows(result)
+    assert rows["status"] == "warning", rows
+    assert f"{point.payload['kenning_id']!r} (content)" in rows["message"], rows
+    assert TOKEN not in result.stdout + result.stderr

@@ -64,7 +64,7 @@ from .model import Memory, Provenance, utc_now
 if TYPE_CHECKING:
     from .project import Project
 
-__all__ = ["Check", "DoctorReport", "expected_provenance", "run_doctor"]
+__all__ = ["Check", "DoctorReport", "expected_provenance", "held_credentials", "run_doctor"]
 
 #: ``warning``: the store works as it is, with a limit worth fixing (a read-only store is
 #: read; writes fail): said with its fix, and the store is still healthy.
@@ -738,6 +738,24 @@ def credentials_only(memory: Memory) -> str | None:
     return f"{memory.id!r}: {redaction_counts(redaction_markers(memory.content))}"
 
 
+def held_credentials(memory: Memory) -> str | None:
+    """The fields of ``memory`` (as stored) that hold a credential in clear, which every read
+    shows redacted (:func:`kenning.store_read.redacted_on_read`): ``"content, metadata"``;
+    None when it holds none. Another writer left it (an older kenning, another tool):
+    kenning redacts what it writes."""
+    from .store_read import redacted_on_read
+
+    shown = redacted_on_read(memory)
+    if shown is memory:
+        return None
+    held = [
+        name
+        for name in ("content", "source", "tags", "metadata")
+        if getattr(shown, name) != getattr(memory, name)
+    ]
+    return ", ".join(held) or None
+
+
 def rows_check(
     total: int,
     dimension: int | None,
@@ -751,6 +769,7 @@ def rows_check(
     *,
     scaled: Sequence[str] = (),
     zero: Sequence[str] = (),
+    credentials: Sequence[str] = (),
     scope: str | None = None,
 ) -> Check:
     """The ``rows`` check's verdict on ``total`` rows read (every kind of store): the rows
@@ -760,7 +779,9 @@ def rows_check(
     ``remove_each``: how to remove a row doctor names, as this kind of store allows.
     ``scaled``: on a server store, the rows whose finite vector is not of length 1, which
     the server's cosine reads as its direction (a warning: search finds them); ``zero``,
-    those whose vector is all zeros, which search scores 0 (a warning). ``scope``:
+    those whose vector is all zeros, which search scores 0 (a warning); ``credentials``,
+    those holding a credential in clear, named with the fields (:func:`held_credentials`:
+    a warning, every read shows them redacted). ``scope``:
     whose rows ``total`` counts, when not the whole store's (``project acme/widgets``)."""
     ahead_fix = (
         # kenning refuses such a time on every write: another writer's clock (or damage) left
@@ -801,6 +822,19 @@ def rows_check(
             f"writer's), which {'points' if one else 'point'} nowhere: search scores "
             f"{'its' if one else 'their'} meaning 0 and finds {'it' if one else 'them'} by "
             f"{'its' if one else 'their'} words alone (at most 0.40): {listed(list(zero))}"
+        )
+    if credentials:
+        one = len(credentials) == 1
+        notes.append(
+            f"{len(credentials)} {'holds' if one else 'hold'} a credential another writer "
+            f"left in {'it' if one else 'them'} in clear (an older kenning, another tool): "
+            f"every read shows {'it' if one else 'them'} redacted, but the table holds "
+            f"{'it' if one else 'them'} as written, in {listed(list(credentials))}"
+        )
+        note_fixes.append(
+            f"`kenning edit ID --content '…'` of {'it' if one else 'each'}, with its text as "
+            "recall shows it, stores every field redacted (or `kenning forget ID "
+            "--group-id all`); then rotate the credential: it was stored in clear"
         )
     if (scaled or zero) and not vectors:  # (else the failure's fix says it)
         note_fixes.append(
