@@ -1062,3 +1062,52 @@ def test_a_credential_in_a_qdrant_point_another_writer_edited_is_named(
     assert rows["status"] == "warning", rows
     assert f"{point.payload['kenning_id']!r} (content)" in rows["message"], rows
     assert TOKEN not in result.stdout + result.stderr
+
+
+def test_a_search_path_naming_a_schema_this_role_cannot_create_is_warned(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-team F4's gap: a URL whose search_path names a schema that does not exist
+    (`?options=-csearch_path%3Dmissing`) got "no kenning store yet; `kenning remember`
+    creates it" (ok) from doctor's creation trial, which never tried the schema; a role
+    that may not create schemas in the database then failed its first write. Doctor tries
+    it too (rolled back: nothing is left) and warns with the write's own error and fix;
+    the owner (a superuser here) still gets ok."""
+    path = "?options=-csearch_path%3Dmissing"
+    with login_role(pg_url, ()) as url:
+        result = _doctor(project, url + path, "--json")
+        assert result.returncode == 0, result.stderr
+        store = {c["name"]: c for c in json.loads(result.stdout)["checks"]}["store"]
+        assert store["status"] == "warning", store
+        assert "this role cannot create it" in store["message"], store
+        assert "the schema 'missing'" in store["message"], store
+        assert 'CREATE SCHEMA "missing";' in store["fix"], store
+        write = run_cli(project, "remember", "A note.", env={"KENNING_STORE": url + path})
+        assert write.returncode == 1 and 'CREATE SCHEMA "missing";' in write.stderr, write.stderr
+        # a role that may create the schema: doctor says what the write then does
+        database = pg_url.rsplit("/", 1)[1]
+        _sql(pg_url, f"GRANT CREATE ON DATABASE {database} TO {url.split('//')[1].split(':')[0]}")
+        result = _doctor(project, url + path, "--json")
+        store = {c["name"]: c for c in json.loads(result.stdout)["checks"]}["store"]
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT to_regnamespace('missing')").fetchone() == (None,)
+        write = run_cli(project, "remember", "A note.", env={"KENNING_STORE": url + path})
+        assert (store["status"] == "ok") == (write.returncode == 0), (store, write.stderr)
+        if write.returncode:
+            assert write.stderr.split("error: ")[-1].split(";")[0] in store["message"], store
+        _sql(pg_url, "DROP SCHEMA IF EXISTS missing CASCADE")
+    # the owner (a superuser) may create the schema, but pgvector is in public, off that
+    # path: the write would fail on it, and doctor says so (with the URL that works)
+    for where, works in ((path, False), (path + ",public", True)):
+        result = _doctor(project, pg_url + where, "--json")
+        store = {c["name"]: c for c in json.loads(result.stdout)["checks"]}["store"]
+        with psycopg.connect(pg_url) as conn:  # nothing of the trial is left
+            assert conn.execute("SELECT to_regnamespace('missing')").fetchone() == (None,)
+        if works:
+            assert store["status"] == "ok" and "creates it" in store["message"], store
+        else:
+            assert "search_path%3Dmissing,public" in store["fix"], store
+        write = run_cli(project, "remember", "A note.", env={"KENNING_STORE": pg_url + where})
+        assert (write.returncode == 0) == works, write.stderr
+        _sql(pg_url, "DROP SCHEMA IF EXISTS missing CASCADE")  # (the failed write made it)

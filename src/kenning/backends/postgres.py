@@ -1332,24 +1332,44 @@ class PostgresBackend:
                 extra={INDEX_MISSING_LOG_MARK: True},  # stats and reembed say it themselves
             )
 
-    def _creation_refused(self, conn: psycopg.Connection[Any]) -> str | None:
+    def _creation_refused(
+        self, conn: psycopg.Connection[Any], schema: str | None = None
+    ) -> str | None:
         """Why the first write could not create the store in this database, as it would
         say it (pgvector not enabled and this role may not enable it, no CREATE on the
-        schema, a standby), or None: tried in a transaction that is rolled back, so nothing
-        is left (a managed service's admin role may create pgvector though it is no
-        superuser, which no catalog tells)."""
+        schema, a standby; ``schema``: the one the search_path names, which does not exist
+        yet and the write creates first, qa-team F4), or None: tried in a transaction that
+        is rolled back, so nothing is left (a managed service's admin role may create
+        pgvector though it is no superuser, which no catalog tells)."""
 
         class _TriedOnly(Exception):
+            pass
+
+        class _Refused(Exception):
             pass
 
         try:
             with self._translate("create the store in"), conn.transaction():
                 conn.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_WAIT_S}s'")
+                if schema is not None:
+                    try:
+                        with conn.transaction():
+                            conn.execute(
+                                psycopg.sql.SQL("CREATE SCHEMA {}").format(
+                                    psycopg.sql.Identifier(schema)
+                                )
+                            )
+                    except pg_errors.InsufficientPrivilege:
+                        raise _Refused(self._schema_refused(schema)) from None
+                    # (the URL's search_path now finds it first, as the write's does)
                 self._ensure_vector_extension(conn, create=True)
+                _register_vector_checked(conn)  # as the write does next: a type off the path
                 conn.execute("CREATE TABLE kenning_schema (version integer PRIMARY KEY)")
                 raise _TriedOnly
         except _TriedOnly:
             return None
+        except _Refused as exc:
+            return str(exc)
         except StoreUnavailable:
             return None  # (a lock held by another session: the write waits its turn)
         except KenningError as exc:
@@ -1381,10 +1401,13 @@ class PostgresBackend:
         if exists:
             return False
         if not create:
-            raise StoreNotFound(
+            missing = StoreNotFound(
                 f"no kenning store in {self.location} yet (the schema {named!r} its search_path "
                 f"names does not exist; {StoreNotFound.CREATOR} creates it)"
             )
+            if self._try_creation:  # the write creates the schema first: tried too
+                missing.cannot_create = self._creation_refused(conn, schema=named)
+            raise missing
         try:
             with conn.transaction():
                 conn.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_WAIT_S}s'")
@@ -1396,13 +1419,18 @@ class PostgresBackend:
                     )
                 )
         except pg_errors.InsufficientPrivilege:
-            raise KenningError(
-                f"the schema {named!r} that the search_path of {self.location} names does not "
-                "exist, and this role may not create it; ask a database owner to run "
-                f'`CREATE SCHEMA "{named}";` (and grant this role USAGE and CREATE on it), or '
-                "name an existing schema"
-            ) from None
+            raise KenningError(self._schema_refused(named)) from None
         return True
+
+    def _schema_refused(self, named: str) -> str:
+        """What a write says when the schema ``named`` the search_path names first does not
+        exist and this role may not create it."""
+        return (
+            f"the schema {named!r} that the search_path of {self.location} names does not "
+            "exist, and this role may not create it; ask a database owner to run "
+            f'`CREATE SCHEMA "{named}";` (and grant this role USAGE and CREATE on it), or '
+            "name an existing schema"
+        )
 
     def _schema_version(self, conn: psycopg.Connection[Any]) -> int:
         """The store's schema version (0: none yet), read without any DDL."""
