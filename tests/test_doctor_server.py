@@ -1111,3 +1111,35 @@ def test_a_search_path_naming_a_schema_this_role_cannot_create_is_warned(
         write = run_cli(project, "remember", "A note.", env={"KENNING_STORE": pg_url + where})
         assert (write.returncode == 0) == works, write.stderr
         _sql(pg_url, "DROP SCHEMA IF EXISTS missing CASCADE")  # (the failed write made it)
+
+
+def test_another_projects_damaged_qdrant_point_is_a_warning_and_stats_says_nothing(
+    project: Path, qdrant_folder: str
+) -> None:
+    """qa-team F8 on a Qdrant local-mode folder: a point of project rogue/tool whose tags
+    another writer set to an object is that project's (counted in a warning here, exit 0,
+    its id not named) and stats here counts it without saying it; rogue/tool's doctor
+    fails it."""
+    from qdrant_client import QdrantClient
+
+    _remember(qdrant_folder, project)
+    _remember_for(qdrant_folder, project, ROGUE, ("Rogue notes are imported nightly",))
+    client = QdrantClient(path=qdrant_folder.removeprefix("qdrant-local:"))
+    (point,) = [
+        p
+        for p in client.scroll("kenning_memories", limit=10, with_payload=True)[0]
+        if p.payload["group_id"] == ROGUE
+    ]
+    client.set_payload("kenning_memories", {"tags": {"a": 1}}, points=[point.id])
+    client.close()
+    ours = _doctor(project, qdrant_folder, "--json")
+    assert ours.returncode == 0, ours.stdout
+    rows = _rows(ours)
+    assert rows["status"] == "warning" and "(1 of rogue/tool)" in rows["message"], rows
+    assert point.payload["kenning_id"] not in rows["message"], rows
+    stats = run_cli(project, "stats", env={"KENNING_STORE": qdrant_folder})
+    assert stats.returncode == 0 and "skipped" not in stats.stderr, stats.stderr
+    theirs = run_cli(
+        project, "doctor", "--json", env={"KENNING_STORE": qdrant_folder, "KENNING_PROJECT": ROGUE}
+    )
+    assert theirs.returncode == 1 and point.payload["kenning_id"] in _rows(theirs)["message"]
