@@ -21,6 +21,7 @@ from .backends.base import (
     CountsProjects,
     Filters,
     NamesCaseVariants,
+    ScoresDirections,
     lexical_search_with_statistics,
 )
 from .errors import StoreClosed, UserInputError
@@ -403,7 +404,8 @@ class StoreReads(StoreFreshness):
             dense,
             found,
             # a server scores a vector by its direction, and so do the lexical hits
-            directions=bool(getattr(self.backend, "scores_directions", False)),
+            directions=isinstance(self.backend, ScoresDirections)
+            and self.backend.scores_directions,
         )
         for memory_id, problem in skipped:
             log.warning(

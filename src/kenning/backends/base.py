@@ -528,6 +528,16 @@ class UpgradesSchema(Protocol):
 
 
 @runtime_checkable
+class ScoresDirections(Protocol):
+    """A backend whose vector search scores a stored vector by its direction, whatever its
+    length (pgvector's ``<=>``, Qdrant's cosine, which normalises on upload): another
+    writer's vector of another length is readable there (qa-team F7), and the lexical hits'
+    cosines are scored the same way. SQLite's scan takes stored vectors as unit length."""
+
+    scores_directions: bool
+
+
+@runtime_checkable
 class KnowsItIsReadOnly(Protocol):
     """A backend that can tell before a write that the store refuses writes (SQLite opened
     read-only, its folder not writable; a PostgreSQL standby or read-only role): a write
