@@ -143,7 +143,8 @@ def test_a_build_s_first_error_is_read_with_megabytes_after_it() -> None:
     bounded(window.text)
     assert window.first_error == 5_001  # (its traceback's first line)
     assert missing in window.text
-    assert "4,984–5,203 around an error" in window.notice()
+    # (from 20 lines above the crash's first line, its traceback's)
+    assert "4,981–5,200 around an error" in window.notice()
     queries, _ = error_recall_queries(log)
     assert queries[0] == (f"{missing} (exit code 1)", True)
     # an early error, within the head, is read as the head
@@ -868,3 +869,31 @@ def test_an_error_just_above_a_crash_does_not_read_its_trace_again() -> None:
     # (its trace read on to its 1,000 lines less the other errors' own lines, as before the
     # crash's were read first: 1,039 with the room counted twice)
     assert window.parts[0] == (1, 1_134)
+
+
+def test_a_python_traceback_in_a_long_log_is_read_from_its_first_line() -> None:
+    """A line's kind is its shape with what varies aside; a run of six hex letters inside a
+    word was taken for what varies, so "Traceback (most recent call last):" was
+    "Tr#k (…)", not a crash's line: a long log's Python crash was read only by its last
+    lines, never from the program's first frame (with any bounds, behind other services'
+    errors). A hex run is set aside when it is a word of its own."""
+    from kenning.hooks.claude_code import PROMPT_LOG_BOUNDS, TOOL_LOG_BOUNDS
+
+    root = "RecursionError: maximum recursion depth exceeded while calling a Python object"
+    for depth in (20, 400):
+        frames = ['  File "/app/worker/main.py", line 12, in <module>', "    run_jobs()"]
+        for i in range(depth):
+            frames += [
+                f'  File "/app/worker/jobs.py", line {40 + i % 7}, in step_{i % 5}',
+                f"    return step_{(i + 1) % 5}(job)",
+            ]
+        header = "Traceback (most recent call last):"
+        crash = ["2026-12-06T01:20:00Z ERROR worker crashed", header, *frames, root]
+        for before, after in ((4_000, 3_000), (300, 300)):
+            log = "\n".join([*other_services(before), *crash, *other_services(after, 4_000)])
+            for bounds in (BOUNDS, PROMPT_LOG_BOUNDS, TOOL_LOG_BOUNDS):
+                window = log_window(log, bounds)
+                assert header in window.text, (depth, before, bounds, window.parts)
+                assert "/app/worker/main.py" in window.text, (depth, before, bounds)
+                assert root in window.text
+                assert error_recall_queries(window.text)[0][0] == (root, True)

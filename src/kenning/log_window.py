@@ -230,7 +230,7 @@ _CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 #: L1: every benign ``ERROR [req=<hex>] … for order <hex>`` line had been a kind of its own).
 #: A word with digits is tried at a word's start only: tried at each of its characters, a
 #: word without any cost time quadratic in its length (a Java frame's line 39 µs, 7 with it).
-_VARIES = re.compile(r"[0-9a-fA-F]{6,}|\b\w*\d\w*|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"")
+_VARIES = re.compile(r"\b[0-9a-fA-F]{6,}\b|\b\w*\d\w*|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"")
 #: A line that reports a crash, not an error a program logged and went on from: its kinds
 #: are read first (a traceback's start, an exception's or a panic's line, a `Caused by`).
 _CRASH = re.compile(
