@@ -4775,3 +4775,142 @@ def qdrant_counted(filters: Filters) -> Any:
     from kenning.backends.qdrant import QdrantBackend
 
     return QdrantBackend._counted(filters)
+
+
+def test_qdrant_local_newest_reads_every_point_once_a_command(tmp_path: Path) -> None:
+    """Local mode orders a scroll by reading and parsing every point's time, and checks a
+    filter point by point in Python: newest made two such scrolls (the n newest, then every
+    point at or after the n-th one's time), so session start's two listings and its count
+    of the other projects read every point 5 times (~4 s at 10,000 notes). They are now
+    answered from the one read counts make, and find what Qdrant's scrolls find: times
+    another writer wrote in other forms (a Z, a space, no zone, another zone, nanoseconds,
+    one instant written three ways and broken by id), one that is no time, a point without
+    one, and, once a point holds a list where kenning writes text, by Qdrant's scrolls."""
+    from qdrant_client import QdrantClient
+    from qdrant_client.local.order_by import to_order_value
+
+    from kenning.backends.qdrant import point_id
+    from kenning.model import parse_timestamp
+
+    folder = tmp_path / "q"
+    location = f"qdrant-local:{folder}"
+    rows = corpus(24)
+    b = open_backend(location, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.close()
+    # the last minutes of the corpus written again in other forms (what Qdrant and
+    # kenning both read as times), and one that neither does
+    odd = {
+        23: "2026-03-01T12:40:00Z",
+        22: "2026-03-01 12:40:00+00:00",
+        21: "2026-03-01T13:40:00+01:00",
+        20: "2026-03-01T12:42:00",
+        19: "2026-03-01T14:43:00.5+02:00",
+        18: "2026-03-01T12:44:00.123456789+00:00",
+        17: "2026-03-01T12:39",
+        16: "not a time",
+    }
+    client = QdrantClient(path=str(folder))
+    for i, when in odd.items():
+        client.set_payload("kenning_memories", {"stored_at": when}, points=[point_id(rid(i))])
+    client.upsert(
+        "kenning_memories",
+        points=[models_point(7, rows[0].vector, {"text": "another app's, no time"})],
+    )
+    client.close()
+    readable = {}
+    for r in rows:
+        when = odd.get(int(r.memory.id[-12:]), r.memory.stored_at.isoformat())
+        if to_order_value(when) is not None:
+            readable[r.memory.id] = (parse_timestamp(when), r)
+
+    def expected(f: Filters, n: int, before: datetime | None = None) -> list[str]:
+        picked = [
+            (at, mid)
+            for mid, (at, r) in readable.items()
+            if matches(r, f) and (before is None or at < before)
+        ]
+        return [mid for _, mid in sorted(picked, reverse=True)[:n]]
+
+    cases = [
+        Filters(),
+        Filters(group_id=GROUPS[0]),
+        Filters(group_id=GROUPS[1], types=("error_fix",)),
+        Filters(collections=("conventions",)),
+        Filters(group_id=GROUPS[2], types=("rule", "decision")),
+        Filters(group_id="nobody"),
+    ]
+    cuts = [datetime(2026, 3, 1, 12, 40, tzinfo=UTC), T0 + timedelta(minutes=10)]
+    b = open_backend(location, create=False, dimension=None)
+    passes: list[str] = []  # the client's calls that each read every point in local mode
+
+    def counted(name: str) -> None:
+        call = getattr(b._client, name)  # type: ignore[attr-defined]
+
+        def read_every_point(*args: Any, **kwargs: Any) -> Any:
+            passes.append(name)
+            return call(*args, **kwargs)
+
+        setattr(b._client, name, read_every_point)  # type: ignore[attr-defined]
+
+    for name in ("scroll", "count", "facet"):
+        counted(name)
+    try:
+        # session start: two listings, then the other projects' count
+        first = b.newest(Filters(GROUPS[0], types=("error_fix",)), 3)
+        assert [m.id for m in first] == expected(Filters(GROUPS[0], types=("error_fix",)), 3)
+        assert len(b.newest(Filters(GROUPS[0], ("conventions",)), 2)) == 2
+        assert b.projects_if_absent(GROUPS[0], 3) == {}
+        assert len(passes) <= 1, passes
+        for f in cases:
+            for n in (1, 2, 3, 5, 50):
+                assert [m.id for m in b.newest(f, n)] == expected(f, n), (f, n)
+                for cut in cuts:
+                    east = cut.astimezone(timezone(timedelta(hours=3)))
+                    got = [m.id for m in b.newest(f, n, east)]
+                    assert got == expected(f, n, cut), (f, n, cut)
+        assert len(passes) <= 1, passes
+    finally:
+        b.close()
+    client = QdrantClient(path=str(folder))
+    client.upsert(
+        "kenning_memories",
+        points=[models_point(8, rows[1].vector, {"group_id": [GROUPS[0]], "stored_at": "x"})],
+    )
+    client.close()
+    b = open_backend(location, create=False, dimension=None)
+    try:
+        for f in cases:
+            for n in (1, 3, 50):
+                assert [m.id for m in b.newest(f, n)] == expected(f, n), (f, n)
+                got = [m.id for m in b.newest(f, n, cuts[0])]
+                assert got == expected(f, n, cuts[0]), (f, n)
+    finally:
+        b.close()
+
+
+def models_point(number: int, vector: np.ndarray, payload: dict[str, Any]) -> Any:
+    from qdrant_client import models
+
+    return models.PointStruct(id=number, vector=vector.tolist(), payload=payload)
+
+
+def test_qdrant_local_reads_kenning_times_as_qdrant_orders_them() -> None:
+    """A time as kenning writes it is read by datetime.fromisoformat (local mode's own parse
+    tries its formats one by one, ~40 µs a time): the same instant, to the microsecond, as
+    the one Qdrant orders by, over the years and with no microseconds; any other text is
+    left to Qdrant's parse."""
+    from qdrant_client.local.order_by import to_order_value
+
+    from kenning.backends.qdrant import _order_value
+
+    rng = np.random.default_rng(3)
+    start = datetime(1, 1, 1, tzinfo=UTC)
+    for seconds in rng.integers(0, 315_537_897_599, size=2000):
+        at = start + timedelta(
+            seconds=int(seconds), microseconds=int(rng.integers(0, 2) * seconds % 1_000_000)
+        )
+        text = at.isoformat()
+        assert _order_value(text) == to_order_value(text), text
+    for text in ("2026-03-01T12:40:00Z", "2026-03-01T12:40", "١٩٩٩-01-01T00:00:00+00:00", "x", ""):
+        assert _order_value(text) == to_order_value(text), text
