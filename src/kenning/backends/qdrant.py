@@ -1651,12 +1651,10 @@ class QdrantBackend:
                 return None
             tally = _LocalTally(self._writes)
             # every point, unfiltered (kenning's fields are looked for here, not by a filter)
-            for points in self._pages(None, _LOCAL_PAGE):
-                for point in points:
-                    payload = point.payload or {}
-                    tally.add_time(point.id, payload)
-                    if _has_kenning_fields(payload):
-                        tally.add(payload)
+            for point, payload in self._local_payloads():
+                tally.add_time(point, payload)
+                if _has_kenning_fields(payload):
+                    tally.add(payload)
             tally.sort()
             with self._call():
                 if self._dim() is None:
@@ -1664,6 +1662,28 @@ class QdrantBackend:
             with self._lock:
                 self._tally = tally
         return tally
+
+    def _local_payloads(self) -> list[tuple[Any, dict[str, Any]]]:
+        """Every point's id and payload (local mode), read where qdrant-client keeps them in
+        memory, and never changed: ~15 ms at 10,000 points, where a scroll deep-copies each
+        payload into a record (~0.9 s, of metadata and file records mostly). Read by a
+        scroll when qdrant-client keeps them otherwise than 1.20 (the version pinned) does."""
+        with self._call() as client:
+            if self._dim() is None:
+                return []
+            held = getattr(getattr(client, "_client", None), "collections", {})
+            collection = held.get(self.collection) if isinstance(held, dict) else None
+            ids = getattr(collection, "ids", None)
+            payloads = getattr(collection, "payload", None)
+            deleted = getattr(collection, "deleted", None)
+            if isinstance(ids, dict) and isinstance(payloads, list) and deleted is not None:
+                # (a deleted point keeps its place until the collection is compacted)
+                return [(point, payloads[n] or {}) for point, n in ids.items() if not deleted[n]]
+        return [
+            (point.id, point.payload or {})
+            for points in self._pages(None, _LOCAL_PAGE)
+            for point in points
+        ]
 
     def _note_written(self, point_ids: Sequence[Any]) -> None:
         """Points this backend writes: the next damaged count reads them (and, past a
