@@ -71,7 +71,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext, suppress
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -367,13 +367,17 @@ _KENNING_TIME = re.compile(
 )
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
 def _order_value(value: object) -> int | None:
     """What local mode orders a ``stored_at`` text by (microseconds since the epoch; None: not
     a time, left out of the order and of time ranges), as its ``order_by`` reads it."""
-    from qdrant_client.local.order_by import datetime_to_microseconds, to_order_value
-
     if isinstance(value, str) and _KENNING_TIME.fullmatch(value):
-        return datetime_to_microseconds(datetime.fromisoformat(value))
+        return (datetime.fromisoformat(value) - _EPOCH) // _MICROSECOND
+    from qdrant_client.local.order_by import to_order_value
+
     found = to_order_value(value)  # type: ignore[arg-type]
     return found if isinstance(found, int) else None
 
@@ -401,8 +405,8 @@ class _LocalTally:
         self.times: list[tuple[int, Any, object, object, object]] | None = []
 
     def add(self, payload: dict[str, Any]) -> None:
-        key = tuple(payload.get(field) for field in ("group_id", "collection", "type"))
-        if all(isinstance(v, str) for v in key):
+        key = (payload.get("group_id"), payload.get("collection"), payload.get("type"))
+        if isinstance(key[0], str) and isinstance(key[1], str) and isinstance(key[2], str):
             self.counts[cast(tuple[str, str, str], key)] += 1
         else:
             self.exact = False
@@ -412,15 +416,19 @@ class _LocalTally:
         names them)."""
         if self.times is None:
             return
-        fields = [payload.get(f) for f in ("group_id", "collection", "type", "stored_at")]
-        if any(isinstance(v, list | dict) for v in fields) or not (
-            fields[3] is None or isinstance(fields[3], str)
+        group, coll, typ = payload.get("group_id"), payload.get("collection"), payload.get("type")
+        at = payload.get("stored_at")
+        if (
+            isinstance(group, list | dict)
+            or isinstance(coll, list | dict)
+            or isinstance(typ, list | dict)
+            or not (at is None or isinstance(at, str))
         ):
             self.times = None
             return
-        value = _order_value(fields[3])
+        value = _order_value(at)
         if value is not None:
-            self.times.append((value, point_id, fields[0], fields[1], fields[2]))
+            self.times.append((value, point_id, group, coll, typ))
 
     def sort(self) -> None:
         if self.times is not None:
