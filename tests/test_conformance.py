@@ -4920,7 +4920,10 @@ def test_qdrant_local_reads_its_points_where_the_client_keeps_them(tmp_path: Pat
     """Counts and newest read every point's payload where qdrant-client's local mode keeps
     it in memory (a scroll deep-copies each one, ~0.9 s at 10,000 notes): the same points
     and payloads a scroll gives, past deleted and rewritten ones, and another
-    application's."""
+    application's. A paged read (iterate, export, doctor) finds the ids once, there or by
+    one scroll of its filter, and fetches them by id a page at a time (each scroll page
+    checked the filter on every point and sorted every id): the same points, payloads,
+    vectors and order as the scroll's."""
     location = f"qdrant-local:{tmp_path / 'q'}"
     rows = corpus(30)
     b: Any = open_backend(location, create=True, dimension=DIM)
@@ -4935,5 +4938,21 @@ def test_qdrant_local_reads_its_points_where_the_client_keeps_them(tmp_path: Pat
         points, _ = b._client.scroll("kenning_memories", limit=1000, with_payload=True)
         assert len(held) == len(points) == 29
         assert dict(held) == {p.id: p.payload for p in points}
+        # a read of every point, or of a filter's, pages through the ids in a scroll's order
+        for f in (Filters(), Filters(GROUPS[0]), Filters(GROUPS[1], ("conventions",))):
+            points, _ = b._client.scroll(
+                "kenning_memories",
+                scroll_filter=b._filter(f),
+                limit=1000,
+                with_payload=True,
+                with_vectors=True,
+            )
+            pages = list(b._pages(b._filter(f), 4, vectors=True))
+            assert [len(page) for page in pages[:-1]] == [4] * (len(pages) - 1)
+            assert [(p.id, p.payload, p.vector) for page in pages for p in page] == [
+                (p.id, p.payload, p.vector) for p in points
+            ]
+            listed = [r.memory.id for r in b.iterate(f, batch_size=3)]
+            assert listed == [p.payload["kenning_id"] for p in points if "kenning_id" in p.payload]
     finally:
         b.close()

@@ -382,6 +382,11 @@ def _order_value(value: object) -> int | None:
     return found if isinstance(found, int) else None
 
 
+def _scroll_order(point: Any) -> tuple[str, int]:
+    """Where a scroll puts a point id in local mode (numbers first, then UUIDs as text)."""
+    return (point, 0) if isinstance(point, str) else ("", point)
+
+
 class _LocalTally:
     """The points :meth:`QdrantBackend.count` counts (with kenning's fields), by project,
     collection and type, and every point's time for :meth:`QdrantBackend.newest`, from one
@@ -1715,7 +1720,29 @@ class QdrantBackend:
     ) -> Iterator[list[Any]]:
         """Every point matching ``scroll_filter``, ``limit`` at a time (a scroll pages by
         point id: whatever order a caller needs, it reads every page); none while the store
-        has no memories collection yet."""
+        has no memories collection yet. In local mode, where a scroll checks its filter on
+        every point and sorts every id whatever its limit, the ids are found by one scroll
+        and the points fetched by id ``limit`` at a time (as many as a scroll gives)."""
+        if self.local and limit < _LOCAL_PAGE:
+            found = (
+                # every point: the ids where the client keeps them, in a scroll's order
+                sorted((point for point, _ in self._local_payloads()), key=_scroll_order)
+                if scroll_filter is None
+                else [
+                    point.id
+                    for points in self._pages(scroll_filter, _LOCAL_PAGE, with_payload=False)
+                    for point in points
+                ]
+            )
+            for start in range(0, len(found), limit):
+                with self._call() as client:
+                    yield client.retrieve(
+                        self.collection,
+                        ids=found[start : start + limit],
+                        with_payload=with_payload,
+                        with_vectors=vectors,
+                    )
+            return
         offset: Any = None
         while True:
             with self._call() as client:
