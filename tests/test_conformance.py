@@ -4956,3 +4956,63 @@ def test_qdrant_local_reads_its_points_where_the_client_keeps_them(tmp_path: Pat
             assert listed == [p.payload["kenning_id"] for p in points if "kenning_id" in p.payload]
     finally:
         b.close()
+
+
+def test_qdrant_local_damaged_counts_read_the_points_once_in_a_scrolls_order(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Stats' count of the points a read skips decodes every point's payload: in local
+    mode read where the client keeps them (a scroll deep-copied each one). The same counts,
+    by project, collection and type as stored, and the same points named first in the
+    warnings (those a scroll reaches first), beside another application's point; a write
+    then reads again only what it wrote and what was damaged."""
+    import logging
+    from collections import Counter
+
+    from qdrant_client import QdrantClient
+
+    from kenning.backends.qdrant import WARNED_POINTS, point_id
+
+    folder = tmp_path / "q"
+    location = f"qdrant-local:{folder}"
+    rows = corpus(24)
+    b: Any = open_backend(location, create=True, dimension=DIM)
+    b.upsert(rows)
+    b.close()
+    broken = {2: {"tags": "urgent"}, 5: {"metadata": [1]}, 9: {"source": 5}, 13: {"tags": 1}}
+    broken |= {17: {"content": "  "}, 20: {"group_id": 7}}
+    client = QdrantClient(path=str(folder))
+    for i, change in broken.items():
+        client.set_payload("kenning_memories", change, points=[point_id(rid(i))])
+    client.upsert("kenning_memories", points=[models_point(7, rows[0].vector, {"x": 1})])
+    order, _ = client.scroll("kenning_memories", limit=1000, with_payload=["kenning_id"])
+    client.close()
+    expected: Counter[tuple[object, object, object]] = Counter()
+    for i in broken:
+        m = rows[i].memory
+        group = repr(7) if i == 20 else m.group_id
+        expected[group, m.collection, m.type] += 1
+    damaged_ids = {point_id(rid(i)) for i in broken}
+    named = [str(p.id) for p in order if str(p.id) in damaged_ids]
+    b = open_backend(location, create=False, dimension=None)
+    try:
+        with caplog.at_level(logging.WARNING, logger="kenning.backends.qdrant"):
+            assert b.count_damaged(Filters()) == dict(expected)
+        said = [r.getMessage() for r in caplog.records]
+        blank = point_id(rid(17))  # named by a line of its own, whatever its place
+        told = [
+            m.split("skipped the Qdrant point ")[1].split(" ")[0]
+            if "skipped the Qdrant point" in m
+            else blank
+            for m in said
+            if "skipped the Qdrant point" in m or "skipped the damaged memory" in m
+        ]
+        # the points named, in a scroll's order; those named for their payload its first
+        assert told == [p for p in named if p in told], said
+        by_payload = [p for p in told if p != blank]
+        assert by_payload == [p for p in named if p != blank][: len(by_payload)], said
+        assert len(by_payload) >= WARNED_POINTS - 1, said
+        b.upsert([record(30, rows[3].vector, group=GROUPS[1])])
+        assert b.count_damaged(Filters()) == dict(expected)
+    finally:
+        b.close()

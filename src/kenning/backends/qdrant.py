@@ -965,11 +965,16 @@ class QdrantBackend:
         """The point's memory, or None (recorded, and said once unless ``say`` is False: a
         count, which returns no point, qa-team F8) for a payload kenning did not write:
         another application's point in the collection, or one edited by hand."""
-        payload = point.payload or {}
+        return self._decode_payload(point.id, point.payload or {}, say=say)
+
+    def _decode_payload(
+        self, point_id: Any, payload: dict[str, Any], *, say: bool = True
+    ) -> Memory | None:
+        """:meth:`_decode` of a point's id and payload."""
         try:
             return self._memory(payload)
         except (KeyError, TypeError, ValueError) as exc:
-            key = str(payload.get("kenning_id") or point.id)
+            key = str(payload.get("kenning_id") or point_id)
             if key not in self._damaged:
                 group = payload.get("group_id")
                 if isinstance(exc, FieldDamage) and exc.column == "content":
@@ -982,8 +987,8 @@ class QdrantBackend:
                         if isinstance(exc, KeyError)
                         else f"is invalid: {exc}"
                     )
-                    if key != str(point.id):  # deleting it in Qdrant takes the point's own id
-                        reason += f" (Qdrant point {point.id})"
+                    if key != str(point_id):  # deleting it in Qdrant takes the point's own id
+                        reason += f" (Qdrant point {point_id})"
                     # `kenning forget` finds a point by the id kenning derives, which another
                     # application's point does not have
                     fix = (
@@ -997,10 +1002,10 @@ class QdrantBackend:
                     )
             if say and key not in self._damaged_said:
                 self._damaged_said.add(key)
-                self._say_damaged(point, self._damaged[key], len(self._damaged_said))
+                self._say_damaged(point_id, self._damaged[key], len(self._damaged_said))
             return None
 
-    def _say_damaged(self, point: Any, row: DamagedRow, said: int) -> None:
+    def _say_damaged(self, point_id: Any, row: DamagedRow, said: int) -> None:
         """The warning of a read that skipped ``row`` (the ``said``-th it says)."""
         if row.column == "content":
             log.warning(
@@ -1015,7 +1020,7 @@ class QdrantBackend:
             log.warning(
                 "kenning: skipped the Qdrant point %s in %s: its payload %s (not "
                 "written by kenning?); delete it, or %s",
-                point.id,
+                point_id,
                 self.location,
                 row.reason,
                 self._own_store(),
@@ -1622,24 +1627,35 @@ class QdrantBackend:
         scroll_filter = condition(filters)
         if again is not None:
             scroll_filter = condition(filters, [models.HasIdCondition(has_id=again)])
-        pages = self._pages(scroll_filter, _LOCAL_PAGE if self.local else 1000)
-        for points in pages if again != [] else ():
-            for point in points:
-                if self.local and not _has_kenning_fields(point.payload or {}):
-                    continue
-                if self._decode(point, say=False) is None:  # (counted: none is returned)
-                    payload = point.payload or {}
-                    # as stored; another type than text by its repr (a list cannot be a key)
-                    group, coll, typ = (
-                        v if isinstance(v, str) else repr(v)
-                        for v in (
-                            payload.get("group_id"),
-                            payload.get("collection"),
-                            payload.get("type"),
-                        )
+        if self.local and scroll_filter is None:
+            # every point: read where the client keeps them (a scroll deep-copies each
+            # payload; a memory decoded here is only looked at), in a scroll's order (the
+            # points a warning names first are the same)
+            points: Iterator[tuple[Any, dict[str, Any]]] = iter(
+                sorted(self._local_payloads(), key=lambda held: _scroll_order(held[0]))
+            )
+        else:
+            pages = self._pages(scroll_filter, _LOCAL_PAGE if self.local else 1000)
+            points = (
+                (point.id, point.payload or {})
+                for page in (pages if again != [] else ())
+                for point in page
+            )
+        for point, payload in points:
+            if self.local and not _has_kenning_fields(payload):
+                continue
+            if self._decode_payload(point, payload, say=False) is None:  # (counted: not said)
+                # as stored; another type than text by its repr (a list cannot be a key)
+                group, coll, typ = (
+                    v if isinstance(v, str) else repr(v)
+                    for v in (
+                        payload.get("group_id"),
+                        payload.get("collection"),
+                        payload.get("type"),
                     )
-                    found[group, coll, typ] += 1
-                    now_damaged.add(point.id)
+                )
+                found[group, coll, typ] += 1
+                now_damaged.add(point)
         with self._lock:
             self._damaged_count = (writes, filters, dict(found), frozenset(now_damaged))
         return dict(found)
