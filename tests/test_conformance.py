@@ -4954,6 +4954,13 @@ def test_qdrant_local_reads_its_points_where_the_client_keeps_them(tmp_path: Pat
             ]
             listed = [r.memory.id for r in b.iterate(f, batch_size=3)]
             assert listed == [p.payload["kenning_id"] for p in points if "kenning_id" in p.payload]
+        # the words of every point for lexical search, read there too: a search's one scroll
+        # is its candidates' (by id)
+        scrolls: list[object] = []
+        scroll = b._client.scroll
+        b._client.scroll = lambda *a, **k: scrolls.append(k) or scroll(*a, **k)
+        hits = b.lexical_search("written again", 3, Filters())
+        assert [h.memory.id for h in hits] == [rid(17)] and len(scrolls) == 1, scrolls
     finally:
         b.close()
 
