@@ -4952,6 +4952,12 @@ def test_qdrant_local_reads_its_points_where_the_client_keeps_them(tmp_path: Pat
             assert [(p.id, p.payload, p.vector) for page in pages for p in page] == [
                 (p.id, p.payload, p.vector) for p in points
             ]
+            pages = list(b._pages(b._filter(f), 4, with_payload=["kenning_id"]))
+            assert [len(page) for page in pages[:-1]] == [4] * (len(pages) - 1)
+            assert [(p.id, p.payload) for page in pages for p in page] == [
+                (p.id, {"kenning_id": p.payload["kenning_id"]} if "kenning_id" in p.payload else {})
+                for p in points
+            ]
             listed = [r.memory.id for r in b.iterate(f, batch_size=3)]
             assert listed == [p.payload["kenning_id"] for p in points if "kenning_id" in p.payload]
         # the words of every point for lexical search, read there too: a search's one scroll

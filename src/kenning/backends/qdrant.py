@@ -1738,7 +1738,13 @@ class QdrantBackend:
         point id: whatever order a caller needs, it reads every page); none while the store
         has no memories collection yet. In local mode, where a scroll checks its filter on
         every point and sorts every id whatever its limit, the ids are found by one scroll
-        and the points fetched by id ``limit`` at a time (as many as a scroll gives)."""
+        and the points fetched by id ``limit`` at a time (as many as a scroll gives); a read
+        without vectors is one scroll's page, cut."""
+        if self.local and limit < _LOCAL_PAGE and not vectors:
+            for points in self._pages(scroll_filter, _LOCAL_PAGE, with_payload=with_payload):
+                for start in range(0, len(points), limit):
+                    yield points[start : start + limit]
+            return
         if self.local and limit < _LOCAL_PAGE:
             found = (
                 # every point: the ids where the client keeps them, in a scroll's order
