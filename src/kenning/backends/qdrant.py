@@ -1525,8 +1525,9 @@ class QdrantBackend:
             # asked after a lexical search read them all (recall's note of the notes under
             # the folder's id) is the index's
             return index.group_count(filters.group_id)
-        # (one project's count filters on one field: cheaper than reading every point)
-        tally = self._local_tally(read=filters.group_id is None)
+        # (local mode: a filter checks every point, ~0.5 s at 10,000 notes; the one read
+        # of every point, kept until the next write, ~0.07 s)
+        tally = self._local_tally()
         if tally is not None:
             return tally.count(filters)
         with self._call() as client:
@@ -1539,7 +1540,7 @@ class QdrantBackend:
     def projects_if_absent(self, group_id: str, limit: int) -> dict[str, int]:
         from ..project import others_to_name
 
-        tally = self._local_tally(read=False)
+        tally = self._local_tally()
         if tally is not None:
             return others_to_name(group_id, self._project_counts(), limit)
         with self._call() as client:
@@ -1675,24 +1676,21 @@ class QdrantBackend:
             self._damaged_count = (writes, filters, dict(found), frozenset(now_damaged))
         return dict(found)
 
-    def _local_tally(self, *, read: bool = True) -> _LocalTally | None:
+    def _local_tally(self) -> _LocalTally | None:
         """:meth:`_local_read`, for counts: None also when a point holds a field that is
         not text."""
-        tally = self._local_read(read=read)
+        tally = self._local_read()
         return tally if tally is not None and tally.exact else None
 
-    def _local_read(self, *, read: bool = True) -> _LocalTally | None:
+    def _local_read(self) -> _LocalTally | None:
         """:class:`_LocalTally` of the store as it is, read once after each write (None
         against a server, whose counts, facets and ordered scrolls use its payload
-        indexes, or before the store has its collection; not ``read``: None unless it was
-        read since the last write)."""
+        indexes, or before the store has its collection)."""
         if not self.local:
             return None
         with self._lock:
             tally = self._tally
         if tally is None or tally.writes != self._writes:
-            if not read:
-                return None
             tally = _LocalTally(self._writes)
             # every point, unfiltered (kenning's fields are looked for here, not by a filter)
             for point, payload in self._local_payloads():
