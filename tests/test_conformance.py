@@ -4988,7 +4988,7 @@ def test_qdrant_local_damaged_counts_read_the_points_once_in_a_scrolls_order(
 
     from qdrant_client import QdrantClient
 
-    from kenning.backends.qdrant import WARNED_POINTS, point_id
+    from kenning.backends.qdrant import point_id
 
     folder = tmp_path / "q"
     location = f"qdrant-local:{folder}"
@@ -5015,20 +5015,10 @@ def test_qdrant_local_damaged_counts_read_the_points_once_in_a_scrolls_order(
     try:
         with caplog.at_level(logging.WARNING, logger="kenning.backends.qdrant"):
             assert b.count_damaged(Filters()) == dict(expected)
-        said = [r.getMessage() for r in caplog.records]
-        blank = point_id(rid(17))  # named by a line of its own, whatever its place
-        told = [
-            m.split("skipped the Qdrant point ")[1].split(" ")[0]
-            if "skipped the Qdrant point" in m
-            else blank
-            for m in said
-            if "skipped the Qdrant point" in m or "skipped the damaged memory" in m
-        ]
-        # the points named, in a scroll's order; those named for their payload its first
-        assert told == [p for p in named if p in told], said
-        by_payload = [p for p in told if p != blank]
-        assert by_payload == [p for p in named if p != blank][: len(by_payload)], said
-        assert len(by_payload) >= WARNED_POINTS - 1, said
+        # a count says nothing (qa-team F8: another project's points are not this reader's
+        # warnings); the points it found are named, as doctor names them, in a scroll's order
+        assert not [r for r in caplog.records if "skipped" in r.getMessage()], caplog.text
+        assert [point_id(row.id) for row in b.damaged_rows()] == named
         b.upsert([record(30, rows[3].vector, group=GROUPS[1])])
         assert b.count_damaged(Filters()) == dict(expected)
     finally:
