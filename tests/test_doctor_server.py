@@ -13,6 +13,7 @@ import psycopg
 import pytest
 
 from kenning import open_store
+from kenning.backends.base import Filters
 from kenning.doctor import run_doctor
 from kenning.errors import KenningError
 from kenning.model import Provenance
@@ -989,6 +990,70 @@ def test_a_zero_vector_is_a_memory_found_by_its_words_for_every_command(
     assert "kenning reembed" in rows["fix"], rows
     assert run_cli(project, "reembed", env=env).returncode == 0
     assert _rows(_doctor(project, pg_url, "--json"))["status"] == "ok"
+
+
+def test_export_keeps_a_vector_of_another_length_as_its_direction(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa-team F7's verdict, export's half: a vector another writer left at another length
+    than 1 is read as its direction by search, stats and doctor, but export left it out as
+    "damaged" and the import embedded the text again, so a backup lost the vector the
+    server searched by. Export writes its direction (of length 1: an import, the SQLite
+    store above all, takes only unit vectors) and says so as doctor does; a zero vector,
+    which points nowhere, is exported without it (the import embeds its text). A round trip
+    into SQLite keeps the direction the server scored."""
+    import base64
+
+    import numpy as np
+
+    from kenning.transfer import import_memories
+
+    _remember(pg_url, project)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        scaled, stored = conn.execute(
+            "SELECT id, embedding::real[] FROM kenning_memories WHERE content LIKE 'The CI%'"
+        ).fetchone()
+        # a direction of its own (not the text's embedding: a re-embedding would not give
+        # it back), at length 5
+        direction = np.asarray(stored, dtype=np.float64)
+        direction[:8] += 0.2
+        direction /= np.linalg.norm(direction)
+        conn.execute(
+            "UPDATE kenning_memories SET embedding = %s::vector WHERE id = %s",
+            ("[" + ",".join(repr(float(x) * 5) for x in direction) + "]", scaled),
+        )
+    zero = _set_vector(pg_url, "Timestamps", 0.0)
+    backup = project / "backup.jsonl"
+    result = run_cli(project, "export", "-o", str(backup), env={"KENNING_STORE": pg_url})
+    assert result.returncode == 0, result.stderr
+    said = result.stderr
+    assert "damaged" not in said, said
+    assert (
+        "1 memory holds a vector of another length than 1 (another writer's: kenning writes "
+        "unit vectors), which the server's cosine reads as its direction: exported as that "
+        f"direction, of length 1 (`kenning reembed` recomputes it from its text): {scaled} "
+        "(length 5)"
+    ) in said, said
+    assert (
+        "1 memory holds a zero vector (another writer's), which points nowhere: exported "
+        f"without it (`kenning import` embeds its text): {zero}"
+    ) in said, said
+    lines = {x["id"]: x for x in map(json.loads, backup.read_text().splitlines()[1:])}
+    assert len(lines) == 3 and "embedding" not in lines[zero], lines[zero]
+    written = np.frombuffer(base64.b64decode(lines[scaled]["embedding"]), dtype=np.float32)
+    assert abs(float(np.linalg.norm(written.astype(np.float64))) - 1.0) < 1e-6
+    assert np.allclose(written, direction, atol=1e-6)
+    # the round trip into the embedded store, which refuses a vector not of length 1
+    with open_store(cwd=project, embedder="hashing") as local:
+        counts = import_memories(local, backup.read_text().splitlines())
+        assert counts["imported"] == 3 and not counts.get("reembedded"), counts
+        vectors = {
+            r.memory.id: np.asarray(r.vector, dtype=np.float64)
+            for r in local.backend.iterate(Filters())
+        }
+    assert np.allclose(vectors[scaled], direction, atol=1e-6), "the direction was not kept"
+    assert abs(float(np.linalg.norm(vectors[zero])) - 1.0) < 1e-3  # embedded from its text
 
 
 TOKEN = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"

@@ -2080,7 +2080,9 @@ def export(
     """Write memories as JSONL (every field, ids kept, vectors included).
 
     A memory whose row is damaged is left out and named (exit 1); one whose vector is
-    damaged is written without it (`kenning import` re-embeds it)."""
+    damaged is written without it (`kenning import` re-embeds it). On a server store a
+    vector another writer left at another length than 1 is written as its direction, of
+    length 1 (the server searches by it), and a zero vector is left out; each is named."""
     from .project import store_named_by
     from .transfer import export_memories
 
@@ -2136,6 +2138,28 @@ def export(
             f"re-embeds it): {_listing(report.without_vectors)}",
             err=True,
         )
+    if report.directions:
+        one = len(report.directions) == 1
+        click.echo(
+            f"{len(report.directions)} "
+            f"{'memory holds a vector' if one else 'memories hold vectors'} of another "
+            "length than 1 (another writer's: kenning writes unit vectors), which "
+            f"the server's cosine reads as {'its direction' if one else 'their directions'}: "
+            f"exported as {'that direction' if one else 'those directions'}, of length 1 "
+            f"(`kenning reembed` recomputes {'it' if one else 'them'} from "
+            f"{'its' if one else 'their'} text): {_listing(report.directions)}",
+            err=True,
+        )
+    if report.zero_vectors:
+        one = len(report.zero_vectors) == 1
+        click.echo(
+            f"{len(report.zero_vectors)} "
+            f"{'memory holds a zero vector' if one else 'memories hold zero vectors'} (another "
+            f"writer's), which {'points' if one else 'point'} nowhere: exported without "
+            f"{'it' if one else 'them'} (`kenning import` embeds {'its' if one else 'their'} "
+            f"text): {_listing(report.zero_vectors)}",
+            err=True,
+        )
     if report.redacted:
         one = report.redacted == 1
         click.echo(
@@ -2172,8 +2196,13 @@ def _damaged(n: int) -> str:
 
 
 def _listing(items: Any, shown: int = 3) -> str:
-    """``id (why), …`` for a mapping of ids to reasons, on one terminal-safe line."""
-    parts = [f"{_plain(str(k))} ({_plain(str(v))})" for k, v in list(items.items())[:shown]]
+    """``id (why), …`` for a mapping of ids to reasons (``id; …`` for ids alone), on one
+    terminal-safe line."""
+    parts = (
+        [f"{_plain(str(k))} ({_plain(str(v))})" for k, v in list(items.items())[:shown]]
+        if isinstance(items, Mapping)
+        else [_plain(str(k)) for k in list(items)[:shown]]
+    )
     more = len(items) - shown
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 

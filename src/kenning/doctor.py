@@ -839,7 +839,8 @@ def rows_check(
     if (scaled or zero) and not vectors:  # (else the failure's fix says it)
         note_fixes.append(
             "`kenning reembed` recomputes such a vector from its note's text, as kenning "
-            "writes it (an export leaves it out, and the import embeds the text)"
+            "writes it (an export writes its direction, of length 1, and leaves a zero "
+            "vector out for the import to embed the text)"
         )
     of = f" of {scope}" if scope else ""
     if not fields and not vectors:

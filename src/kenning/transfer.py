@@ -15,7 +15,11 @@ re-embedded (the vector is derived data; the text is the memory).
 
 An export writes every memory whose row reads back; a row whose fields do not decode is
 left out and named (:class:`ExportReport`), and a memory whose vector is damaged is
-written without it, so that the import re-embeds it.
+written without it, so that the import re-embeds it. On a server store, whose search reads
+a vector's direction (:class:`~kenning.backends.base.ScoresDirections`), another writer's
+finite vector of another length than 1 is not damaged: it is written as its direction, of
+length 1, which an import (into SQLite too) keeps and scores as the server did; a zero
+vector, which points nowhere, is written without it (:func:`_as_direction`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import contextlib
 import gc
 import json
 import logging
+import math
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -34,7 +39,13 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from .backends.base import BulkLoader, Filters, bulk_writes, prepare_search
+from .backends.base import (
+    BulkLoader,
+    Filters,
+    ScoresDirections,
+    bulk_writes,
+    prepare_search,
+)
 from .errors import Interrupted, KenningError, StoreUnavailable, StoreWriteFailed
 from .export_format import EXPORT_FORMAT, ExportFile, ExportLine, read_export
 from .model import (
@@ -67,7 +78,9 @@ class ExportReport:
     """What an export wrote: ``exported`` memories; ``damaged`` rows left out (id → what
     does not decode); ``without_vectors``: memories written without their damaged vector
     (id → what is wrong with it; the import re-embeds them); ``fix``: how to repair the
-    damaged rows when the backend says (None: ``kenning doctor`` does)."""
+    damaged rows when the backend says (None: ``kenning doctor`` does). A server store's
+    vector of another length than 1, or all zeros, is not damaged (its search reads a
+    vector's direction): ``directions`` and ``zero_vectors`` name them."""
 
     exported: int
     damaged: Mapping[str, str] = field(default_factory=dict)
@@ -77,6 +90,11 @@ class ExportReport:
     redacted: int = 0
     #: Those memories (id → the fields that held it: content, source, tags, metadata).
     redacted_ids: Mapping[str, str] = field(default_factory=dict)
+    #: On a server store: memories whose vector another writer left at another length than
+    #: 1, exported as its direction, of length 1 (id → ``length 5``).
+    directions: Mapping[str, str] = field(default_factory=dict)
+    #: On a server store: memories whose vector is all zeros, exported without it.
+    zero_vectors: Sequence[str] = ()
 
 
 def export_memories(
@@ -111,6 +129,10 @@ def export_memories(
     n = 0
     without: dict[str, str] = {}
     redacted: dict[str, str] = {}
+    # a server reads a vector's direction: one of another length is exported as it
+    directions = isinstance(store.backend, ScoresDirections) and store.backend.scores_directions
+    scaled: dict[str, str] = {}
+    zero: list[str] = []
     for record in store.backend.iterate(Filters(group_id=scope), oldest_first=True):
         # a credential another writer (an older kenning, another tool) left in a memory:
         # an export is shared, and every reader of the store redacts it (qa-s65b B3)
@@ -123,11 +145,18 @@ def export_memories(
             # (a redacted text's vector is its secret's: the import embeds the text)
             problem = vector_problem(record.vector, dimension)
             if problem is None:
-                line["embedding"] = base64.b64encode(
-                    np.ascontiguousarray(record.vector, dtype=np.float32).tobytes()
-                ).decode("ascii")
-            else:
+                line["embedding"] = _encoded(record.vector)
+            elif not directions:
                 without[record.memory.id] = problem
+            else:
+                direction, length = _as_direction(record.vector, dimension)
+                if direction is not None:
+                    line["embedding"] = _encoded(direction)
+                    scaled[record.memory.id] = f"length {length:.6g}"
+                elif length == 0.0:
+                    zero.append(record.memory.id)
+                else:
+                    without[record.memory.id] = problem
         out.write(escape_unsafe_json(json.dumps(line, ensure_ascii=False)) + "\n")
         n += 1
     if vectors and (reembedding() or store.backend.read_provenance() != provenance):
@@ -149,7 +178,36 @@ def export_memories(
         "; ".join(fixes) or None,
         len(redacted),
         redacted,
+        scaled,
+        zero,
     )
+
+
+def _encoded(vector: object) -> str:
+    """A vector as an export writes it: base64 of its float32 bytes."""
+    return base64.b64encode(np.ascontiguousarray(vector, dtype=np.float32).tobytes()).decode(
+        "ascii"
+    )
+
+
+def _as_direction(vector: object, dimension: int | None) -> tuple[np.ndarray | None, float]:
+    """A server store's ``vector`` that is not of length 1, as the server's search reads
+    it: its direction, of length 1 (float64 norm, then float32: the length errs by ~1e-7),
+    and its length; (None, 0.0) for a zero vector, which has no direction, and (None, NaN)
+    for one of another dimension or not finite, which is damaged there too."""
+    array = np.asarray(vector, dtype=np.float64).reshape(-1)
+    if dimension is not None and array.shape[0] != dimension:
+        return None, math.nan
+    with np.errstate(over="ignore", invalid="ignore"):
+        length = float(np.linalg.norm(array))
+    if not math.isfinite(length):
+        return None, math.nan
+    if length == 0.0:
+        return None, 0.0
+    direction = (array / length).astype(np.float32)
+    if vector_problem(direction, dimension) is not None:  # (underflow: no direction left)
+        return None, math.nan
+    return direction, length
 
 
 def _fields_changed(stored: Memory, shown: Memory) -> list[str]:
