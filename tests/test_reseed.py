@@ -1131,6 +1131,32 @@ def test_a_failing_reseed_never_fails_the_session(docs: Path) -> None:
     assert 'stale="true"' in context  # the db entry still holds the old fix: marked
 
 
+def test_a_folder_that_fails_leaves_the_other_folders_re_seeded(docs: Path) -> None:
+    """A seeded folder whose run fails (its docs' deletion committed and a file of its name
+    in its place: 'is not a folder') made the session's re-seed give up on every folder
+    after it, so a changed doc of another folder was never re-seeded while it stayed so.
+    Each folder is re-seeded on its own now; the failure is said in one line."""
+    root = docs.parent.parent
+    write(root, "docs/fixes/npm/npm.md", doc("npm"))
+    commit(root, "a second folder")
+    assert kenning(root, "seed-solutions", "docs/fixes").returncode == 0  # first in the state
+    assert kenning(root, "seed-solutions").returncode == 0
+    git(root, "rm", "-r", "-q", "docs/fixes")
+    commit(root, "the second folder goes")
+    write(root, "docs/fixes", "not a folder any more\n")
+    new_fix = "Run the migrations in one transaction per table."
+    write(root, "docs/solutions/db/db.md", doc("db", fix=new_fix))
+    proc = session_start_here(root)
+    assert proc.returncode == 0, proc.stderr
+    said = proc.stderr.strip().splitlines()
+    assert len(said) == 1 and "could not re-seed the solution docs of docs/fixes" in said[0], said
+    assert "is not a folder" in said[0], said
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert new_fix in context, context
+    with open_store(cwd=root, create=False) as store:
+        assert new_fix in of(store, "db")[0].content
+
+
 @pytest.mark.parametrize("read_only", ["folder", "file"])
 def test_a_read_only_store_is_refused_before_the_model_is_loaded(
     docs: Path, read_only: str

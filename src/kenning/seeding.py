@@ -212,10 +212,13 @@ class SeedReport:
     redactions: dict[str, int] = field(default_factory=dict)
     #: Markdown files under the folder that are not ``<category>/<doc>.md``: never read.
     ignored: tuple[str, ...] = ()
+    #: Why the folder's run failed whole (:func:`reseed_changed`, which goes on with the
+    #: other folders): nothing of it was read or written. None when it ran.
+    error: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.failed == 0
+        return self.failed == 0 and self.error is None
 
     def documents(self) -> dict[str, int]:
         """The scanned documents by what came of them, adding up to ``scanned``: ``skipped``
@@ -274,6 +277,7 @@ class SeedReport:
             "documents": self.documents(),
             "entries": self.entries(),
             "redactions": dict(self.redactions),
+            **({"error": self.error} if self.error is not None else {}),
         }
 
 
@@ -1589,53 +1593,91 @@ def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[S
     docs (git drops a folder with its last doc): they are retired as a deleted doc is, but
     those another branch or the default one holds. ``max_docs`` caps the documents
     read over all the folders. What the session-start hook runs; it costs a ``stat`` per
-    document when nothing changed."""
-    from .safety import UnsafePathError, validate_source_path
+    document when nothing changed.
 
+    Each folder is re-seeded on its own: one whose run fails (refused, as a file now in its
+    place is, or a file system error) gets a report of that ``error`` alone, and the other
+    folders are re-seeded all the same (the failure of one stopped every folder after it,
+    so a changed doc elsewhere waited as long as the failure lasted). A failure of the
+    store itself (unreachable, refusing the write, another model's) is every folder's: it
+    is raised, as before."""
     reports: list[SeedReport] = []
     folders = _load_state(store)["folders"]
+    for prefix, folder in folders.items():
+        try:
+            _reseed_folder(store, prefix, folder, folders, max_docs, reports)
+        except UserInputError as exc:
+            reports.append(_failed_folder(store, folder, str(exc)))
+        except KenningError:
+            raise  # the store's: the next folder would fail the same way
+        except Exception as exc:  # the folder's own (an OSError, a bug met in its docs)
+            reports.append(_failed_folder(store, folder, _unexpected(exc)))
+    return reports
+
+
+def _failed_folder(store: MemoryStore, folder: Mapping[str, Any], error: str) -> SeedReport:
+    """The report of a seeded folder whose re-seed failed with ``error``."""
+    where = Path(store.project.files_root) / str(folder.get("dir"))
+    return SeedReport(str(where), 0, 0, 0, 0, 0, error=error)
+
+
+def _unexpected(exc: BaseException) -> str:
+    """An error no rule of kenning's raised, said in one line (an OSError names its file)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}{f': {exc.filename}' if exc.filename else ''}"
+    return f"an unexpected {type(exc).__name__}: {exc}"
+
+
+def _reseed_folder(
+    store: MemoryStore,
+    prefix: str,
+    folder: Mapping[str, Any],
+    folders: Mapping[str, Mapping[str, Any]],
+    max_docs: int | None,
+    reports: list[SeedReport],
+) -> None:
+    """:func:`reseed_changed`'s run of the seeded folder ``prefix``, its reports added to
+    ``reports`` (the folders' run already, whose reads count against ``max_docs``)."""
+    from .safety import UnsafePathError, validate_source_path
+
+    where = folder.get("dir")
+    if not where:
+        return
+    try:
+        check_source_prefix(prefix)
+    except UserInputError:
+        return  # seeded by an older kenning under a prefix no SOURCE: may start with
+    try:
+        directory = validate_source_path(where, store.project.files_root)
+    except UnsafePathError:
+        return  # stored data naming a path outside the checkout: never followed
     # a server store is shared with other clones: a session shares only what is committed
     shared = store.project.on_a_server
-    for prefix, folder in folders.items():
-        where = folder.get("dir")
-        if not where:
-            continue
-        try:
-            check_source_prefix(prefix)
-        except UserInputError:
-            continue  # seeded by an older kenning under a prefix no SOURCE: may start with
-        try:
-            directory = validate_source_path(where, store.project.files_root)
-        except UnsafePathError:
-            continue  # stored data naming a path outside the checkout: never followed
-        moved: Path | None = None
-        if not directory.is_dir():
-            if not _folder_deleted_here(store, where, folder):
-                continue
-            moved = _moved_folder(store, where, known=folders)
-        # the cap is the run's, not each folder's: what earlier folders read counts
+    moved: Path | None = None
+    if not directory.is_dir():
+        if not _folder_deleted_here(store, where, folder):
+            return
+        moved = _moved_folder(store, where, known=folders)
+    # the cap is the run's, not each folder's: what earlier folders read counts
+    left = None if max_docs is None else max(0, max_docs - sum(r.read for r in reports))
+    reports.append(
+        seed_solutions(
+            store,
+            directory,
+            source_prefix=prefix,
+            changed_only=True,
+            max_docs=left,
+            committed_only=shared,
+        )
+    )
+    if moved is not None:
+        # the folder was moved (`git mv docs/solutions docs/fixes`): its entries were
+        # retired above, and the folder it went to is seeded, as a run by hand would
+        # (left alone, every fix was lost to recall until someone did)
         left = None if max_docs is None else max(0, max_docs - sum(r.read for r in reports))
         reports.append(
-            seed_solutions(
-                store,
-                directory,
-                source_prefix=prefix,
-                changed_only=True,
-                max_docs=left,
-                committed_only=shared,
-            )
+            seed_solutions(store, moved, changed_only=True, max_docs=left, committed_only=shared)
         )
-        if moved is not None:
-            # the folder was moved (`git mv docs/solutions docs/fixes`): its entries were
-            # retired above, and the folder it went to is seeded, as a run by hand would
-            # (left alone, every fix was lost to recall until someone did)
-            left = None if max_docs is None else max(0, max_docs - sum(r.read for r in reports))
-            reports.append(
-                seed_solutions(
-                    store, moved, changed_only=True, max_docs=left, committed_only=shared
-                )
-            )
-    return reports
 
 
 def _moved_folder(

@@ -644,6 +644,16 @@ def _reseed(
     except Exception as exc:  # the listing still runs
         warn(f"could not re-seed changed solution docs: {_describe(exc)}")
         return False
+    failed = [r for r in reports if r.error is not None]
+    if failed:  # (the other folders were re-seeded: one line for those that were not)
+        root = store.project.files_root
+        warn(
+            "; ".join(
+                f"could not re-seed the solution docs of {_folder_shown(r.directory, root)}: "
+                f"{r.error}"
+                for r in failed
+            )
+        )
     pending = sum(r.pending for r in reports)
     if pending:
         warn(
@@ -655,6 +665,12 @@ def _reseed(
         if line:
             tell(line)
     return any(r.changed for r in reports)
+
+
+def _folder_shown(directory: str, root: Path) -> str:
+    """A solutions folder as a session names it: relative to the checkout."""
+    path = Path(directory)
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else directory
 
 
 #: The held-back docs named in one line at most; the others are counted.
