@@ -18,7 +18,15 @@ from kenning.seeding import reseed_changed, seed_solutions
 from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures by name)
 
 from .conftest import git
-from .test_reseed import ERRORS, commit, doc, kenning, session_start_here, write
+from .test_reseed import (
+    ERRORS,
+    commit,
+    doc,
+    kenning,
+    session_start,
+    session_start_here,
+    write,
+)
 
 DB = "db/db.md"
 DB_PATH = "docs/solutions/db/db.md"
@@ -254,6 +262,67 @@ def test_the_session_start_hook_says_once_which_doc_it_held_back_and_why(
     assert said(a) == ""
     write(b, DB_PATH, doc("db", fix="Again (b's second edit)."))
     assert said(b) == f"{prefix}{DB_PATH}: not shared until committed"  # held anew
+
+
+def test_a_held_back_line_the_budget_cut_off_is_said_at_the_next_session(
+    clones: tuple[Path, Path],
+    stores: tuple[MemoryStore, MemoryStore],
+    pg_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """29c9af55's line was recorded as said when it was made, inside the re-seed: when the
+    listing made again after the re-seed (a doc changed) outlasted the hook's budget, the
+    hook gave the listing made before it, without the line, and every later session took
+    it for said: the user never learnt that the edit was not shared. It is recorded once
+    printed. Here another writer's lock on the memories (taken as the re-seed's write
+    commits: PostgreSQL grants the waiting lock before the re-listing's read) holds the
+    re-listing past a budget of 8 s."""
+    import threading
+
+    import psycopg
+
+    b = clones[1]
+    write(b, "docs/solutions/npm/npm.md", doc("npm", fix="Pin react to 18.3 (b's edit)."))
+    commit(b, "b's npm edit")  # committed: b's session writes it, and lists again
+    write(b, DB_PATH, doc("db", fix=B_FIX))  # not committed: held back, said
+    done = threading.Event()
+    locked: list[bool] = []
+
+    def lock_once_the_reseed_writes() -> None:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            while not done.is_set():
+                writing = conn.execute(
+                    "SELECT count(*) FROM pg_locks WHERE relation = "
+                    "'kenning_memories'::regclass AND mode = 'RowExclusiveLock' "
+                    "AND pid <> pg_backend_pid()"
+                ).fetchone()
+                if writing and writing[0]:
+                    break
+                time.sleep(0.002)
+            else:
+                return
+            with conn.transaction():
+                conn.execute("LOCK TABLE kenning_memories IN ACCESS EXCLUSIVE MODE")
+                locked.append(True)
+                done.wait(60)
+
+    locker = threading.Thread(target=lock_once_the_reseed_writes)
+    locker.start()
+    try:
+        proc = session_start(b, KENNING_STORE=pg_url, KENNING_HOOK_TIMEOUT="8")
+    finally:
+        done.set()
+        locker.join()
+    assert locked, "the re-seed never wrote"
+    assert "outlasted" in proc.stderr, proc.stderr
+    cut = json.loads(proc.stdout)
+    assert cut["hookSpecificOutput"]["additionalContext"] and "systemMessage" not in cut, cut
+    monkeypatch.setenv("KENNING_STORE", pg_url)
+    again = session_start_here(b)
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+    message = json.loads(again.stdout).get("systemMessage", "")
+    assert message == f"kenning: {DB_PATH}: not shared until committed", message
+    assert "systemMessage" not in json.loads(session_start_here(b).stdout)  # said: once
 
 
 def test_a_doc_another_clone_deleted_is_not_seeded_again_by_a_clone_that_has_not_pulled(

@@ -104,6 +104,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -632,7 +633,7 @@ def _error_context(
 
 
 def _reseed(
-    store: MemoryStore, warn: Callable[[str], None], tell: Callable[[str], None] | None = None
+    store: MemoryStore, warn: Callable[[str], None], tell: Callable[[Told], None] | None = None
 ) -> bool:
     """Re-seed the solution documents that changed; a failure is said, never raised; the
     docs held back from a store other clones share are told the user (``tell``:
@@ -661,9 +662,9 @@ def _reseed(
             "(or run `kenning seed-solutions`)"
         )
     if tell is not None:
-        line = _held_back_line(store, reports)
-        if line:
-            tell(line)
+        told = _held_back_line(store, reports)
+        if told.line:
+            tell(told)
     return any(r.changed for r in reports)
 
 
@@ -677,20 +678,33 @@ def _folder_shown(directory: str, root: Path) -> str:
 _HELD_BACK_NAMED = 3
 
 
-def _held_back_line(store: MemoryStore, reports: Sequence[SeedReport]) -> str:
+@dataclass(frozen=True)
+class Told:
+    """A line for the user (Claude Code's ``systemMessage``), and what to record once it is
+    printed (``shown``): a line the hook never printed (its budget ran out first, stdout
+    was closed) is not recorded as said."""
+
+    line: str
+    shown: Callable[[], None] = field(default=lambda: None)
+
+
+def _held_back_line(store: MemoryStore, reports: Sequence[SeedReport]) -> Told:
     """The line that names the docs the re-seed held back from a store other clones share
     (:func:`kenning.seeding.held_back`), those not said at an earlier session of this
     checkout while they were held back already: what was said is kept in the cache folder
     (a file per checkout, store and project, there only while something is held back), so
-    a session says nothing of a doc it said was held back until that changes. Empty when
-    there is nothing new to say; a cache that cannot be read or written says it again."""
+    a session says nothing of a doc it said was held back until that changes. Its line is
+    empty when there is nothing new to say; a cache that cannot be read or written says it
+    again. The line is recorded as said by its ``shown``, once printed (a line recorded as
+    it was made was lost when the listing made again after the re-seed outlasted the
+    hook's budget: the hook gave the listing made before, without it)."""
     import hashlib
 
     from ..seeding import held_back
 
     project = store.project
     if not project.on_a_server:
-        return ""  # one repository's store: nothing is held back from it (and no file kept)
+        return Told("")  # one repository's store: nothing is held back (and no file kept)
     held = [f"{path}: {why}" for path, why in held_back(reports, project.files_root)]
     where = f"{project.files_root}\0{project.store_url or project.store_path}\0{store.group_id}"
     key = hashlib.sha256(where.encode("utf-8", "surrogateescape")).hexdigest()[:24]
@@ -698,7 +712,7 @@ def _held_back_line(store: MemoryStore, reports: Sequence[SeedReport]) -> str:
     if not held:
         with contextlib.suppress(OSError):
             memo.unlink(missing_ok=True)
-        return ""
+        return Told("")
     said: set[str] = set()
     with contextlib.suppress(OSError, ValueError, RecursionError):
         before = json.loads(memo.read_text(encoding="utf-8"))
@@ -708,14 +722,21 @@ def _held_back_line(store: MemoryStore, reports: Sequence[SeedReport]) -> str:
             else set()
         )
     new = [line for line in held if line not in said]
-    if set(held) != said:
+
+    def record() -> None:
         with contextlib.suppress(OSError):
             memo.parent.mkdir(parents=True, exist_ok=True)
             part = memo.with_suffix(f".{os.getpid()}.tmp")
             part.write_text(json.dumps(sorted(held)), encoding="utf-8")
             part.replace(memo)
+
+    if not new:
+        if set(held) != said:
+            record()  # (fewer held back: nothing unsaid is recorded)
+        return Told("")
     more = len(new) - _HELD_BACK_NAMED
-    return "; ".join(new[:_HELD_BACK_NAMED]) + (f"; and {more} more" if more > 0 else "")
+    line = "; ".join(new[:_HELD_BACK_NAMED]) + (f"; and {more} more" if more > 0 else "")
+    return Told(line, record)
 
 
 def _newest_listable(
@@ -828,7 +849,7 @@ def context_for(
     warn: Callable[[str], None] | None = None,
     listed: Callable[[str], None] | None = None,
     budget: float = DEFAULT_BUDGET_SECONDS,
-    tell: Callable[[str], None] | None = None,
+    tell: Callable[[Told], None] | None = None,
 ) -> str:
     """The ``additionalContext`` for hook ``event`` given its input ``payload``; ``""``
     when there is nothing to add. Raises :class:`HookSkip` (or anything) otherwise.
@@ -916,7 +937,7 @@ def _store_context(
     listed: Callable[[str], None] | None,
     budget: float,
     read_in_part: str = "",
-    tell: Callable[[str], None] | None = None,
+    tell: Callable[[Told], None] | None = None,
 ) -> str:
     """The hook's context from the project's store (:func:`context_for`, its input read;
     ``read_in_part``: the line that says the prompt was read in part)."""
@@ -1004,7 +1025,10 @@ def _from_raw(
     warn: Callable[[str], None] | None = None,
     listed: Callable[[str], None] | None = None,
     budget: float = DEFAULT_BUDGET_SECONDS,
+    shown: list[Callable[[], None]] | None = None,
 ) -> str:
+    """The hook's output for its input ``raw``; ``shown`` receives what to do once that
+    output is printed (:class:`Told`)."""
     if event not in EVENTS:
         raise HookSkip(_unknown_event(event))
     try:
@@ -1021,10 +1045,12 @@ def _from_raw(
             "the hook input on stdin is not JSON the hook can read (nested too deeply; Claude "
             "Code's input is one object of a few fields)"
         ) from None
-    told: list[str] = []
+    told: list[Told] = []
     tell = told.append if event in SYSTEM_MESSAGE_EVENTS else None
     context = context_for(event, payload, warn=warn, listed=listed, budget=budget, tell=tell)
-    return _hook_output(event, context, "; ".join(told)) if context or told else ""
+    if shown is not None:
+        shown.extend(t.shown for t in told)
+    return _hook_output(event, context, "; ".join(t.line for t in told)) if context or told else ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -1228,6 +1254,7 @@ def _run(
         )
         return True
     outcome: dict[str, Any] = {}
+    shown: list[Callable[[], None]] = []  # what to record once the output is printed
 
     def work() -> None:
         try:
@@ -1241,6 +1268,7 @@ def _run(
                 said.append,
                 lambda listing: outcome.setdefault("listed", listing),
                 seconds,
+                shown,
             )
         except BaseException as exc:  # a hook must never fail the session
             outcome["error"] = exc
@@ -1286,6 +1314,9 @@ def _run(
             stdout.flush()
         except (OSError, ValueError) as exc:
             problem = f"could not write the context: {exc}"
+        else:
+            for record in shown:  # printed: a line told the user is said (Told)
+                record()
     diagnose(problem)
     return True
 
