@@ -354,6 +354,69 @@ def test_a_doc_another_clone_deleted_is_not_seeded_again_by_a_clone_that_has_not
     assert report.seeded == 1, report
 
 
+def test_a_deletion_record_is_kept_90_days_and_a_clone_later_than_that_flips_once(
+    clones: tuple[Path, Path],
+    stores: tuple[MemoryStore, MemoryStore],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The seed state kept a record of each doc a clone's run retired ([blob, clone, ms],
+    ~90 bytes, read at every session) for ever. A record matters only to a clone that has
+    not pulled the deletion; one older than GONE_KEPT_DAYS is neither read nor kept: a
+    clone later than that seeds the doc again once, and the next session of a clone that
+    has the deletion retires it again and records it anew, which the late clone then
+    leaves. (The docs' versions are committed 200 days ago, the deletions recorded 91 days
+    ago: a version made after a deletion is seeded whatever the record says.)"""
+    from kenning.seeding import GONE_KEPT_DAYS, SEED_STATE_KEY
+
+    a, b = clones
+    in_a, in_b = stores
+    key = f"{SEED_STATE_KEY}:{in_b.group_id}"
+    day_ms = 86_400_000
+    then = f"@{int(time.time()) - 200 * 86_400} +0000"
+    monkeypatch.setenv("GIT_AUTHOR_DATE", then)
+    monkeypatch.setenv("GIT_COMMITTER_DATE", then)
+    for name in ("imports", "npm"):
+        write(a, f"docs/solutions/{name}/{name}.md", doc(name, fix=f"The {name} fix, reworded."))
+    commit(a, "two fixes reworded, 200 days ago")
+    git(a, "push", "-q", "origin", "HEAD:main")
+    git(b, "pull", "-q", "--ff-only")
+    monkeypatch.delenv("GIT_AUTHOR_DATE")
+    monkeypatch.delenv("GIT_COMMITTER_DATE")
+    assert reseed_changed(in_a)[0].updated == 2
+
+    def gone() -> dict[str, list[object]]:
+        (folder,) = json.loads(in_b.backend.get_meta(key) or "")["folders"].values()
+        return dict(folder.get("gone", {}))
+
+    git(b, "rm", "-q", "docs/solutions/imports/imports.md")
+    commit(b, "the imports fix is obsolete")
+    git(b, "push", "-q", "origin", "HEAD:main")
+    assert reseed_changed(in_b)[0].retired == 1
+    git(a, "pull", "-q", "--ff-only")  # a has this deletion
+    git(b, "rm", "-q", "docs/solutions/npm/npm.md")
+    commit(b, "the npm fix is obsolete")
+    git(b, "push", "-q", "origin", "HEAD:main")  # a has not pulled this one
+    assert reseed_changed(in_b)[0].retired == 1
+    assert sorted(gone()) == ["imports/imports.md", "npm/npm.md"]
+    # the records grow old (another writer's clock: the state as stored)
+    state = json.loads(in_b.backend.get_meta(key) or "")
+    (folder,) = state["folders"].values()
+    old = int(time.time() * 1000) - (GONE_KEPT_DAYS + 1) * day_ms
+    for tomb in folder["gone"].values():
+        tomb[2] = old
+    in_b.backend.set_meta(key, json.dumps(state))
+    (report,) = reseed_changed(in_a)  # a, later than that: seeds npm again, once
+    assert report.seeded == 1 and report.retired == 0, report
+    assert gone() == {}  # imports's record is pruned as the state is written
+    (report,) = reseed_changed(in_b)  # b has the deletion: retires it again
+    assert report.retired == 1, report
+    assert list(gone()) == ["npm/npm.md"] and int(str(gone()["npm/npm.md"][2])) > old
+    for store in (in_a, in_b, in_a):
+        (report,) = reseed_changed(store)
+        assert report.seeded == report.retired == 0, (store.project.root.name, report)
+    assert not [m for m in in_a.browse(memory_type="error_fix") if "ERESOLVE" in m.content]
+
+
 def test_a_session_on_a_server_store_shares_a_new_doc_or_a_deletion_once_committed(
     clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore]
 ) -> None:

@@ -115,6 +115,13 @@ SEED_STATE_KEY = "seed_state"
 #: holding another text was edited since (``kenning edit``, the page, an agent).
 SEEDED_HASH = "seeded_hash"
 _STATE_VERSION = 1
+#: How long a record of a doc a clone's run retired (the state's ``gone``) is kept: it
+#: matters only to a clone that has not pulled that deletion, which would seed the doc
+#: again. One older is neither read nor written back (:func:`_recent_tombs`): a clone that
+#: has not pulled for longer seeds the doc again once, and the next session of a clone
+#: that has the deletion retires it again and records it anew. Without it the records
+#: (~90 bytes each, read at every session) grew with every doc ever deleted.
+GONE_KEPT_DAYS = 90
 #: Why a run on a branch other than the default one leaves a document as it is: one the
 #: default branch deleted, one missing here that another branch holds, one older here.
 _DELETED_ON_DEFAULT = (
@@ -812,6 +819,13 @@ def _said(why: str, committed_only: bool) -> str:
     return why + _OVER_OTHER_CLONES if not committed_only and why in other_clones else why
 
 
+def _recent_tombs(tombs: Mapping[str, list[Any]], now_ms: int) -> dict[str, list[Any]]:
+    """The records of retired docs (rel → [blob, clone, ms]) made less than
+    :data:`GONE_KEPT_DAYS` before ``now_ms`` (one stamped ahead, another clock's, is kept)."""
+    oldest = now_ms - GONE_KEPT_DAYS * 86_400_000
+    return {rel: tomb for rel, tomb in tombs.items() if tomb[2] > oldest}
+
+
 def _deleted_in_other_clones(
     directory: Path,
     unseeded: Mapping[str, str],
@@ -1111,7 +1125,7 @@ def seed_solutions(
     else:
         dropped = set()
     # Nor (a server store's) one another clone deleted, which this one has not fetched yet
-    tombs: dict[str, list[Any]] = dict(folder.get("gone", {})) if folder else {}
+    tombs = _recent_tombs(folder.get("gone", {}) if folder else {}, now_ms)
     fresh = {
         rel: str(seen[0])
         for rel, _, seen, _, hint in changed
