@@ -1056,6 +1056,54 @@ def test_export_keeps_a_vector_of_another_length_as_its_direction(
     assert abs(float(np.linalg.norm(vectors[zero])) - 1.0) < 1e-3  # embedded from its text
 
 
+def test_migrate_into_sqlite_copies_a_vector_of_another_length_as_its_direction(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """The same verdict, `kenning migrate`'s half: from a server store holding a vector of
+    another length than 1 into SQLite (which writes unit vectors only), the migration
+    failed whole ("error: a vector has length 5, not 1 (±0.001): the store holds unit
+    vectors only …; nothing was written"), naming no note. It copies its direction, as
+    export writes it, and embeds the text of a zero vector's note again; each is said."""
+    import numpy as np
+
+    _remember(pg_url, project)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        scaled, stored = conn.execute(
+            "SELECT id, embedding::real[] FROM kenning_memories WHERE content LIKE 'The CI%'"
+        ).fetchone()
+        direction = np.asarray(stored, dtype=np.float64)
+        direction[:8] += 0.2  # a direction of its own, at length 5
+        direction /= np.linalg.norm(direction)
+        conn.execute(
+            "UPDATE kenning_memories SET embedding = %s::vector WHERE id = %s",
+            ("[" + ",".join(repr(float(x) * 5) for x in direction) + "]", scaled),
+        )
+    zero = _set_vector(pg_url, "Timestamps", 0.0)
+    copy = project / ".kenning" / "copy.db"
+    result = run_cli(project, "migrate", "--to", str(copy), env={"KENNING_STORE": pg_url})
+    assert result.returncode == 0, result.stderr
+    assert "copied 3, already present 0" in result.stdout and "verified" in result.stdout
+    assert (
+        "1 memory holds a vector of another length than 1 (another writer's: kenning writes "
+        "unit vectors), which the server's cosine reads as its direction: copied as that "
+        f"direction, of length 1 (`kenning reembed` recomputes it from its text): {scaled} "
+        "(length 5)"
+    ) in result.stderr, result.stderr
+    assert (
+        "1 memory holds a zero vector (another writer's), which points nowhere: copied with "
+        f"its text embedded again: {zero}"
+    ) in result.stderr, result.stderr
+    with open_store(str(copy), cwd=project, embedder="hashing") as local:
+        vectors = {
+            r.memory.id: np.asarray(r.vector, dtype=np.float64)
+            for r in local.backend.iterate(Filters())
+        }
+    assert len(vectors) == 3
+    assert np.allclose(vectors[scaled], direction, atol=1e-6), "the direction was not kept"
+    assert abs(float(np.linalg.norm(vectors[zero])) - 1.0) < 1e-3  # embedded from its text
+
+
 TOKEN = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
 
 

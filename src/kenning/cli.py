@@ -19,7 +19,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext, suppress
 from functools import wraps
 from pathlib import Path
@@ -1638,6 +1638,7 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             f"source {report.source_count}, target {report.target_count}, "
             f"{'verified' if report.verified else 'NOT verified'} (sha256 {report.checksum[:12]})"
         )
+    _say_directions(report.directions, report.zero_vectors, "copied")
     if report.redacted:
         one = report.redacted == 1
         click.echo(
@@ -2138,28 +2139,7 @@ def export(
             f"re-embeds it): {_listing(report.without_vectors)}",
             err=True,
         )
-    if report.directions:
-        one = len(report.directions) == 1
-        click.echo(
-            f"{len(report.directions)} "
-            f"{'memory holds a vector' if one else 'memories hold vectors'} of another "
-            "length than 1 (another writer's: kenning writes unit vectors), which "
-            f"the server's cosine reads as {'its direction' if one else 'their directions'}: "
-            f"exported as {'that direction' if one else 'those directions'}, of length 1 "
-            f"(`kenning reembed` recomputes {'it' if one else 'them'} from "
-            f"{'its' if one else 'their'} text): {_listing(report.directions)}",
-            err=True,
-        )
-    if report.zero_vectors:
-        one = len(report.zero_vectors) == 1
-        click.echo(
-            f"{len(report.zero_vectors)} "
-            f"{'memory holds a zero vector' if one else 'memories hold zero vectors'} (another "
-            f"writer's), which {'points' if one else 'point'} nowhere: exported without "
-            f"{'it' if one else 'them'} (`kenning import` embeds {'its' if one else 'their'} "
-            f"text): {_listing(report.zero_vectors)}",
-            err=True,
-        )
+    _say_directions(report.directions, report.zero_vectors, "exported")
     if report.redacted:
         one = report.redacted == 1
         click.echo(
@@ -2187,6 +2167,37 @@ def export(
             f"{_damaged(len(report.damaged))} could not be read and "
             f"{'was' if len(report.damaged) == 1 else 'were'} left out: "
             f"{_listing(report.damaged)}; {report.fix or 'run `kenning doctor` for the fix'}"
+        )
+
+
+def _say_directions(scaled: Mapping[str, str], zero: Sequence[str], done: str) -> None:
+    """What an export or a migration of a server store did with the vectors another writer
+    left at another length than 1 (``scaled``: id → its length) or all zeros (``zero``),
+    as ``kenning doctor`` says them."""
+    if scaled:
+        one = len(scaled) == 1
+        click.echo(
+            f"{len(scaled)} {'memory holds a vector' if one else 'memories hold vectors'} of "
+            "another length than 1 (another writer's: kenning writes unit vectors), which "
+            f"the server's cosine reads as {'its direction' if one else 'their directions'}: "
+            f"{done} as {'that direction' if one else 'those directions'}, of length 1 "
+            f"(`kenning reembed` recomputes {'it' if one else 'them'} from "
+            f"{'its' if one else 'their'} text): {_listing(scaled)}",
+            err=True,
+        )
+    if zero:
+        one = len(zero) == 1
+        what = (
+            f"without {'it' if one else 'them'} (`kenning import` embeds "
+            f"{'its' if one else 'their'} text)"
+            if done == "exported"
+            else f"with {'its' if one else 'their'} text embedded again"
+        )
+        click.echo(
+            f"{len(zero)} {'memory holds a zero vector' if one else 'memories hold zero vectors'}"
+            f" (another writer's), which {'points' if one else 'point'} nowhere: {done} "
+            f"{what}: {_listing(zero)}",
+            err=True,
         )
 
 

@@ -38,6 +38,7 @@ from .backends.base import (
     IdentifiedStore,
     KnowsItIsReadOnly,
     MemoryRecord,
+    ScoresDirections,
     bulk_writes,
 )
 from .config import expand_home, is_store_url
@@ -51,6 +52,7 @@ from .errors import (
 from .model import Provenance, edit_version, same_memory
 from .safety import without_nul
 from .store_read import redacted_copy
+from .vectors import direction_of, vector_problem
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -104,6 +106,11 @@ class MigrationReport:
     #: Source memories holding a credential another writer left in them, copied redacted
     #: by this run (those an earlier run copied are counted as already present).
     redacted: int = 0
+    #: From a server store (whose search reads a vector's direction): memories whose vector
+    #: another writer left at another length than 1, copied as its direction, of length 1
+    #: (id → ``length 5``); and those whose vector is all zeros, their text embedded again.
+    directions: dict[str, str] = field(default_factory=dict)
+    zero_vectors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -159,10 +166,18 @@ def migrate(
     text so changed is embedded again with ``embed`` (texts in, one vector a row out; its
     vector is the secret's), :data:`EMBED_BATCH` of them at a time on a thread while the
     copy goes on, and written with a later batch; without ``embed``, such a memory is copied
-    with its vector."""
+    with its vector.
+
+    From a server store, whose search reads a vector's direction, a vector another writer
+    left at another length than 1 is copied as its direction, of length 1 (what the target,
+    SQLite above all, takes, and scores as the source did), and the text of a note whose
+    vector is all zeros is embedded again with ``embed``, as export and import do."""
     from .reembed import REEMBED_STATE_KEY
 
     provenance = checked_source(source)
+    directions = isinstance(source, ScoresDirections) and source.scores_directions
+    scaled: dict[str, str] = {}
+    zero: list[str] = []
     existing = target.read_provenance()
     if existing is not None and existing != provenance:
         raise ProvenanceMismatch(
@@ -309,7 +324,18 @@ def migrate(
                     if copy.memory.content_hash != record.memory.content_hash:
                         rehashed[record.memory.id] = copy.memory.content_hash
                 projects.add(record.memory.group_id)
-                if embed is not None and copy.memory.content != record.memory.content:
+                pointless = False  # a zero vector: its text embedded again
+                if directions and vector_problem(copy.vector, provenance.dimension):
+                    direction, length = direction_of(copy.vector, provenance.dimension)
+                    if direction is not None:
+                        copy = MemoryRecord(copy.memory, direction)
+                        scaled[record.memory.id] = f"length {length:.6g}"
+                    elif length == 0.0 and embed is not None:
+                        zero.append(record.memory.id)
+                        pointless = True
+                if embed is not None and (
+                    pointless or copy.memory.content != record.memory.content
+                ):
                     # its vector is the secret's: embedded again with the next ones
                     to_embed.append(copy)
                     if len(to_embed) >= EMBED_BATCH:
@@ -372,6 +398,8 @@ def migrate(
         damaged={d.id: d.describe() for d in unreadable},
         damaged_fix="; ".join(dict.fromkeys(d.fix for d in unreadable if d.fix)) or None,
         redacted=redacted,
+        directions=scaled,
+        zero_vectors=zero,
     )
 
 

@@ -19,7 +19,8 @@ written without it, so that the import re-embeds it. On a server store, whose se
 a vector's direction (:class:`~kenning.backends.base.ScoresDirections`), another writer's
 finite vector of another length than 1 is not damaged: it is written as its direction, of
 length 1, which an import (into SQLite too) keeps and scores as the server did; a zero
-vector, which points nowhere, is written without it (:func:`_as_direction`).
+vector, which points nowhere, is written without it
+(:func:`~kenning.vectors.direction_of`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import contextlib
 import gc
 import json
 import logging
-import math
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -59,7 +59,7 @@ from .model import (
 )
 from .render import escape_unsafe_json
 from .store_read import redacted_copy
-from .vectors import vector_problem
+from .vectors import direction_of, vector_problem
 
 if TYPE_CHECKING:
     from .store import MemoryStore, NewMemory
@@ -149,7 +149,7 @@ def export_memories(
             elif not directions:
                 without[record.memory.id] = problem
             else:
-                direction, length = _as_direction(record.vector, dimension)
+                direction, length = direction_of(record.vector, dimension)
                 if direction is not None:
                     line["embedding"] = _encoded(direction)
                     scaled[record.memory.id] = f"length {length:.6g}"
@@ -188,26 +188,6 @@ def _encoded(vector: object) -> str:
     return base64.b64encode(np.ascontiguousarray(vector, dtype=np.float32).tobytes()).decode(
         "ascii"
     )
-
-
-def _as_direction(vector: object, dimension: int | None) -> tuple[np.ndarray | None, float]:
-    """A server store's ``vector`` that is not of length 1, as the server's search reads
-    it: its direction, of length 1 (float64 norm, then float32: the length errs by ~1e-7),
-    and its length; (None, 0.0) for a zero vector, which has no direction, and (None, NaN)
-    for one of another dimension or not finite, which is damaged there too."""
-    array = np.asarray(vector, dtype=np.float64).reshape(-1)
-    if dimension is not None and array.shape[0] != dimension:
-        return None, math.nan
-    with np.errstate(over="ignore", invalid="ignore"):
-        length = float(np.linalg.norm(array))
-    if not math.isfinite(length):
-        return None, math.nan
-    if length == 0.0:
-        return None, 0.0
-    direction = (array / length).astype(np.float32)
-    if vector_problem(direction, dimension) is not None:  # (underflow: no direction left)
-        return None, math.nan
-    return direction, length
 
 
 def _fields_changed(stored: Memory, shown: Memory) -> list[str]:

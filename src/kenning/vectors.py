@@ -35,6 +35,7 @@ __all__ = [
     "bad_rows",
     "checked_cosine",
     "checked_cosines",
+    "direction_of",
     "vector_problem",
 ]
 
@@ -59,6 +60,28 @@ def vector_problem(vector: object, dimension: int | None) -> str | None:
     if not abs(norm - 1.0) <= UNIT_NORM_TOLERANCE:
         return f"has length {norm:.6g}, not 1 (±{UNIT_NORM_TOLERANCE:g})"
     return None
+
+
+def direction_of(vector: object, dimension: int | None) -> tuple[np.ndarray | None, float]:
+    """A finite ``vector`` of another length than 1 as a server's search reads it (pgvector's
+    cosine, Qdrant's cosine collection: :class:`~kenning.backends.base.ScoresDirections`):
+    its direction, of unit length (float64 norm, then float32: the length errs by ~1e-7),
+    and its length. ``(None, 0.0)`` for a zero vector, which has no direction (search
+    scores it 0), and ``(None, nan)`` for one of another dimension or not finite, which no
+    search can score."""
+    array = np.asarray(vector, dtype=np.float64).reshape(-1)
+    if dimension is not None and array.shape[0] != dimension:
+        return None, math.nan
+    with np.errstate(over="ignore", invalid="ignore"):
+        length = float(np.linalg.norm(array))
+    if not math.isfinite(length):
+        return None, math.nan
+    if length == 0.0:
+        return None, 0.0
+    direction = (array / length).astype(np.float32)
+    if vector_problem(direction, dimension) is not None:  # (underflow: no direction left)
+        return None, math.nan
+    return direction, length
 
 
 def bad_rows(matrix: np.ndarray) -> np.ndarray:
