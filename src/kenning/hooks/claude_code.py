@@ -662,9 +662,13 @@ def _reseed(
             "(or run `kenning seed-solutions`)"
         )
     if tell is not None:
-        told = _held_back_line(store, reports)
-        if told.line:
-            tell(told)
+        try:
+            told = _held_back_line(store, reports)
+        except Exception as exc:  # (said, as a re-seed's failure is: the listing still comes)
+            warn(f"could not tell the solution docs held back from the store: {_describe(exc)}")
+        else:
+            if told.line:
+                tell(told)
     return any(r.changed for r in reports)
 
 
