@@ -43,6 +43,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_url,
 )
 
+from . import chained_errors
 from .cli_runner import _logging_as_in_a_process, run_cli
 from .conftest import make_repo
 
@@ -2674,6 +2675,29 @@ def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: Memo
     given = findings(claude_code.context_for("prompt-submit", payload))
     assert given and "docker compose up -d db" in given[0][0] and given[0][1] >= 0.95, given
     assert [text for text, _ in given if "HTTP_TIMEOUT" in text] == [given[1][0]], given
+
+
+def test_a_pasted_chained_traceback_s_cause_fix_is_given(store: MemoryStore) -> None:
+    """A prompt that pastes a Python traceback raised ``from`` another: the hook asked only
+    the crash's ``RuntimeError: could not start the app``, and the fix stored for its cause
+    (psycopg2's refused connection, printed first) was not given. It is a fallback of the
+    prompt's recall: given, after the crash's own fix."""
+    cause = (
+        'psycopg2.OperationalError: connection to server at "db" (10.0.0.5), port 5432 '
+        "failed: Connection refused"
+    )
+    assert store.remember(f"ERROR-FIX: {cause} | FIX: docker compose up -d db", "error_fix").ok
+    prompt = f"The app will not start:\n{chained_errors.DIRECT_CAUSE}\nWhat is wrong?"
+    payload = {"cwd": str(store.project.root), "prompt": prompt}
+    given = findings(claude_code.context_for("prompt-submit", payload))
+    assert given and "docker compose up -d db" in given[0][0] and given[0][1] >= 0.95, given
+    own = "ERROR-FIX: RuntimeError: could not start the app | FIX: read the cause above it"
+    assert store.remember(own, "error_fix").ok
+    given = findings(claude_code.context_for("prompt-submit", payload))
+    assert [text for text, _ in given][:2] == [
+        own,
+        f"ERROR-FIX: {cause} | FIX: docker compose up -d db",
+    ], given
 
 
 def test_a_json_log_pasted_is_asked_by_its_error_line() -> None:

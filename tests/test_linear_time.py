@@ -16,6 +16,7 @@ import pytest
 
 from kenning.fingerprints import error_fingerprint
 from kenning.querybuild import (
+    chained_causes,
     error_in_sentence,
     errors_in_sentence,
     query_from_plan,
@@ -119,6 +120,16 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         "WARNING urllib3.connectionpool: "
         + "Retrying (Retry(x)) after connection broken by '" * (NOTE // 50)
         + "\nERROR app: RuntimeError: boom",
+    ),
+    # a chain's causes: each chain's line, and the tracebacks above one
+    "chain's causes: chain's lines": (
+        chained_causes,
+        "The above exception was the direct cause of the following exception:\n" * (NOTE // 64),
+    ),
+    "chain's causes: tracebacks above one": (
+        chained_causes,
+        "Traceback (most recent call last):\nKeyError: 'x'\n" * (NOTE // 48)
+        + "During handling of the above exception, another exception occurred:\nE: x",
     ),
     # (gh's job and step before a CI log's lines: two tabs and the runner's time)
     "signature: a line of tabs": (extract_error_signature, "x\t" * NOTE + "y"),

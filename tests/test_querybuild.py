@@ -20,6 +20,7 @@ from kenning.querybuild import (
     query_from_pr,
     reject_diff,
 )
+from tests import chained_errors
 
 # --------------------------------------------------------------------------------------------
 # PR
@@ -896,3 +897,98 @@ def test_an_error_typed_without_its_class_is_told_in_a_sentence(
     sentence's words and all, so its fingerprint was no missing module's: the fix stored for
     ``'requests'`` was not held as another name's, as it is when the message has its class."""
     assert errors_in_sentence(line) == (words, [error])
+
+
+_PSYCOPG2_REFUSED = (
+    'psycopg2.OperationalError: connection to server at "db" (10.0.0.5), port 5432 failed: '
+    "Connection refused"
+)
+_JSON_ERROR = (
+    "json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 "
+    "column 2 (char 1)"
+)
+
+
+@pytest.mark.parametrize(
+    ("printed", "crash", "causes"),
+    [
+        (chained_errors.DIRECT_CAUSE, "RuntimeError: could not start the app", [_PSYCOPG2_REFUSED]),
+        (
+            chained_errors.BARE_KEY_ERROR_CAUSE,
+            "views.Unauthorized: log in to see your profile",
+            ["KeyError: 'user'"],
+        ),
+        (
+            chained_errors.DURING_HANDLING,
+            "NameError: name 'log' is not defined",
+            ["KeyError: 'user'"],
+        ),
+        # the root cause first, then the middle one
+        (
+            chained_errors.CHAIN_OF_THREE,
+            "RuntimeError: could not start the app",
+            [_JSON_ERROR, "ConfigError: config.json is not valid JSON"],
+        ),
+        (chained_errors.FROM_NONE, "LookupError: no user in the session", []),
+        (
+            chained_errors.PYTEST_CHAIN,
+            "RuntimeError: could not load the user",
+            ["KeyError: 'user'"],
+        ),
+        (
+            chained_errors.PYTEST_SHORT_CHAIN,
+            "RuntimeError: could not load the user",
+            ["KeyError: 'user'"],
+        ),
+    ],
+    ids=[
+        "from",
+        "bare-keyerror",
+        "during-handling",
+        "three",
+        "from-none",
+        "pytest",
+        "pytest-short",
+    ],
+)
+def test_a_python_chain_s_causes_are_asked_after_its_crash(
+    printed: str, crash: str, causes: list[str]
+) -> None:
+    """Python prints a chain's cause first (``raise … from exc``'s, or the error being
+    handled when another was raised), and ``The above exception was the direct cause of the
+    following exception:`` or ``During handling of the above exception, another exception
+    occurred:`` before the error the program ends with: only that last one was asked, and a
+    stored fix of the cause (psycopg2's refused connection under ``RuntimeError: could not
+    start the app``) was found by luck. Each cause is a fallback of the recall, the root
+    first: its fix after the crash's, never in its place. ``raise … from None`` prints no
+    chain, and asks none."""
+    from kenning.hooks.claude_code import prompt_recall_queries
+    from kenning.querybuild import error_recall_queries, fallbacks_of_pasted_error
+
+    asked = [(cause, True) for cause in causes]
+    assert error_recall_queries(printed) == ([(crash, True)], asked)
+    assert fallbacks_of_pasted_error(printed, None, {crash}) == asked
+    # the prompt hook asks them so too, under the prompt's words
+    queries, fallbacks = prompt_recall_queries(f"The app will not start, why?\n{printed}")
+    assert (crash, True) in queries and fallbacks == asked
+
+
+def test_a_chain_s_cause_is_asked_beside_a_warning_s_error_and_once() -> None:
+    """A chained traceback logged after a retry's warning: the chain's cause and the
+    warning's error are both fallbacks (the chain's first), and one error is asked once
+    (the cause the warning named before)."""
+    from kenning.querybuild import error_recall_queries
+
+    logged = [f"2024-05-02 09:14:06,220 ERROR app: startup failed\n{chained_errors.DIRECT_CAUSE}"]
+    timeout = (
+        "2024-05-02 09:14:01,100 WARNING app.cache: redis ping failed: TimeoutError: timed out"
+    )
+    refused = f"2024-05-02 09:14:02,100 WARNING app.db: connect failed: {_PSYCOPG2_REFUSED}"
+    assert error_recall_queries("\n".join([timeout, *logged]))[1] == [
+        (_PSYCOPG2_REFUSED, True),
+        ("TimeoutError: timed out", True),
+    ]
+    assert error_recall_queries("\n".join([refused, *logged]))[1] == [(_PSYCOPG2_REFUSED, True)]
+    # the same chain logged twice (a retry's) is asked once
+    twice = "\n".join([*logged, *logged])
+    assert error_recall_queries(twice)[1] == [(_PSYCOPG2_REFUSED, True)]

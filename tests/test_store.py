@@ -38,6 +38,7 @@ from kenning.safety import normalise_content
 from kenning.store import NewMemory
 from kenning.transfer import export_memories, import_memories
 
+from . import chained_errors
 from .cli_runner import run_cli
 from .conftest import texts_redacted
 
@@ -1789,6 +1790,30 @@ def test_fallbacks_compete_for_the_slots_after_the_queries_best_hit(store: Memor
     ):
         with pytest.raises(UserInputError, match=said):
             store.recall_many([(crash, True)], fallbacks=bad)  # type: ignore[arg-type]
+
+
+def test_a_chained_traceback_s_cause_fix_is_recalled_after_the_crash_s(store: MemoryStore) -> None:
+    """A Python traceback pasted whole, whose crash (``RuntimeError: could not start the
+    app``) was raised ``from`` psycopg2's refused connection: the cause's stored fix was not
+    recalled (only the crash's error was asked). It is now, as a fallback: alone it leads,
+    and beside the crash's own fix it comes after it. (Also through a prompt's hook:
+    tests/test_hooks.py.)"""
+    cause = (
+        'psycopg2.OperationalError: connection to server at "db" (10.0.0.5), port 5432 '
+        "failed: Connection refused"
+    )
+    fix = f"ERROR-FIX: {cause} | FIX: start the db first: docker compose up -d db | SOURCE: docs/dev.md"
+    assert store.remember(fix, "error_fix").ok
+    result = store.recall(chained_errors.DIRECT_CAUSE)
+    assert result.query == "RuntimeError: could not start the app" and result.is_error
+    assert [h.memory.content for h in result.hits] == [fix], result.hits
+    assert result.hits[0].match == "fingerprint" and result.hits[0].score >= 0.95
+    own = "ERROR-FIX: RuntimeError: could not start the app | FIX: read the cause printed above it"
+    assert store.remember(own, "error_fix").ok
+    both = store.recall(chained_errors.DIRECT_CAUSE)
+    assert [h.memory.content for h in both.hits] == [own, fix], both.hits
+    # raise … from None: no cause is printed, none is asked
+    assert store.recall(chained_errors.FROM_NONE).hits == ()
 
 
 def test_a_fallback_s_hit_past_the_budget_cuts_nothing(store: MemoryStore) -> None:

@@ -54,8 +54,10 @@ __all__ = [
     "PLAN_QUERY_MAX_CHARS",
     "PR_QUERY_MAX_CHARS",
     "before_diff",
+    "chained_causes",
     "check_query",
     "diff_files",
+    "error_fallbacks",
     "error_in_sentence",
     "error_recall_queries",
     "errors_beside_signature",
@@ -421,15 +423,16 @@ def error_recall_queries(
     """The error queries of an error text or log given as one (``kenning recall --error``),
     each with ``True`` (an error query), and the fallbacks of that recall
     (:meth:`~kenning.store.MemoryStore.recall_many`): its signature and the errors its lines
-    tell in a sentence (:func:`queries_from_error`), and the errors its warnings name above
-    its crash (:func:`warned_errors`), as :meth:`~kenning.store.MemoryStore.recall_many`
-    asks a pasted log's; one line is read as an error too. Of a huge log, the part
-    :func:`~kenning.log_window.log_window` reads (its head, its errors, its tail)."""
+    tell in a sentence (:func:`queries_from_error`), and the causes its chain prints and the
+    errors its warnings name above its crash (:func:`error_fallbacks`), as
+    :meth:`~kenning.store.MemoryStore.recall_many` asks a pasted log's; one line is read as
+    an error too. Of a huge log, the part :func:`~kenning.log_window.log_window` reads (its
+    head, its errors, its tail)."""
     # (a test runner's JSON report: the failures it stands for)
     raw = as_printed(read_of_log(raw))
     queries: list[tuple[str, bool | None]] = [(error, True) for error in queries_from_error(raw)]
     asked = {query for query, _ in queries}
-    return queries, [(error, True) for error in warned_errors(raw, asked)]
+    return queries, [(error, True) for error in error_fallbacks(raw, asked)]
 
 
 def fallbacks_of_pasted_error(
@@ -437,12 +440,79 @@ def fallbacks_of_pasted_error(
 ) -> list[tuple[str, bool | None]]:
     """The fallback queries of a recall (:meth:`~kenning.store.MemoryStore.recall_many`:
     their hits compete for the places after its queries' best hit): of a pasted log
-    (:func:`queries_of_pasted_error`), the errors its warnings name (:func:`warned_errors`);
-    of any other query, none."""
+    (:func:`queries_of_pasted_error`), the causes its chain prints and the errors its warnings
+    name (:func:`error_fallbacks`); of any other query, none."""
     query = as_printed(query)
     if not _is_pasted_error(query, errors):
         return []
-    return [(error, True) for error in warned_errors(query, asked)]
+    return [(error, True) for error in error_fallbacks(query, asked)]
+
+
+def error_fallbacks(raw: str, asked: Collection[str] = ()) -> list[str]:
+    """The fallback queries of an error text or log (:meth:`~kenning.store.MemoryStore.
+    recall_many`: the cause's fix after the crash's, never in its place): the causes its
+    chain prints (:func:`chained_causes`), then the errors its warnings name above its
+    crash (:func:`warned_errors`); none that ``asked`` holds, and one error once."""
+    causes = chained_causes(raw, asked)
+    return [*causes, *warned_errors(raw, {*asked, *causes})]
+
+
+#: At most this many causes of a chained error are asked (each costs a query's embedding).
+MOST_CAUSES_ASKED = 3
+#: At most this many lines above a chain's line are read for the error it follows, and
+#: at most this many chain's lines, the last (each error read costs ~1 ms: a 64 KB prompt of
+#: 64 chains of three took 0.15 s).
+CAUSE_LINES_READ = 400
+CHAIN_LINES_READ = 20
+#: Python's line between two tracebacks of a chain: the one above is the cause of the one
+#: below (``raise … from exc``), or the error being handled when it was raised; behind a
+#: log's or a container's prefix, or an exception group's ``|`` margin.
+_PYTHON_CHAIN = lazy(
+    r"(?:^|[\s|>])(?:The above exception was the direct cause of the following exception"
+    r"|During handling of the above exception, another exception occurred):[^\S\n]*$"
+)
+#: A Python traceback's first line (an exception group's too).
+_TRACEBACK_HEADER = lazy(r"(?:^|[\s|+>])Traceback \(most recent call last\):[^\S\n]*$")
+
+
+def chained_causes(raw: str, asked: Collection[str] = ()) -> list[str]:
+    """The causes a chained error prints above or under the error it ends with (its
+    signature, :func:`query_from_error`), each a query: Python's tracebacks before ``The
+    above exception was the direct cause of the following exception:`` or ``During handling
+    of the above exception, another exception occurred:`` (the first is the root cause:
+    ``raise RuntimeError("could not start the app") from exc`` ends the traceback, its
+    cause, ``psycopg2.OperationalError: …``, is printed first). The last chain of the text
+    first (most often the crash's), its root cause first; at most :data:`MOST_CAUSES_ASKED`,
+    an error once, and none that ``asked`` holds (of the same kind, :func:`_error_kind`).
+    ``raise … from None`` prints no chain: it has none. Of a huge log, the part
+    :func:`~kenning.log_window.log_window` reads."""
+    lines = as_printed(read_of_log(raw)).splitlines()
+    marks = [
+        i
+        for i, line in enumerate(lines)
+        if "above exception" in line and _PYTHON_CHAIN.search(line) is not None
+    ]
+    chains: list[list[str]] = []
+    # the chain's line before (none yet); the nearest the crash are read
+    above = marks[-CHAIN_LINES_READ - 1] if len(marks) > CHAIN_LINES_READ else -1
+    for mark in marks[-CHAIN_LINES_READ:]:
+        start = max(above + 1, mark - CAUSE_LINES_READ)
+        headers = [i for i in range(start, mark) if _TRACEBACK_HEADER.search(lines[i])]
+        if not chains or len(headers) > 1 or above < start - 1:
+            chains.append([])  # (more than one traceback since the chain's line before)
+        above = mark
+        section = "\n".join(lines[headers[-1] if headers else start : mark])
+        try:
+            chains[-1].append(query_from_error(section))
+        except UserInputError:
+            continue
+    known = {_error_kind(query) for query in asked}
+    found: dict[str, str] = {}
+    for error in (error for chain in reversed(chains) for error in chain):
+        kind = _error_kind(error)
+        if error not in asked and kind not in known and _an_error_of_its_own(error, _SYSTEM_ERROR):
+            found.setdefault(kind, error)
+    return list(found.values())[:MOST_CAUSES_ASKED]
 
 
 #: At most this many errors of a log's warnings are asked (each costs a query's embedding,

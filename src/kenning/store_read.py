@@ -479,7 +479,7 @@ class StoreReads(StoreFreshness):
         when any query was one.
 
         ``fallbacks``, pairs as ``queries`` (at most :data:`MOST_FALLBACKS`; a pasted log's
-        are the errors its warnings name above its crash,
+        are the causes its chain prints and the errors its warnings name above its crash,
         :func:`~kenning.querybuild.fallbacks_of_pasted_error`): the queries' best hit keeps the
         first place, and a fallback's hit (an exact match of its error, or one that scores the
         generic floor) competes with the queries' other hits for the places after it: the
@@ -498,8 +498,8 @@ class StoreReads(StoreFreshness):
             fallbacks, "fallbacks is a list of (query, errors) pairs", fallbacks=True
         )
         # a query of several lines that is an error is a pasted log: its signature is asked,
-        # and each error a line of it tells in a sentence; the errors its warnings name are
-        # its fallbacks
+        # and each error a line of it tells in a sentence; the causes its chain prints and the
+        # errors its warnings name are its fallbacks
         given = queries
         queries = [asked for pair in given for asked in queries_of_pasted_error(*pair)]
         asked = {query for query, _ in queries}

@@ -301,8 +301,9 @@ def prompt_queries(prompt: str) -> list[tuple[str, bool]]:
 def prompt_recall_queries(prompt: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
     """The recall queries for a prompt, as ``(query, is_error_query)`` pairs, and their
     fallbacks (:meth:`~kenning.store.MemoryStore.recall_many`: their hits compete for the
-    places after the queries' best hit): the errors a pasted log's warnings name
-    (:func:`kenning.querybuild.warned_errors`) where its crash names its own. ``[]`` when the
+    places after the queries' best hit): the causes a chained error prints before its crash
+    and the errors a pasted log's warnings name where its crash names its own
+    (:func:`kenning.querybuild.error_fallbacks`). ``[]`` when the
     prompt is too short to be worth a recall (and is no error of two words or more).
 
     Of a prompt over :data:`MAX_PROMPT_CHARS`, what :func:`_looked_at` reads (a pasted
@@ -325,6 +326,7 @@ def _recall_queries_of(
     from ..log_formats import ANSI, without_run_log_prefixes
     from ..querybuild import (
         MOST_ERRORS_TOLD,
+        error_fallbacks,
         errors_beside_signature,
         errors_on_line,
         errors_told_on_lines,
@@ -334,7 +336,6 @@ def _recall_queries_of(
         query_from_error,
         query_from_plan,
         reports_error,
-        warned_errors,
         without_diffs,
     )
     from ..signatures import names_error, written_below_error
@@ -415,7 +416,7 @@ def _recall_queries_of(
             signature = query_from_error(error)
             if all(signature != q for q, _ in queries):
                 queries.append((signature, True))
-    fallbacks = warned_errors(error_text, {q for q, _ in queries}) if queries else []
+    fallbacks = error_fallbacks(error_text, {q for q, _ in queries}) if queries else []
     return queries, [(error, True) for error in fallbacks]
 
 
