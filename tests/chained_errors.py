@@ -1,6 +1,7 @@
 """Chained errors as the programs print them, for the tests of the causes asked after the
 crash's error (:func:`kenning.querybuild.chained_causes`). Each was printed by its program
-(Python 3.11.7, pytest 8; paths shortened to ``/app/`` and ``/usr/lib/python3.11/``).
+(Python 3.11.7, pytest 9, rustc and cargo 1.95 with anyhow 1.0.104, Node 20; paths shortened to
+``/app/``, ``/work/ws/`` and ``/usr/lib/python3.11/``).
 """
 
 from __future__ import annotations
@@ -185,5 +186,126 @@ PYTEST_SHORT_CHAIN = "\n".join(
         "=========================== short test summary info ============================",
         "FAILED pt/test_chain.py::test_load - RuntimeError: could not load the user",
         "1 failed in 0.69s",
+    ]
+)
+
+#: Rust's anyhow (1.0, `fn main() -> anyhow::Result<()>`): an error with two contexts over an
+#: io::Error
+ANYHOW_TWO_CAUSES = "\n".join(
+    [
+        "Error: failed to start the server",
+        "",
+        "Caused by:",
+        "    0: could not read /etc/app/config.toml",
+        "    1: No such file or directory (os error 2)",
+    ]
+)
+
+#: ... and with one context: its cause unnumbered
+ANYHOW_ONE_CAUSE = "\n".join(
+    [
+        "Error: failed to load the config",
+        "",
+        "Caused by:",
+        "    No such file or directory (os error 2)",
+    ]
+)
+
+#: cargo 1.95's own error: a `Caused by:` for each cause
+CARGO_CAUSES = "\n".join(
+    [
+        "error: failed to load manifest for workspace member `/work/ws/missing`",
+        "referenced by workspace at `/work/ws/Cargo.toml`",
+        "",
+        "Caused by:",
+        "  failed to read `/work/ws/missing/Cargo.toml`",
+        "",
+        "Caused by:",
+        "  No such file or directory (os error 2)",
+    ]
+)
+
+#: Python's ExceptionGroup of two errors
+EXCEPTION_GROUP = "\n".join(
+    [
+        "  + Exception Group Traceback (most recent call last):",
+        '  |   File "<stdin>", line 7, in <module>',
+        "  | ExceptionGroup: startup failed (2 sub-exceptions)",
+        "  +-+---------------- 1 ----------------",
+        "    | Traceback (most recent call last):",
+        '    |   File "<stdin>", line 5, in <module>',
+        '    |   File "<stdin>", line 1, in a',
+        "    | ValueError: invalid literal for int() with base 10: 'x'",
+        "    +---------------- 2 ----------------",
+        "    | Traceback (most recent call last):",
+        '    |   File "<stdin>", line 5, in <module>',
+        '    |   File "<stdin>", line 2, in b',
+        "    | KeyError: 'user'",
+        "    +------------------------------------",
+    ]
+)
+
+#: an asyncio TaskGroup's two failed tasks, the first raised `from` psycopg2's error
+TASK_GROUP_WITH_CHAIN = "\n".join(
+    [
+        "  + Exception Group Traceback (most recent call last):",
+        '  |   File "<stdin>", line 15, in <module>',
+        '  |   File "/usr/lib/python3.11/asyncio/runners.py", line 190, in run',
+        "  |     return runner.run(main)",
+        "  |            ^^^^^^^^^^^^^^^^",
+        '  |   File "/usr/lib/python3.11/asyncio/runners.py", line 118, in run',
+        "  |     return self._loop.run_until_complete(task)",
+        "  |            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        '  |   File "/usr/lib/python3.11/asyncio/base_events.py", line 653, in run_until_complete',
+        "  |     return future.result()",
+        "  |            ^^^^^^^^^^^^^^^",
+        '  |   File "<stdin>", line 12, in main',
+        '  |   File "/usr/lib/python3.11/asyncio/taskgroups.py", line 145, in __aexit__',
+        "  |     raise me from None",
+        "  | ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)",
+        "  +-+---------------- 1 ----------------",
+        "    | Traceback (most recent call last):",
+        '    |   File "<stdin>", line 6, in db',
+        '    | psycopg2.OperationalError: connection to server at "db" (10.0.0.5), port 5432 failed: Connection refused',
+        "    | ",
+        "    | The above exception was the direct cause of the following exception:",
+        "    | ",
+        "    | Traceback (most recent call last):",
+        '    |   File "<stdin>", line 8, in db',
+        "    | RuntimeError: the database is not ready",
+        "    +---------------- 2 ----------------",
+        "    | Traceback (most recent call last):",
+        '    |   File "<stdin>", line 10, in cache',
+        "    | ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 6379)",
+        "    +------------------------------------",
+    ]
+)
+
+#: Node 20: an Error with `{ cause }` over fetch's TypeError over its ECONNREFUSED
+NODE_CAUSES = "\n".join(
+    [
+        "/app/cause.js:2",
+        '  try { await fetch("http://127.0.0.1:39999/") } catch (e) { throw new Error("could not load the config", { cause: e }) }',
+        "                                                                   ^",
+        "",
+        "Error: could not load the config",
+        "    at main (/app/cause.js:2:68)",
+        "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5) {",
+        "  [cause]: TypeError: fetch failed",
+        "      at node:internal/deps/undici/undici:14976:13",
+        "      at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+        "      at async main (/app/cause.js:2:9) {",
+        "    [cause]: Error: connect ECONNREFUSED 127.0.0.1:39999",
+        "        at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1611:16) {",
+        "      errno: -111,",
+        "      code: 'ECONNREFUSED',",
+        "      syscall: 'connect',",
+        "      address: '127.0.0.1',",
+        "      port: 39999",
+        "    }",
+        "  }",
+        "}",
+        "",
+        "Node.js v20.20.2",
     ]
 )

@@ -131,6 +131,14 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         "Traceback (most recent call last):\nKeyError: 'x'\n" * (NOTE // 48)
         + "During handling of the above exception, another exception occurred:\nE: x",
     ),
+    "chain's causes: a list of causes": (
+        chained_causes,
+        "Caused by:\n" + "    0: x\n" * (NOTE // 9),
+    ),
+    "chain's causes: an exception group's rules": (
+        chained_causes,
+        "+ Exception Group Traceback\n" + "+-+---- 1 ----\n | KeyError: 'a'\n" * (NOTE // 32),
+    ),
     # (gh's job and step before a CI log's lines: two tabs and the runner's time)
     "signature: a line of tabs": (extract_error_signature, "x\t" * NOTE + "y"),
     "signature: lines of tabs": (extract_error_signature, "x\tx\tx\t2024-05-01\n" * (NOTE // 20)),

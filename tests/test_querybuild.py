@@ -992,3 +992,53 @@ def test_a_chain_s_cause_is_asked_beside_a_warning_s_error_and_once() -> None:
     # the same chain logged twice (a retry's) is asked once
     twice = "\n".join([*logged, *logged])
     assert error_recall_queries(twice)[1] == [(_PSYCOPG2_REFUSED, True)]
+
+
+@pytest.mark.parametrize(
+    ("printed", "crash", "causes"),
+    [
+        # the root cause first
+        (
+            chained_errors.ANYHOW_TWO_CAUSES,
+            "Error: failed to start the server",
+            ["No such file or directory (os error 2)", "could not read /etc/app/config.toml"],
+        ),
+        (
+            chained_errors.ANYHOW_ONE_CAUSE,
+            "Error: failed to load the config",
+            ["No such file or directory (os error 2)"],
+        ),
+        # cargo's root cause is its signature already (an OS error scores above its own)
+        (
+            chained_errors.CARGO_CAUSES,
+            "No such file or directory (os error 2)",
+            ["failed to read `/work/ws/missing/Cargo.toml`"],
+        ),
+        # the group's other errors; its own ("ExceptionGroup: startup failed …") is none
+        (
+            chained_errors.EXCEPTION_GROUP,
+            "KeyError: 'user'",
+            ["ValueError: invalid literal for int() with base 10: 'x'"],
+        ),
+        # a chain inside a sub-exception, read behind the box's gutters
+        (
+            chained_errors.TASK_GROUP_WITH_CHAIN,
+            "ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 6379)",
+            [_PSYCOPG2_REFUSED, "RuntimeError: the database is not ready"],
+        ),
+        # Node's innermost [cause] is the signature itself, as Java's last Caused by is
+        (chained_errors.NODE_CAUSES, "Error: connect ECONNREFUSED 127.0.0.1:39999", []),
+    ],
+    ids=["anyhow", "anyhow-one", "cargo", "exception-group", "task-group-chain", "node"],
+)
+def test_causes_other_programs_print_are_asked_after_the_crash(
+    printed: str, crash: str, causes: list[str]
+) -> None:
+    """Rust's anyhow lists an error's causes under ``Caused by:`` (numbered when there are
+    several), under the error the program ends with: only that was asked (``Error: failed
+    to start the server``), not the ``No such file or directory`` it comes from. Python's
+    exception group asked its last sub-exception alone. Each cause, and each other
+    sub-exception, is a fallback now, as a Python chain's cause is."""
+    from kenning.querybuild import error_recall_queries
+
+    assert error_recall_queries(printed) == ([(crash, True)], [(c, True) for c in causes])

@@ -473,20 +473,68 @@ _PYTHON_CHAIN = lazy(
 )
 #: A Python traceback's first line (an exception group's too).
 _TRACEBACK_HEADER = lazy(r"(?:^|[\s|+>])Traceback \(most recent call last\):[^\S\n]*$")
+#: Python's exception group is printed in a box: its lines behind ``|`` gutters, a rule
+#: before each sub-exception (``+-+---------------- 1 ----------------``) and after its last;
+#: its own error (``ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)``)
+#: says nothing of its own.
+_GROUP_MARGIN = lazy(r"^[ \t]*(?:\|[ \t]?)+")
+_GROUP_RULE = lazy(r"^[ \t]*\+[-+]*-[-+ \t\d.]*$")
+_GROUP_ERROR = lazy(r"(?:Base)?ExceptionGroup:")
+#: anyhow's (and cargo's) ``Caused by:`` on a line of its own, the causes indented under it,
+#: numbered when there are several (``    0: could not read config.toml``).
+_CAUSED_BY_ALONE = lazy(r"^[ \t]*Caused by:[ \t]*$")
+_NUMBERED_CAUSE = lazy(r"^[ \t]+\d+:[ \t]+(\S.*)$")
 
 
 def chained_causes(raw: str, asked: Collection[str] = ()) -> list[str]:
-    """The causes a chained error prints above or under the error it ends with (its
-    signature, :func:`query_from_error`), each a query: Python's tracebacks before ``The
-    above exception was the direct cause of the following exception:`` or ``During handling
-    of the above exception, another exception occurred:`` (the first is the root cause:
-    ``raise RuntimeError("could not start the app") from exc`` ends the traceback, its
-    cause, ``psycopg2.OperationalError: …``, is printed first). The last chain of the text
-    first (most often the crash's), its root cause first; at most :data:`MOST_CAUSES_ASKED`,
-    an error once, and none that ``asked`` holds (of the same kind, :func:`_error_kind`).
-    ``raise … from None`` prints no chain: it has none. Of a huge log, the part
-    :func:`~kenning.log_window.log_window` reads."""
-    lines = as_printed(read_of_log(raw)).splitlines()
+    """The causes a chained error prints beside the error it ends with (its signature,
+    :func:`query_from_error`), each a query, the root cause first:
+
+    * Python's tracebacks before ``The above exception was the direct cause of the following
+      exception:`` or ``During handling of the above exception, another exception
+      occurred:`` (the first is the root cause: ``raise RuntimeError("could not start the
+      app") from exc`` ends the traceback, its cause, ``psycopg2.OperationalError: …``, is
+      printed first; ``raise … from None`` prints no chain); the last chain of the text
+      first (most often the crash's);
+    * the list under a ``Caused by:`` alone on its line, as Rust's anyhow prints an error's
+      causes (``    0: could not read config.toml``, ``    1: No such file or directory (os
+      error 2)``, or one unnumbered) and cargo its own (a ``Caused by:`` each): its last is
+      the root;
+    * the other sub-exceptions of a Python exception group (``+-+---- 1 ----`` before each;
+      its last is the signature).
+
+    At most :data:`MOST_CAUSES_ASKED`, an error once, and none that ``asked`` holds (of the
+    same kind, :func:`_error_kind`). Java's last ``Caused by:``, .NET's innermost ``--->``
+    and Node's innermost ``[cause]:`` are no causes here: they are the signature itself. Of
+    a huge log, the part :func:`~kenning.log_window.log_window` reads."""
+    text = as_printed(read_of_log(raw))
+    lines = text.splitlines()
+    group = "Exception Group Traceback" in text
+    if group:  # (its lines behind the box's gutters, as the signature reads them)
+        lines = [_GROUP_MARGIN.sub("", line, count=1) for line in lines]
+    causes = [*_python_causes(lines), *_causes_listed(lines)]
+    if group:
+        causes += _group_members(lines)
+    known = {_error_kind(query) for query in asked}
+    found: dict[str, str] = {}
+    for error in causes:
+        kind = _error_kind(error)
+        if error not in asked and kind not in known and not _GROUP_ERROR.match(error):
+            found.setdefault(kind, error)
+    return list(found.values())[:MOST_CAUSES_ASKED]
+
+
+def _error_of(lines: Sequence[str]) -> str | None:
+    """The signature of ``lines`` (:func:`query_from_error`); None when they hold none."""
+    try:
+        return query_from_error("\n".join(lines))
+    except UserInputError:
+        return None
+
+
+def _python_causes(lines: Sequence[str]) -> list[str]:
+    """The causes of the Python chains among ``lines`` (:func:`chained_causes`): of the last
+    chain first, each chain's root first."""
     marks = [
         i
         for i, line in enumerate(lines)
@@ -501,18 +549,49 @@ def chained_causes(raw: str, asked: Collection[str] = ()) -> list[str]:
         if not chains or len(headers) > 1 or above < start - 1:
             chains.append([])  # (more than one traceback since the chain's line before)
         above = mark
-        section = "\n".join(lines[headers[-1] if headers else start : mark])
-        try:
-            chains[-1].append(query_from_error(section))
-        except UserInputError:
+        error = _error_of(lines[headers[-1] if headers else start : mark])
+        if error is not None and _an_error_of_its_own(error, _SYSTEM_ERROR):
+            chains[-1].append(error)
+    return [error for chain in reversed(chains) for error in chain]
+
+
+def _causes_listed(lines: Sequence[str]) -> list[str]:
+    """The causes listed under each ``Caused by:`` alone on its line among ``lines``
+    (:func:`chained_causes`): the last first. Each is one of the indented lines after it (up
+    to a blank line or one that is not indented), numbered (anyhow's ``    0: …``) or not
+    (anyhow's one cause, cargo's), with the lines indented under it that go on with it."""
+    causes: list[str] = []
+    heads = [i for i, line in enumerate(lines) if "Caused by:" in line]
+    for head in heads[-CHAIN_LINES_READ:]:
+        if _CAUSED_BY_ALONE.match(without_container_prefix(lines[head])) is None:
             continue
-    known = {_error_kind(query) for query in asked}
-    found: dict[str, str] = {}
-    for error in (error for chain in reversed(chains) for error in chain):
-        kind = _error_kind(error)
-        if error not in asked and kind not in known and _an_error_of_its_own(error, _SYSTEM_ERROR):
-            found.setdefault(kind, error)
-    return list(found.values())[:MOST_CAUSES_ASKED]
+        items: list[str] = []
+        for line in lines[head + 1 : head + 1 + CAUSE_LINES_READ]:
+            line = without_container_prefix(line)
+            if not line.strip() or not line[:1].isspace():
+                break
+            numbered = _NUMBERED_CAUSE.match(line)
+            if numbered is not None or not items:
+                items.append((numbered[1] if numbered else line).strip())
+            else:  # (a message of several lines)
+                items[-1] = f"{items[-1]} {line.strip()}"
+        # (its last, the root's side, are read)
+        causes += [e for item in items[-CHAIN_LINES_READ:] if (e := _error_of([item])) is not None]
+    return causes[::-1]
+
+
+def _group_members(lines: Sequence[str]) -> list[str]:
+    """The error each sub-exception of a Python exception group among ``lines`` ends with
+    (:func:`chained_causes`), in order: the lines after each numbered rule (``+-+---- 1
+    ----``) up to the next rule."""
+    rules = [i for i, line in enumerate(lines) if _GROUP_RULE.match(line)][:CHAIN_LINES_READ]
+    members: list[str] = []
+    for at, end in zip(rules, [*rules[1:], len(lines)], strict=False):
+        if any(c.isdigit() for c in lines[at]):
+            error = _error_of(lines[at + 1 : min(end, at + 1 + CAUSE_LINES_READ)])
+            if error is not None and _an_error_of_its_own(error, _SYSTEM_ERROR):
+                members.append(error)
+    return members
 
 
 #: At most this many errors of a log's warnings are asked (each costs a query's embedding,
