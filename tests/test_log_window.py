@@ -897,3 +897,61 @@ def test_a_python_traceback_in_a_long_log_is_read_from_its_first_line() -> None:
                 assert "/app/worker/main.py" in window.text, (depth, before, bounds)
                 assert root in window.text
                 assert error_recall_queries(window.text)[0][0] == (root, True)
+
+
+def python_chain(frames: list[int], during: bool) -> tuple[list[str], str, str]:
+    """A Python chain as a service logs it: a traceback of ``frames[k]`` frames for each
+    error, the root cause's first (psycopg2's refused connection) and the crash's last,
+    Python's line between each two (``raise … from``'s or ``During handling …``'s); with
+    the root cause's error and the crash's."""
+    root = (
+        'psycopg2.OperationalError: connection to server at "db" (10.0.0.5), port 5432 '
+        "failed: Connection refused"
+    )
+    crash = "RuntimeError: could not start the app"
+    errors = [root, "app.db.DatabaseUnavailable: the database did not answer", crash]
+    errors = [root, *errors[-(len(frames) - 1) :]]
+    between = (
+        "During handling of the above exception, another exception occurred:"
+        if during
+        else "The above exception was the direct cause of the following exception:"
+    )
+    lines = ["2026-12-06T01:20:00Z ERROR app crashed"]
+    for k, (n, error) in enumerate(zip(frames, errors, strict=True)):
+        if k:
+            lines += ["", between, ""]
+        lines.append("Traceback (most recent call last):")
+        for i in range(n):
+            lines += [
+                f'  File "/app/level{k}/mod{i % 9}.py", line {10 + i % 50}, in f{i % 13}',
+                f"    return f{(i + 1) % 13}(x)",
+            ]
+        lines.append(error)
+        if k == 0:  # (psycopg2's message goes on, under a tab)
+            lines.append("\tIs the server running on that host and accepting TCP/IP connections?")
+    return lines, root, crash
+
+
+def test_a_long_python_chain_is_read_to_its_crash_and_its_root_cause() -> None:
+    """A Python chain among other services' errors: its traceback was read on while its
+    lines were indented, so its part ended at the last frame above an exception's line. Of
+    a chain whose later tracebacks are long (300 frames, or 150 each), the crash's own line
+    (``RuntimeError: could not start the app``, the last) was not read: its root cause was
+    asked as the signature and the crash was not asked at all. An exception's line after
+    its frames and the chain's lines go on with the trace (and past its part, the chain's
+    errors are read, the crash's first, as Java's ``Caused by`` lines are): the crash is
+    asked, and its root cause is a fallback, with every reader's bounds."""
+    from kenning.hooks.claude_code import PROMPT_LOG_BOUNDS, TOOL_LOG_BOUNDS
+
+    shapes = ([5, 300], [30, 30, 30], [400, 100, 10], [150, 150, 150])
+    for k, frames in enumerate(shapes):
+        chain, root, crash = python_chain(frames, during=k % 2 == 1)
+        for before, after in ((4_000, 3_000), (300, 300)):
+            log = "\n".join([*other_services(before), *chain, *other_services(after, 4_000)])
+            for bounds in (BOUNDS, PROMPT_LOG_BOUNDS, TOOL_LOG_BOUNDS):
+                window = log_window(log, bounds)
+                assert root in window.text and crash in window.text, (frames, before, bounds)
+                assert len(window.text) <= bounds.whole_max_chars
+                queries, fallbacks = error_recall_queries(window.text)
+                assert queries[0] == (crash, True), (frames, before, bounds, window.parts)
+                assert (root, True) in fallbacks, (frames, before, bounds, window.parts)

@@ -93,10 +93,11 @@ TRACE_MAX_LINES = 1_000
 #: A trace longer than its part (Spring Boot's startup failure of 5–7 ``Caused by`` levels
 #: is 400–600 lines, ~50–70 KB: qa-s70b F7) still ends with its root cause, Java's last
 #: ``Caused by``: past what its part holds, its ``Caused by`` lines are read, each with the
-#: :data:`CAUSE_LINES` lines after it (its first frames), the last first, as small parts of
-#: their own within :data:`CAUSES_LINES` lines and :data:`CAUSES_CHARS` characters (taken
-#: from the trace's part). They are looked for up to :data:`CAUSES_SCAN_LINES` lines on
-#: (~0.5 µs a line, not a reading of them: 50 ms).
+#: :data:`CAUSE_LINES` lines after it (its first frames), the last first (so are a Python
+#: chain's exception lines, each with the chain's lines after it: the crash's is the last),
+#: as small parts of their own within :data:`CAUSES_LINES` lines and :data:`CAUSES_CHARS`
+#: characters (taken from the trace's part). They are looked for up to
+#: :data:`CAUSES_SCAN_LINES` lines on (~0.5 µs a line, not a reading of them: 50 ms).
 CAUSE_LINES = 3
 CAUSES_LINES = 40
 CAUSES_CHARS = 6_000
@@ -207,6 +208,22 @@ class Bounds:
 #: pasted error): :data:`WHOLE_MAX_LINES`, :data:`WHOLE_MAX_CHARS`.
 BOUNDS = Bounds()
 _TRACE_GOES_ON = re.compile(r"[ \t]|Caused by|Suppressed:|\.\.\. \d+ (?:more|common)")
+#: A Python traceback ends with its exception's line, after its frames (``  File "…", line
+#: N, in f`` and the code under it), and a chain of them goes on after it: a blank line,
+#: ``The above exception was the direct cause of the following exception:`` (or ``During
+#: handling of the above exception, another exception occurred:``), a blank line and the
+#: next ``Traceback (most recent call last):``. Those lines go on with the trace: a chain
+#: prints its root cause first and the crash's error last, and both are read
+#: (:func:`_python_goes_on`).
+_PY_CHAIN_LINE = re.compile(
+    r"(?:The above exception was the direct cause of the following exception:"
+    r"|During handling of the above exception, another exception occurred:"
+    r"|Traceback \(most recent call last\):)[ \t]*(?:\r?\n|\r?$)"
+)
+_PY_FRAME = re.compile(r"[ \t]+File \"")
+#: What :func:`_python_goes_on` says of a line: no Python trace's, a chain's line (or a blank
+#: line before one), an exception's line after its frames.
+_NOT_PYTHON, _PY_CHAIN, _PY_EXCEPTION = 0, 1, 2
 #: Docker Compose's service before each line of ``docker compose logs`` (``orders-1  | ``:
 #: :mod:`~kenning.log_formats`' ``_COMPOSE_PREFIX``) or kubectl's pod and container
 #: (``kubectl logs --prefix``: ``[pod/api-7d9f/api] ``, its ``_KUBECTL_PREFIX``), and the
@@ -681,7 +698,12 @@ def _causes(
             if gap > TRACE_GAP_LINES:
                 break
         elif _TRACE_GOES_ON.match(text, behind) is None:
-            break
+            python = _python_goes_on(text, to, behind)
+            if python == _NOT_PYTHON:
+                break
+            gap = 0
+            if python == _PY_EXCEPTION:  # (a Python chain's error: its crash's, last)
+                found.append((line_no + scanned, to))
         else:
             gap = 0
             if text.startswith("Caused by", behind):
@@ -711,10 +733,10 @@ def _cause_parts(
     used_lines = used_chars = 0
     for cause_no, start in reversed(found):
         n, past, cost = 0, start, 1  # (the blank line before the part)
+        # (a Python error's: the chain's lines after it too, which say it is a cause)
+        most = CAUSE_LINES if text.startswith("Caused by", _behind_prefix(text, start)) else 6
         while (
-            past < trace_end
-            and n <= CAUSE_LINES
-            and (n == 0 or _trace_line(text, past, own) is not False)
+            past < trace_end and n <= most and (n == 0 or _trace_line(text, past, own) is not False)
         ):
             line_end = text.find("\n", past, end)
             line_end = end if line_end < 0 else line_end
@@ -750,14 +772,56 @@ def _trace_line(text: str, at: int, own: str = "") -> bool | None:
     """Whether the line that starts at ``at`` goes on with a stack trace (behind its
     container's prefix and time); None when it is another container's than ``own``, the
     trace's (compose and ``kubectl logs -l … --prefix`` interleave their lines: the
-    database's between the api's frames)."""
+    database's between the api's frames). A Python traceback's exception line and its
+    chain's lines go on with it (:func:`_python_goes_on`)."""
     prefix = _SERVICE_PREFIX.match(text, at)
     if prefix is None:
-        return _TRACE_GOES_ON.match(text, at) is not None
-    said = prefix.group(1)
-    if own and said and said.split("|")[0].strip() != own:
-        return None
-    return _TRACE_GOES_ON.match(text, prefix.end()) is not None
+        behind = at
+    else:
+        said = prefix.group(1)
+        if own and said and said.split("|")[0].strip() != own:
+            return None
+        behind = prefix.end()
+    if _TRACE_GOES_ON.match(text, behind) is not None:
+        return True
+    return _python_goes_on(text, at, behind) != _NOT_PYTHON
+
+
+def _python_goes_on(text: str, at: int, behind: int) -> int:
+    """What the line that starts at ``at`` (``behind`` its prefix), which goes on with no
+    trace by :data:`_TRACE_GOES_ON`, is of a Python traceback (:data:`_PY_CHAIN_LINE`):
+    ``_PY_CHAIN`` for a chain's line, or a blank line at most two lines before one;
+    ``_PY_EXCEPTION`` for the line right under a frame (one of the three lines above it is
+    a ``  File "…"`` line, the one above it indented); else ``_NOT_PYTHON``. Asked only where
+    a trace would end: a few lines are looked at."""
+    if _PY_CHAIN_LINE.match(text, behind) is not None:
+        return _PY_CHAIN
+    line_end = text.find("\n", behind)
+    line_end = len(text) if line_end < 0 else line_end
+    if not text[behind:line_end].strip():  # (a blank line: before a chain's line?)
+        after = line_end + 1
+        for _ in range(2):
+            if after >= len(text):
+                return _NOT_PYTHON
+            ahead = _behind_prefix(text, after)
+            if _PY_CHAIN_LINE.match(text, ahead) is not None:
+                return _PY_CHAIN
+            next_end = text.find("\n", ahead)
+            if next_end < 0 or text[ahead:next_end].strip():
+                return _NOT_PYTHON
+            after = next_end + 1
+        return _NOT_PYTHON
+    above = at
+    for k in range(3):
+        if above <= 0:
+            return _NOT_PYTHON
+        above = text.rfind("\n", 0, above - 1) + 1
+        start = _behind_prefix(text, above)
+        if k == 0 and not text.startswith((" ", "\t"), start):
+            return _NOT_PYTHON  # (the line above is no frame's)
+        if _PY_FRAME.match(text, start) is not None:
+            return _PY_EXCEPTION
+    return _NOT_PYTHON
 
 
 def _goes_on(text: str, at: int, end: int, own: str = "") -> bool:
