@@ -987,11 +987,12 @@ def seed_solutions(
     store.own_group_id()  # the entries are this project's: a store opened for all has none
     files_root = store.project.files_root
     directory = Path(directory)
-    if directory.exists() or not _seeded_folder(store, directory, source_prefix):
+    if directory.is_dir() or not _seeded_folder(store, directory, source_prefix):
         check_solutions_folder(directory)
     # else a folder seeded before that is gone (git drops a folder with its last doc, or it
-    # was renamed): its documents are all gone, and their entries are retired below, where
-    # "does not exist" left them recalled for ever
+    # was renamed), or has a file in its place: its documents are all gone, and their
+    # entries are retired below, where "does not exist" left them recalled for ever (and
+    # "is not a folder" said again at every session, its entries never retired)
     resolved_dir = directory.resolve()
     inside = next(
         (base for base in (files_root, store.project.root) if resolved_dir.is_relative_to(base)),
@@ -1604,13 +1605,13 @@ def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[S
     """Re-seed, ``changed_only``, every solutions folder this project was seeded from
     inside its checkout (the folders the seed state names). A folder that is not there is
     left alone (it may be on another branch), unless this branch's history deleted its
-    docs (git drops a folder with its last doc): they are retired as a deleted doc is, but
-    those another branch or the default one holds. ``max_docs`` caps the documents
-    read over all the folders. What the session-start hook runs; it costs a ``stat`` per
-    document when nothing changed.
+    docs (git drops a folder with its last doc; a file may stand in its place now): they
+    are retired as a deleted doc is, but those another branch or the default one holds.
+    ``max_docs`` caps the documents read over all the folders. What the session-start hook
+    runs; it costs a ``stat`` per document when nothing changed.
 
-    Each folder is re-seeded on its own: one whose run fails (refused, as a file now in its
-    place is, or a file system error) gets a report of that ``error`` alone, and the other
+    Each folder is re-seeded on its own: one whose run fails (refused, or a file system
+    error) gets a report of that ``error`` alone, and the other
     folders are re-seeded all the same (the failure of one stopped every folder after it,
     so a changed doc elsewhere waited as long as the failure lasted). A failure of the
     store itself (unreachable, refusing the write, another model's) is every folder's: it
