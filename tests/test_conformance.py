@@ -1755,6 +1755,45 @@ def test_postgres_a_team_schema_beside_a_store_in_public_is_a_store_of_its_own(
         )
 
 
+def test_postgres_first_writers_of_a_missing_schema_at_once_each_open_the_one_store(
+    pg_url: str,
+) -> None:
+    """A first write creates the schema its search_path names, and the store in it, in one
+    transaction (a failed setup leaves no empty schema): writers starting at once wait for
+    the first one's, then each finds the store it made, and their notes are one store's."""
+    from kenning.backends.postgres import PostgresBackend
+
+    rng = np.random.default_rng(14)
+    notes = [record(i, unit(rng)) for i in range(4)]
+    team = f"{pg_url}?options=-csearch_path%3Dteam_a,public"
+    start = threading.Barrier(len(notes))
+    failed: list[BaseException] = []
+
+    def first_write(note: Any) -> None:
+        try:
+            start.wait()
+            b = PostgresBackend(team, create=True, dimension=DIM)
+            try:
+                b.upsert([note])
+            finally:
+                b.close()
+        except BaseException as exc:  # said by the assertion below
+            failed.append(exc)
+
+    threads = [threading.Thread(target=first_write, args=(n,)) for n in notes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert failed == []
+    b = PostgresBackend(team, create=False)
+    try:
+        found = sorted(r.memory.id for r in b.iterate(Filters()))
+    finally:
+        b.close()
+    assert found == sorted(n.memory.id for n in notes)
+
+
 def test_postgres_scores_a_word_stored_in_both_widths_as_fts5_does(
     pg_url: str, tmp_path: Path
 ) -> None:

@@ -1209,6 +1209,7 @@ def test_a_search_path_naming_a_schema_this_role_cannot_create_is_warned(
         assert (store["status"] == "ok") == (write.returncode == 0), (store, write.stderr)
         if write.returncode:
             assert write.stderr.split("error: ")[-1].split(";")[0] in store["message"], store
+            assert _schema_named(pg_url, "missing") is None  # the failed write left nothing
         _sql(pg_url, "DROP SCHEMA IF EXISTS missing CASCADE")
     # the owner (a superuser) may create the schema, but pgvector is in public, off that
     # path: the write would fail on it, and doctor says so (with the URL that works)
@@ -1223,7 +1224,17 @@ def test_a_search_path_naming_a_schema_this_role_cannot_create_is_warned(
             assert "search_path%3Dmissing,public" in store["fix"], store
         write = run_cli(project, "remember", "A note.", env={"KENNING_STORE": pg_url + where})
         assert (write.returncode == 0) == works, write.stderr
-        _sql(pg_url, "DROP SCHEMA IF EXISTS missing CASCADE")  # (the failed write made it)
+        # all or nothing: a first write that fails after creating the schema (its CREATE
+        # committed on its own) left it behind, empty
+        assert (_schema_named(pg_url, "missing") is not None) == works, write.stderr
+        _sql(pg_url, "DROP SCHEMA IF EXISTS missing CASCADE")
+
+
+def _schema_named(url: str, name: str) -> Any:
+    """The schema ``name`` of the database, or None."""
+    with psycopg.connect(url) as conn:
+        (found,) = conn.execute("SELECT to_regnamespace(%s)", (name,)).fetchone() or (None,)
+        return found
 
 
 def test_another_projects_damaged_qdrant_point_is_a_warning_and_stats_says_nothing(

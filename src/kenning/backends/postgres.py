@@ -1291,9 +1291,21 @@ class PostgresBackend:
     # -- schema -----------------------------------------------------------------------------
 
     def _setup(self, conn: psycopg.Connection[Any], *, create: bool, dimension: int | None) -> None:
+        if not self._schema_missing(conn, create=create):
+            self._set_up(conn, create=create, dimension=dimension)
+            return
+        # A first write creates the schema the search_path names first, and the store in it,
+        # in one transaction: the schema's CREATE committed on its own, so a setup failing
+        # after it (pgvector off that path, a role that may not enable it) left it, empty
+        with conn.transaction():
+            self._create_named_schema(conn)
+            self._set_up(conn, create=True, dimension=dimension)
+
+    def _set_up(
+        self, conn: psycopg.Connection[Any], *, create: bool, dimension: int | None
+    ) -> None:
+        """:meth:`_setup` in the schema the search_path finds (there, or just created)."""
         database, schema = _first(conn.execute("SELECT current_database(), current_schema()"))
-        if self._schema_missing(conn, database, create=create):
-            database, schema = _first(conn.execute("SELECT current_database(), current_schema()"))
         if schema is None:
             raise KenningError(
                 f"PostgreSQL at {self.location} has no current schema (check search_path)"
@@ -1375,13 +1387,11 @@ class PostgresBackend:
         except KenningError as exc:
             return str(exc)
 
-    def _schema_missing(
-        self, conn: psycopg.Connection[Any], database: str, *, create: bool
-    ) -> bool:
-        """Whether the schema the URL's search_path names first did not exist: PostgreSQL
+    def _schema_missing(self, conn: psycopg.Connection[Any], *, create: bool) -> bool:
+        """Whether the schema the URL's search_path names first does not exist: PostgreSQL
         skips it and would give kenning the next one's store (``team_a,public``: public's,
-        which another team's URL reaches the same way). A writer creates it (True); a
-        reader finds no store there (StoreNotFound)."""
+        which another team's URL reaches the same way). A writer creates it (True:
+        :meth:`_create_named_schema`); a reader finds no store there (StoreNotFound)."""
         path, schema, user = _first(
             conn.execute(
                 "SELECT current_setting('search_path'), current_schema(), current_user::text"
@@ -1408,6 +1418,15 @@ class PostgresBackend:
             if self._try_creation:  # the write creates the schema first: tried too
                 missing.cannot_create = self._creation_refused(conn, schema=named)
             raise missing
+        return True
+
+    def _create_named_schema(self, conn: psycopg.Connection[Any]) -> None:
+        """Create the schema :meth:`_schema_missing` found missing, in the caller's
+        transaction (committed with the store made in it, or not at all), under the lock
+        the store's migrations take: another first writer waits for it, then finds both."""
+        named = self._named_schema
+        assert named is not None
+        (database,) = _first(conn.execute("SELECT current_database()"))
         try:
             with conn.transaction():
                 conn.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_WAIT_S}s'")
@@ -1420,7 +1439,6 @@ class PostgresBackend:
                 )
         except pg_errors.InsufficientPrivilege:
             raise KenningError(self._schema_refused(named)) from None
-        return True
 
     def _schema_refused(self, named: str) -> str:
         """What a write says when the schema ``named`` the search_path names first does not
