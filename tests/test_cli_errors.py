@@ -1411,3 +1411,18 @@ def test_a_store_another_process_holds_exclusively_locked_says_so(
         assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
         assert "another process has held it locked" in r.stderr, r.stderr
         assert "retry once it is done" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("command", [("recall", "tenant"), ("remember", "A note of one line.")])
+def test_a_misspelt_kenning_embedder_is_named_with_its_fix(
+    seeded_project: Path, command: tuple[str, ...]
+) -> None:
+    """A misspelt KENNING_EMBEDDER (an MCP server's env block, a shell profile) was said as
+    "unknown embedder 'minilmm'; valid embedders are …": nothing named where the name came
+    from, nor what to change. It names the variable and its fix, as doctor does."""
+    proc = run_kenning(seeded_project, *command, env={"KENNING_EMBEDDER": "minilmm"})
+    assert_clean_outcome(proc, " ".join(command))
+    assert proc.returncode == 1, proc.stderr
+    err = proc.stderr.decode()
+    assert "KENNING_EMBEDDER='minilmm' is no embedder" in err, err
+    assert "unset KENNING_EMBEDDER (minilm is the default)" in err, err

@@ -150,15 +150,11 @@ def embedder_problem() -> tuple[str, str] | None:
     """Why the current embedder cannot embed at all, and the fix, told without loading the
     model: an unknown ``KENNING_EMBEDDER``, or MiniLM's model files missing or unreadable
     (``KENNING_MODEL_DIR`` or the weights package). None when nothing says so."""
-    from .embedders import EMBEDDERS
+    from .embedders import EMBEDDERS, unknown_embedder_variable
 
     name = config.embedder_name()
     if name not in EMBEDDERS:
-        return (
-            f"KENNING_EMBEDDER={name[:80]!r} is no embedder (the embedders are "
-            f"{', '.join(EMBEDDERS)})",
-            "unset KENNING_EMBEDDER (minilm is the default) or set it to one of those",
-        )
+        return unknown_embedder_variable(name)
     if name != "minilm":
         return None
     from .embedders.minilm import locate_model

@@ -15,6 +15,7 @@ __all__ = [
     "check_embedder_name",
     "expected_provenance",
     "load_embedder",
+    "unknown_embedder_variable",
     "variables_said",
     "variables_that_chose",
 ]
@@ -58,14 +59,29 @@ def expected_provenance(name: str = "minilm") -> Provenance:
 
 def check_embedder_name(name: str) -> str:
     """``name`` when it names an embedder; a :class:`~kenning.errors.UserInputError` naming
-    the valid ones otherwise (``open_store`` asks as it opens, not at the first recall)."""
+    the valid ones otherwise (``open_store`` asks as it opens, not at the first recall),
+    and ``KENNING_EMBEDDER`` with its fix when the name is that variable's."""
     if name not in EMBEDDERS:
+        from ..config import embedder_name
         from ..errors import UserInputError
 
+        if name == embedder_name():  # (what every surface loads when given no embedder)
+            raise UserInputError("; ".join(unknown_embedder_variable(name)))
         raise UserInputError(
             f"unknown embedder {name!r}; valid embedders are {', '.join(EMBEDDERS)} (tests only)"
         )
     return name
+
+
+def unknown_embedder_variable(name: str) -> tuple[str, str]:
+    """What is wrong with ``KENNING_EMBEDDER=name``, which names no embedder, and its fix:
+    the variable is named, since it is set where the user may not look (an MCP server's
+    ``env`` block, a shell profile)."""
+    return (
+        f"KENNING_EMBEDDER={name[:80]!r} is no embedder (the embedders are "
+        f"{', '.join(EMBEDDERS)}; hashing for tests only)",
+        "unset KENNING_EMBEDDER (minilm is the default) or set it to one of those",
+    )
 
 
 def _load(name: str) -> Embedder:
