@@ -1166,6 +1166,29 @@ def test_a_folder_with_a_file_in_its_place_is_retired_as_a_gone_folder(docs: Pat
     assert r.returncode == 1 and "is not a folder" in r.stderr, r.stderr
 
 
+def test_a_folder_with_a_file_in_its_place_is_retired_by_hand(docs: Path) -> None:
+    """By hand as at a session: `kenning seed-solutions` of a seeded folder whose docs'
+    deletion is committed and a file of its name in its place said "is not a folder; pass
+    the solutions folder" (exit 1), before the store was opened, and never retired its
+    entries, where a folder gone with its last doc has them retired. A path never seeded
+    that is a file is still refused."""
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions").returncode == 0
+    git(root, "rm", "-r", "-q", "docs/solutions")
+    commit(root, "the solutions move to the wiki")
+    write(root, "docs/solutions", "see the wiki\n")
+    r = kenning(root, "seed-solutions")
+    assert r.returncode == 0, r.stderr
+    assert "retired 3" in r.stdout and "retired: db/db.md" in r.stdout, r.stdout
+    with open_store(cwd=root, create=False) as store:
+        assert entries(store) == []
+    again = kenning(root, "seed-solutions")
+    assert again.returncode == 0 and "retired 0" in again.stdout, (again.stdout, again.stderr)
+    write(root, "docs/notes", "not a folder\n")
+    r = kenning(root, "seed-solutions", "docs/notes")
+    assert r.returncode == 1 and "is not a folder" in r.stderr, r.stderr
+
+
 @pytest.mark.parametrize("read_only", ["folder", "file"])
 def test_a_read_only_store_is_refused_before_the_model_is_loaded(
     docs: Path, read_only: str

@@ -1102,7 +1102,6 @@ def seed_solutions_cmd(
     from .seeding import (
         DEFAULT_SOLUTIONS_DIR,
         check_one_project,
-        check_solutions_folder,
         check_source_prefix,
         seed_solutions,
     )
@@ -1115,10 +1114,9 @@ def seed_solutions_cmd(
         top = checkout.toplevel if checkout is not None else Path.cwd()
         directory = top / DEFAULT_SOLUTIONS_DIR
     # before the store: a mistyped folder creates none (one that is gone since it was
-    # seeded, its entries to retire, is the core's to tell: the store has its record)
-    gone = not os.path.lexists(directory)
-    if not gone:
-        check_solutions_folder(directory)
+    # seeded, or has a file in its place, its entries to retire, is the core's to tell: the
+    # store has its record)
+    gone = not os.path.isdir(directory)
     if source_prefix is not None:
         check_source_prefix(source_prefix)  # and a prefix no SOURCE: may start with
     with (
