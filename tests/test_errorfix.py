@@ -2635,6 +2635,30 @@ Invalid `prisma.order.create()` invocation in
 PRISMA_FOREIGN_KEY = "Foreign key constraint failed on the field: `Order_userId_fkey (index)`"
 
 SAME_ERROR = [
+    # a path rustc could not resolve, typed in a note in other quotes or spacing (its path is
+    # kept whole, in one kind of quotes), and E0433 before rustc 1.95 ("failed to resolve:
+    # could not find `x` in `y`") as 1.95 says it
+    (
+        "error[E0432]: unresolved import `crate::config::Settings`",
+        'error[E0432]:  unresolved import  "crate::config::Settings"',
+    ),
+    (
+        "error[E0432]: unresolved import `chrono::NaiveDateTimee`",
+        "error[E0432]: unresolved import 'chrono::NaiveDateTimee'",
+    ),
+    (
+        "error[E0432]: unresolved imports `mylib::Foo`, `mylib::Bar`",
+        "error[E0432]: unresolved imports 'mylib::Foo',  \"mylib::Bar\"",
+    ),
+    ("error[E0432]: unresolved import `serde`", 'error[E0432]: unresolved import "serde"'),
+    (
+        "error[E0433]: failed to resolve: could not find `sync` in `tokio`",
+        "error[E0433]: cannot find `sync` in `tokio`",
+    ),
+    (
+        "error[E0433]: failed to resolve: could not find `nope3` in the crate root",
+        "error[E0433]: cannot find `nope3` in `crate`",
+    ),
     # Rails logs its exception with a colon after it; its signature, an entry, has none
     (
         "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5):",
@@ -3499,6 +3523,36 @@ DIFFERENT_ERROR = [
     (
         "error[E0433]: failed to resolve: use of undeclared crate or module `serde`",
         "error[E0433]: failed to resolve: use of undeclared crate or module `tokio`",
+    ),
+    # a path rustc could not resolve is the error, whole (rustc 1.95's wordings): another item
+    # of the crate or module, another module or another crate is another error (each was
+    # ``unresolved import <q>``, every wrong path one error, and one's fix every other's)
+    (
+        "error[E0432]: unresolved import `chrono::NaiveDateTimee`",
+        "error[E0432]: unresolved import `crate::config::Settings`",
+    ),
+    (
+        "error[E0432]: unresolved import `crate::config::Settings`",
+        "error[E0432]: unresolved import `crate::config::Setings`",
+    ),
+    (
+        "error[E0432]: unresolved import `crate::config::Settings`",
+        "error[E0432]: unresolved import `crate::config`",
+    ),
+    ("error[E0432]: unresolved import `serde::Foo`", "error[E0432]: unresolved import `serde`"),
+    ("error[E0433]: cannot find `nope` in `fs`", "error[E0433]: cannot find `nope` in `io`"),
+    ("error[E0433]: cannot find `sync` in `tokio`", "error[E0433]: cannot find `net` in `tokio`"),
+    (
+        "error[E0433]: failed to resolve: could not find `__private` in `serde`",
+        "error[E0433]: failed to resolve: could not find `pdf` in `autumn_web`",
+    ),
+    (
+        "error[E0425]: cannot find value `Settings2` in module `crate::config`",
+        "error[E0425]: cannot find value `Settings2` in module `crate::db`",
+    ),
+    (
+        "error[E0425]: cannot find type `Vaule` in crate `mylib`",
+        "error[E0425]: cannot find type `Vaule` in crate `serde`",
     ),
     ("Error: Cannot find module '@babel/core'", "Error: Cannot find module '@babel/cli'"),
     (

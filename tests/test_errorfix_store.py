@@ -882,6 +882,8 @@ FINGERPRINT_RULES_PROBES = {
     27: "ccace81d91876f0a",
     # (28: a Verdaccio registry's 404, "- no such package available", names the package)
     28: "880e2337f6cb334b",
+    # (29: a path rustc could not resolve is kept whole, E0433's item and its module)
+    29: "1361f195d60f41c5",
 }
 
 
@@ -938,6 +940,13 @@ def _fingerprint_probe() -> str:
         "npm ERR! 404 Not Found - GET http://localhost:4873/@acme%2fwidgets - no such package "
         "available"
     )
+    raw += [  # (rules 29: a path rustc could not resolve is kept whole)
+        RUSTC_WRONG_USE,
+        RUSTC_WRONG_PATH,
+        "error[E0433]: failed to resolve: could not find `sync` in `tokio`",
+        "error[E0432]: unresolved imports `mylib::Foo`, `mylib::Bar`",
+        "error[E0425]: cannot find value `Settings2` in module `crate::config`",
+    ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
         for r in rows(f"rust-errors/{split}.jsonl"):
@@ -2222,6 +2231,81 @@ def test_a_missing_crate_package_or_gem_is_named_in_each_tool_s_wording(
     ):
         for ids in recalled(query):
             assert ids[:1] == [goroot.id], (query, ids)
+
+
+#: rustc 1.95's output for a wrong path in a ``use`` (E0432) and in code (E0433), as it printed
+#: them for a small crate (its module config holds Config, not Settings).
+RUSTC_WRONG_USE = (
+    "error[E0432]: unresolved import `crate::config::Settings`\n --> src/main.rs:2:5\n  |\n2 | "
+    "use crate::config::Settings;\n  |     ^^^^^^^^^^^^^^^^^^^^^^^ no `Settings` in `config`"
+)
+RUSTC_WRONG_PATH = (
+    "error[E0433]: cannot find `sync` in `tokio`\n --> src/lib.rs:7:19\n  |\n7 |   let _x = "
+    "tokio::sync::Mutex::new(0);\n  |                   ^^^^ could not find `sync` in `tokio`"
+)
+
+
+def test_a_wrong_rust_path_is_known_by_its_path(store: MemoryStore) -> None:
+    """rustc's wrong paths were one error: ``unresolved import `chrono::NaiveDateTimee``` and
+    ``unresolved import `crate::config::Settings``` both ``unresolved import <q>`` (E0433's
+    ``cannot find <q> in <q>`` likewise), so the fix of any was every other's exact match
+    (1.0), and an npm 404's fix came back for ``serde::Foo`` at 0.40-0.54. The path is the
+    error now: another item, module or crate is another error (held), the same one typed in
+    other quotes or spacing, or said by an older rustc, is its exact match, and one path in a
+    ``use`` (E0432) and in code (E0433) is one error."""
+    from kenning.querybuild import error_recall_queries
+
+    chrono, config, sync, npm = (
+        store.remember(f"ERROR-FIX: {text}", "error_fix")
+        for text in (
+            "error[E0432]: unresolved import `chrono::NaiveDateTimee` | FIX: a typo: the type "
+            "is chrono::NaiveDateTime | SOURCE: src/db.rs",
+            "error[E0432]: unresolved import `crate::config::Settings` | FIX: Settings was "
+            "renamed Config in src/config.rs: import crate::config::Config | SOURCE: src/main.rs",
+            "error[E0433]: failed to resolve: could not find `sync` in `tokio` | FIX: tokio's "
+            'sync module is a feature: tokio = { version = "1", features = ["sync"] }',
+            "npm ERR! 404 Not Found: yaml-foo@latest | FIX: typo in package.json, the package "
+            "is yaml",
+        )
+    )
+    assert {m.status for m in (chrono, config, sync, npm)} == {"stored"}
+
+    def recalled(query: str) -> list[list[tuple[str, str]]]:
+        """The ids recalled (and how each matched) as typed, and with --error."""
+        return [
+            [(h.memory.id, h.match) for h in result.hits]
+            for result in (store.recall(query), store.recall_many(error_recall_queries(query)[0]))
+        ]
+
+    for query, own in (
+        (RUSTC_WRONG_USE, config),
+        ('error[E0432]:  unresolved import  "crate::config::Settings"', config),
+        ("error[E0432]: unresolved import 'chrono::NaiveDateTimee'", chrono),
+        # (rustc 1.95's E0433, the entry in an older rustc's words)
+        (RUSTC_WRONG_PATH, sync),
+        ("error[E0433]: cannot find `sync` in `tokio`", sync),
+    ):
+        for hits in recalled(query):
+            assert hits[:1] == [(own.id, "fingerprint")], (query, hits)
+    # ... one path in a use and in code: not its exact match, not held
+    for query, own in (
+        ("error[E0432]: unresolved import `tokio::sync`", sync),
+        ("error[E0433]: cannot find `NaiveDateTimee` in `chrono`", chrono),
+    ):
+        for hits in recalled(query):
+            assert [i for i, _ in hits[:1]] == [own.id], (query, hits)
+    for query, others in (
+        ("error[E0432]: unresolved import `chrono::NaiveDateTimee`", (config, sync, npm)),
+        ("error[E0432]: unresolved import `crate::config::Settings`", (chrono, sync, npm)),
+        ("error[E0432]: unresolved import `crate::config::Setings`", (config, chrono)),
+        ("error[E0432]: unresolved import `crate::db::Pool`", (config, chrono)),
+        ("error[E0432]: unresolved import `chrono::Utc2`", (chrono, config)),
+        ("error[E0432]: unresolved import `serde::Foo`", (chrono, config, sync, npm)),
+        ("error[E0433]: failed to resolve: could not find `net` in `tokio`", (sync,)),
+        ("error[E0433]: cannot find `NaiveDateTimee` in `serde`", (chrono,)),
+    ):
+        for hits in recalled(query):
+            assert not {i for i, _ in hits} & {m.id for m in others}, (query, hits)
 
 
 def test_a_registry_404_names_its_package_in_each_npm_and_yarn_wording(

@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "missing_names", 
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 28
+RULES_VERSION = 29
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -105,7 +105,51 @@ _MISSING_WORDS_OF_KIND = (
     ("gem", r"could\s+not\s+find\s+gem"),
 )
 _MISSING_WORDS = "|".join(words for _, words in _MISSING_WORDS_OF_KIND)
+#: A path rustc could not resolve (``crate::config::Settings``, ``self::db``, ``serde::Foo``;
+#: a raw name, ``r#try``; rustc before 2018's root, ``{{root}}``), or a crate's name alone.
+_RUST_PATH = r"[\w#{}]{1,100}(?:::[\w#{}]{1,100}){0,30}"
+#: ... in the quotes rustc prints it in (`serde::Foo`) or a note's ('…', "…", ‘…’).
+_RUST_QUOTED_PATH = rf"`{_RUST_PATH}`|'{_RUST_PATH}'|\"{_RUST_PATH}\"|‘{_RUST_PATH}’"
+#: The words rustc says a wrong path in (each quoted path read in one kind of quotes, so that
+#: a note that types them otherwise is the same error): E0432's ``unresolved import
+#: `crate::config::Settings``` (a list, ``unresolved imports `a::B`, `a::C```), E0433's
+#: ``cannot find `nope` in `fs``` (rustc 1.95; :data:`_RUST_OLD_COULD_NOT_FIND` before) and
+#: E0425's and E0412's ``cannot find value `Settings2` in module `crate::config``` (``type …
+#: in crate `mylib```).
+_RUST_PATH_SAID = lazy(
+    rf"(\bunresolved\s+imports?\s+)((?:{_RUST_QUOTED_PATH})(?:\s*,\s*(?:{_RUST_QUOTED_PATH})){{0,20}})"
+    rf"|(\bcannot\s+find\s+(?:[a-z]{{1,20}}[\s,]+){{0,4}}?)({_RUST_QUOTED_PATH})(\s+in\s+"
+    rf"(?:(?:module|crate|enum|trait|struct|union)\s+)?)({_RUST_QUOTED_PATH})",
+    re.IGNORECASE,
+)
+_RUST_QUOTED_ONE = lazy(_RUST_QUOTED_PATH)
+#: rustc's E0433 before it said ``cannot find `nope` in `fs``` (1.95): ``failed to resolve:
+#: could not find `nope` in `fs``` (its label still says ``could not find `nope3` in the
+#: crate root`` for ``crate::nope3``, which its message says is in ``crate``).
+_RUST_OLD_COULD_NOT_FIND = lazy(
+    rf"\bfailed\s+to\s+resolve:\s+could\s+not\s+find\s+({_RUST_QUOTED_PATH})\s+in\s+"
+    rf"(?:({_RUST_QUOTED_PATH})|the\s+crate\s+root\b)",
+    re.IGNORECASE,
+)
 _KEEP_MODULE = (
+    # a path rustc could not resolve, whole (:data:`_RUST_PATH_SAID`, its quotes read as
+    # ``'`` already): which item of which crate or module is the error, and its fix (a typo,
+    # a renamed item, a crate's feature or version); every one was ``unresolved import
+    # <q>``, one error
+    lazy(
+        rf"(?P<keep>\bunresolved\s+imports?\s+)(?P<num>'{_RUST_PATH}'(?:, '{_RUST_PATH}'){{0,20}})",
+        re.IGNORECASE,
+    ),
+    lazy(
+        rf"(?P<keep>\bcannot\s+find\s+(?:[a-z]{{1,20}}[\s,]+){{0,4}}?)(?P<num>'{_RUST_PATH}')"
+        rf"(?=\s+in\s+(?:(?:module|crate|enum|trait|struct|union)\s+)?'{_RUST_PATH}')",
+        re.IGNORECASE,
+    ),
+    lazy(
+        rf"(?P<keep>\bcannot\s+find\s+(?:[a-z]{{1,20}}[\s,]+){{0,4}}?{_KEPT}\s+in\s+"
+        rf"(?:(?:module|crate|enum|trait|struct|union)\s+)?)(?P<num>'{_RUST_PATH}')",
+        re.IGNORECASE,
+    ),
     lazy(
         rf"(?P<keep>\b(?:{_MISSING_WORDS}|missing\s+script:"
         # (yum's and dnf's through ansible)
@@ -1380,6 +1424,8 @@ def error_fingerprint(signature: str) -> str:
     text = _SCALA_CLASS_PACKAGE.sub(r"\1", text, count=1)
     text = _RUST_OLD_CATCH_ALL.sub(r"\1Uncategorized", text, count=1)
     text = _RUST_SYSROOT_CRATE.sub(r"\1`std`", text, count=1)
+    text = _RUST_OLD_COULD_NOT_FIND.sub(_rust_could_not_find_now, text, count=1)
+    text = _RUST_PATH_SAID.sub(_rust_paths_quoted, text)
     text = _NODE_OLD_PROPERTY.sub(_node_property_now, text, count=1)
     text = _RUBY_OLD_RECEIVER.sub(_ruby_receiver_now, text, count=1)
     text = _RUBY_OLD_METHOD_QUOTES.sub(r"\1'\2'", text, count=1)
@@ -1448,6 +1494,22 @@ def error_fingerprint(signature: str) -> str:
     # adjacent masks of the same kind are one mask ("<n>.<n>" already handled by the regex)
     text = re.sub(r"(<(?:n|q|path|hex)>)(?:[\s,]*\1)+", r"\1", text)
     return _with_shared_type_abstracted(_FULL_STOP.sub("", one_line(text)).lower())
+
+
+def _rust_could_not_find_now(m: re.Match[str]) -> str:
+    """rustc's E0433 before 1.95 (:data:`_RUST_OLD_COULD_NOT_FIND`) as 1.95 says it."""
+    return f"cannot find {m.group(1)} in {m.group(2) or '`crate`'}"
+
+
+def _rust_paths_quoted(m: re.Match[str]) -> str:
+    """The paths of rustc's words for a wrong path (:data:`_RUST_PATH_SAID`), each in ``'``."""
+    return "".join(
+        ", ".join(f"'{q.group(0)[1:-1]}'" for q in _RUST_QUOTED_ONE.finditer(part))
+        if i % 2 == 0  # (the groups that are paths: 2, 4 and 6; a list joined by ", ")
+        else part
+        for i, part in enumerate(m.groups(), start=1)
+        if part is not None
+    )
 
 
 def _bare_name(name: str) -> str:
@@ -1536,6 +1598,15 @@ _IDENTITY = lazy(r"[^\W\d_]{3,}|\b(?=\w*\d)(?=\w*[^\W\d_])\w{3,}\b")
 #: package (or npm's), a Rust import or crate, a gem, a Go package, a command. One name of two
 #: kinds is two things (Python's 'express' is not Node's, Node's 'rg' not the command).
 _MISSING_OF_KIND = (
+    # (a path rustc could not resolve, read before a crate's name: "unresolved import
+    # 'crate::config::settings'", the first of a list; "cannot find 'nope' in 'fs'" and
+    # "cannot find value 'x' in module 'crate::config'" as the path "fs::nope",
+    # :func:`missing_names`; a crate's name alone is "rust")
+    ("rust path", r"\bunresolved imports? '([^'\s]{1,200}::[^'\s]{1,3000})'"),
+    (
+        "rust path",
+        r"\bcannot find (?:[a-z]+[\s,]+){0,4}?'([^'\s]{1,200}' in (?:[a-z]+ )?'[^'\s]{1,3000})'",
+    ),
     # (in single quotes, or double ones as esbuild's "could not resolve "lodash"")
     *(
         (kind, rf"\b(?:{words})\s+['\"]([^'\"\s]{{1,200}})['\"]")
@@ -1594,10 +1665,22 @@ def missing_names(fingerprint: str) -> list[tuple[str, str]]:
     "yaml")``, ``cannot find module 'lodash'`` ``("node", "lodash")``, ``command not found:
     'fd'`` ``("command", "fd")``): what search's missing-name rule compares."""
     return [
-        (_MISSING_OF_KIND[m.lastindex - 1][0], m.group(m.lastindex))
+        (_MISSING_OF_KIND[m.lastindex - 1][0], _as_rust_path(m.group(m.lastindex)))
         for m in _MISSING_NAME.finditer(fingerprint)
         if m.lastindex is not None
     ]
+
+
+#: What rustc's "cannot find 'nope' in 'fs'" (and "… in module 'crate::config'") says
+#: between the item and where it looked, as :data:`_MISSING_OF_KIND` reads it.
+_RUST_ITEM_IN = lazy(r"' in (?:[a-z]+ )?'")
+
+
+def _as_rust_path(name: str) -> str:
+    """A missing name as :func:`missing_names` gives it: rustc's item and where it looked
+    (``nope' in 'fs``) as one path (``fs::nope``); any other as it is."""
+    parts = _RUST_ITEM_IN.split(name, maxsplit=1)
+    return name if len(parts) == 1 else f"{parts[1]}::{parts[0]}"
 
 
 def identifies(fingerprint: str) -> bool:

@@ -382,43 +382,32 @@ def _same_code(query_codes: set[str], entry_codes: set[str]) -> bool:
 #: name is no crate, ``use serde::Deserialize;`` as well) and E0433 ``cannot find module or
 #: crate `serde` in this scope`` (a path in code; 1.84's ``use of undeclared crate or module``).
 _RUST_MISSING_CRATE_CODES = frozenset({"e0432", "e0433", "e0463"})
+#: rustc's codes of a path it could not resolve, each where it looked: E0432 in a ``use``
+#: (``unresolved import `tokio::sync```, the path up to the name it could not find), E0433 in
+#: code (``cannot find `sync` in `tokio```, the name and the module it looked in).
+_RUST_WRONG_PATH_CODES = frozenset({"e0432", "e0433"})
 
 
-def _one_missing_crate(
+def _one_rust_name(
     query_codes: set[str], query_fingerprint: str, entry_codes: set[str], entry_fingerprint: str
 ) -> bool:
     """Whether two fingerprints of rustc's codes of a missing crate (E0432, E0433, E0463)
-    each name a crate or module it could not find, so that their codes are not what tells
-    them apart: the names are (a crate missing from Cargo.toml is one fix, ``cargo add
-    serde``, whichever of them rustc gave). A path (``unresolved import `serde::Foo```,
-    ``crate::config``) names none: a wrong path inside a crate is not a missing crate."""
-    if not (query_codes | entry_codes) <= _RUST_MISSING_CRATE_CODES:
-        return False
+    each name a crate it could not find, or of a wrong path (E0432, E0433) each a path, so
+    that their codes are not what tells them apart: the names are (a crate missing from
+    Cargo.toml is one fix, ``cargo add serde``, whichever of them rustc gave; ``tokio::sync``
+    one, its feature, in a ``use`` or in code). A path (``unresolved import `serde::Foo```,
+    ``crate::config``) is no missing crate (``"rust path"``, not ``"rust"``): a wrong path
+    inside a crate is held from a missing crate by its code."""
     from .fingerprints import missing_names  # (loaded already: the fingerprints are its)
 
-    return all(
-        any(kind == "rust" for kind, _ in missing_names(fingerprint))
-        for fingerprint in (query_fingerprint, entry_fingerprint)
-    )
-
-
-#: rustc's import of a path it could not resolve, as a fingerprint holds it (the path masked:
-#: ``unresolved import `serde::Foo``` with serde found, ``crate::config``), not a crate's name.
-_RUST_PATH_IMPORT = re.compile(r"\bunresolved imports? <q>")
-
-
-def _one_missing_crate_one_path(
-    missing: list[tuple[str, str]], fingerprint: str, other_fingerprint: str
-) -> bool:
-    """Whether ``fingerprint`` names a crate rustc could not find (``missing``, its missing
-    names) and ``other_fingerprint`` an import of a path (:data:`_RUST_PATH_IMPORT`) and no
-    missing crate: a wrong path inside a crate, not that crate missing."""
-    if not any(kind == "rust" for kind, _ in missing):
-        return False
-    from .fingerprints import missing_names  # (loaded already: the fingerprints are its)
-
-    return _RUST_PATH_IMPORT.search(other_fingerprint) is not None and not any(
-        kind == "rust" for kind, _ in missing_names(other_fingerprint)
+    names = (missing_names(query_fingerprint), missing_names(entry_fingerprint))
+    return any(
+        query_codes | entry_codes <= codes
+        and all(any(kind == said for kind, _ in missing) for missing in names)
+        for said, codes in (
+            ("rust", _RUST_MISSING_CRATE_CODES),
+            ("rust path", _RUST_WRONG_PATH_CODES),
+        )
     )
 
 
@@ -470,9 +459,16 @@ def _bound_ports(fingerprint: str) -> set[str]:
 _MISSING_FILE = re.compile(r"\bno such file or directory\b|\benoent\b")
 
 
-def _same_name(one: str, other: str) -> bool:
-    """Whether two missing names are one thing: the same, or one a part of the other
-    (``yaml`` and ``yaml.cyaml``; ``@acme/ui`` and ``@acme/ui/button``)."""
+def _same_name(one: str, other: str, kind: str = "") -> bool:
+    """Whether two missing names of ``kind`` are one thing: the same, or one a part of the
+    other (``yaml`` and ``yaml.cyaml``; ``@acme/ui`` and ``@acme/ui/button``). Of two paths
+    rustc could not resolve, one that ends the other (``fs::nope`` of E0433's ``cannot find
+    `nope` in `fs```, which names the module it looked in alone, and E0432's
+    ``std::fs::nope``; ``config::settings`` and ``crate::config::settings``), not one that
+    begins it: rustc names a path up to the name it could not find, so ``crate::config``
+    (no module config) is not ``crate::config::settings`` (no settings in it)."""
+    if kind == "rust path":
+        return one == other or one.endswith("::" + other) or other.endswith("::" + one)
     return (
         one == other
         or one.startswith((other + ".", other + "/"))
@@ -513,7 +509,7 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         query_codes
         and entry_codes
         and not _same_code(query_codes, entry_codes)
-        and not _one_missing_crate(query_codes, query_fingerprint, entry_codes, entry_fingerprint)
+        and not _one_rust_name(query_codes, query_fingerprint, entry_codes, entry_fingerprint)
     ):
         # ... unless the query holds the entry's message (what follows its last code) whole:
         # a prompt that names a code fixed before ("fixed the TS2307 import, now Type
@@ -527,14 +523,18 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
     # words it: Node's "Cannot find module 'lodash'" is not Python's "No module named
     # 'yaml'" (whose fix came first for it at 0.46-0.50, qa-s69c F2), nor "fd" "rg"; nor is
     # one name of another kind: Python's 'express' got Node's npm ci fix at 0.83, Node's
-    # 'rg' the ripgrep command's at 0.67 (qa-s69d F6)
+    # 'rg' the ripgrep command's at 0.67 (qa-s69d F6); nor is a path rustc could not resolve
+    # (``unresolved import `serde::Foo```: serde was found) a crate missing from Cargo.toml
+    # (`chrono::NaiveDateTimee` got `chrono`'s cargo add fix at 0.97), nor another path
+    # (``crate::config::Settings`` is not ``chrono::NaiveDateTimee``, every one of them
+    # was each other's exact match, 1.0), nor an npm package's 404 (0.40-0.54)
     from .fingerprints import missing_names  # (loaded already: the fingerprints are its)
 
     query_missing = missing_names(query_fingerprint)
     entry_missing = missing_names(entry_fingerprint)
     if query_missing and entry_missing:
         return not any(
-            kind == other_kind and _same_name(name, other)
+            kind == other_kind and _same_name(name, other, kind)
             for kind, name in query_missing
             for other_kind, other in entry_missing
         )
@@ -548,14 +548,6 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         (query_missing and _MISSING_FILE.search(entry_fingerprint))
         or (entry_missing and _MISSING_FILE.search(query_fingerprint))
     ) and not any("/" in name or name.startswith(".") for _, name in missing):
-        return True
-    # ... nor is a path rustc could not import (``unresolved import `serde::Foo```, masked as
-    # a path: its first name was found, a crate or `crate`) a crate missing from Cargo.toml:
-    # `chrono::NaiveDateTimee` got `chrono`'s cargo add fix at 0.97, `crate::serde`
-    # `config`'s at 0.86
-    if _one_missing_crate_one_path(query_missing, query_fingerprint, entry_fingerprint) or (
-        _one_missing_crate_one_path(entry_missing, entry_fingerprint, query_fingerprint)
-    ):
         return True
     # a port a server could not listen on, another than the query's: another program holds
     # it, whichever wording (Docker's userland proxy, its "port is already allocated", Go's
