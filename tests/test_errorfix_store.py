@@ -2308,6 +2308,32 @@ def test_a_wrong_rust_path_is_known_by_its_path(store: MemoryStore) -> None:
             assert not {i for i, _ in hits} & {m.id for m in others}, (query, hits)
 
 
+def test_a_wrong_rust_path_of_older_rules_is_no_missing_crate(
+    project: Path, minilm: Embedder
+) -> None:
+    """An entry of a wrong path as rules 28 fingerprinted it (``unresolved import <q>``),
+    read before a write brings it up to these rules, is still held from a missing crate's
+    query (its fix, of another crate, is not the crate's): the path is masked, not kept."""
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        fix = store.remember(
+            "ERROR-FIX: error[E0432]: unresolved import `chrono::NaiveDateTimee` | FIX: a typo: "
+            "the type is chrono::NaiveDateTime",
+            "error_fix",
+        ).id
+        path = Path(store.location)
+    _as_an_older_kenning_wrote_it(path, fix, "error[e0432]: unresolved import <q>")
+    with open_store(cwd=project, embedder=minilm) as store:
+        for query in (
+            "error[E0432]: unresolved import `chrono`",
+            "error[E0433]: cannot find module or crate `chrono` in this scope",
+        ):
+            assert fix not in [h.memory.id for h in store.recall(query).hits], query
+        (entry,) = store.backend.get([fix])
+        assert entry.metadata["error_fingerprint"] == "error[e0432]: unresolved import <q>"
+
+
 def test_a_registry_404_names_its_package_in_each_npm_and_yarn_wording(
     store: MemoryStore,
 ) -> None:

@@ -411,6 +411,29 @@ def _one_rust_name(
     )
 
 
+#: rustc's import of a path as a fingerprint holds it masked (``unresolved import <q>``): an
+#: entry fingerprinted by rules before 29, until the next write brings it up to these
+#: (:meth:`kenning.store.MemoryStore.renew_fingerprints`), or a path these do not keep
+#: (``foo::*``, ``crate::{a, b}``): a path, not a crate's name.
+_RUST_MASKED_PATH_IMPORT = re.compile(r"\bunresolved imports? <q>")
+
+
+def _one_missing_crate_one_masked_path(
+    missing: list[tuple[str, str]], fingerprint: str, other_fingerprint: str
+) -> bool:
+    """Whether ``fingerprint`` names a crate rustc could not find (``missing``, its missing
+    names) and ``other_fingerprint`` a masked import of a path
+    (:data:`_RUST_MASKED_PATH_IMPORT`) and no missing crate: a wrong path inside a crate,
+    not that crate missing."""
+    if not any(kind == "rust" for kind, _ in missing):
+        return False
+    from .fingerprints import missing_names  # (loaded already: the fingerprints are its)
+
+    return _RUST_MASKED_PATH_IMPORT.search(other_fingerprint) is not None and not any(
+        kind == "rust" for kind, _ in missing_names(other_fingerprint)
+    )
+
+
 #: The most values a fingerprint :func:`another_code_or_name` looks for inside a longer one
 #: may keep: an error keeps a few (a list of 1,000 numbers is no error's shape, and its
 #: pattern cost ~0.1 s to build for each candidate).
@@ -548,6 +571,12 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         (query_missing and _MISSING_FILE.search(entry_fingerprint))
         or (entry_missing and _MISSING_FILE.search(query_fingerprint))
     ) and not any("/" in name or name.startswith(".") for _, name in missing):
+        return True
+    # ... nor is a path masked (an entry of older rules, not renewed yet: `chrono`'s cargo add
+    # fix was held from `chrono::NaiveDateTimee`'s, as rules 28 wrote it, only by this)
+    if _one_missing_crate_one_masked_path(
+        query_missing, query_fingerprint, entry_fingerprint
+    ) or _one_missing_crate_one_masked_path(entry_missing, entry_fingerprint, query_fingerprint):
         return True
     # a port a server could not listen on, another than the query's: another program holds
     # it, whichever wording (Docker's userland proxy, its "port is already allocated", Go's
