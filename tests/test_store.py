@@ -1816,6 +1816,33 @@ def test_a_chained_traceback_s_cause_fix_is_recalled_after_the_crash_s(store: Me
     assert store.recall(chained_errors.FROM_NONE).hits == ()
 
 
+def test_a_cause_s_exact_fix_the_crash_finds_loosely_is_held_by_its_exact_match(
+    store: MemoryStore,
+) -> None:
+    """qa72 F1, F2: the crash's words ("could not start the app") are close to the cause's
+    fix, so the crash query found it loosely (0.64, hybrid) and the fallback's exact match
+    of the cause (1.00) was dropped as already found; another error's fix, a loose match of
+    the crash (0.72), then came first. A memory a fallback matches exactly is held by that
+    match, and a loose lead competes with a fallback's exact match; an exact lead (the
+    crash's own fix, the test above) keeps its place."""
+    fix = (
+        "ERROR-FIX: psycopg2.OperationalError: could not connect to server: Connection "
+        "refused | FIX: start postgres with docker compose up db before the app"
+    )
+    assert store.remember(fix, "error_fix").ok
+    alone = store.recall(chained_errors.DIRECT_CAUSE)
+    assert [h.memory.content for h in alone.hits] == [fix], alone.hits
+    assert alone.hits[0].match == "fingerprint" and alone.hits[0].score >= 0.95, alone.hits
+    other = (
+        "ERROR-FIX: RuntimeError: could not start the scheduler thread | FIX: raise ulimit "
+        "-u for the worker user"
+    )
+    assert store.remember(other, "error_fix").ok
+    both = store.recall(chained_errors.DIRECT_CAUSE)
+    assert [h.memory.content for h in both.hits][:1] == [fix], both.hits
+    assert both.hits[0].match == "fingerprint", both.hits
+
+
 def test_a_fallback_s_hit_past_the_budget_cuts_nothing(store: MemoryStore) -> None:
     """qa-s62 F6: a fallback's hit that did not fit the 800 characters was left out, and the
     recall said it was cut ("truncated to 800 characters") though the fix it gave was whole."""

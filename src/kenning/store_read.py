@@ -483,7 +483,10 @@ class StoreReads(StoreFreshness):
         :func:`~kenning.querybuild.fallbacks_of_pasted_error`): the queries' best hit keeps the
         first place, and a fallback's hit (an exact match of its error, or one that scores the
         generic floor) competes with the queries' other hits for the places after it: the
-        cause's fix after the crash's, never in its place."""
+        cause's fix after the crash's, never in its place. A best hit that is no exact match
+        competes too when a fallback's is one (another error's fix, close to the crash's
+        words, does not lead the cause's exact fix), and a memory the queries found loosely
+        that a fallback matches exactly is held by that match."""
         from .freshness import best_fresh_first
         from .querybuild import (
             fallbacks_of_pasted_error,
@@ -534,12 +537,31 @@ class StoreReads(StoreFreshness):
                 if memory_id not in held.best
                 and (r.match == "fingerprint" or r.semantic >= settings.recall_floor)
             ]
-            if found:
-                # the queries' best hit keeps its place; their others and the fallbacks'
-                # compete for the slots after it (the cause's exact fix against the crash
-                # query's loose matches of other errors, which had filled them, qa-s62 F1)
-                lead = hits[:1]
-                rest = [r for r in held.best.values() if r.memory.id not in _ids(lead)]
+            # a memory the queries found loosely that a fallback matches exactly (a chain's
+            # cause's fix, which the crash's words are close to) is held by that match
+            exact = {
+                memory_id: r
+                for memory_id, r in more.best.items()
+                if memory_id in held.best
+                and r.match == "fingerprint"
+                and held.best[memory_id].match != "fingerprint"
+            }
+            if found or exact:
+                # the queries' best hit keeps its place when it is an exact match, or when no
+                # fallback's is; their others and the fallbacks' compete for the slots after
+                # it (the cause's exact fix against the crash query's loose matches of other
+                # errors, which had filled them, qa-s62 F1); a loose lead competes too
+                # against a fallback's exact match (qa72 F1, F2)
+                held_best = [exact.get(r.memory.id, r) for r in hits[:1]]
+                leads = not held_best or held_best[0].match == "fingerprint"
+                if not (leads or any(r.match == "fingerprint" for r in found) or exact):
+                    leads = True
+                lead = held_best if leads else []
+                rest = [
+                    exact.get(r.memory.id, r)
+                    for r in held.best.values()
+                    if r.memory.id not in _ids(lead)
+                ]
                 hits = lead + best_fresh_first(
                     [*rest, *found],
                     lambda r: self._freshness_of(r.memory, observed),
@@ -547,7 +569,7 @@ class StoreReads(StoreFreshness):
                     keep - len(lead),
                 )
                 guessed = _ids(found) & _ids(hits)
-                if guessed:  # (a fallback that gave nothing is no query of this recall)
+                if guessed or exact:  # (a fallback that gave nothing is no query of this recall)
                     held = held.with_fallbacks(more)
         floors, kinds, scores = held.floors, held.kinds, held.scores
         if redact_on_read:
