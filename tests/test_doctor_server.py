@@ -1104,6 +1104,44 @@ def test_migrate_into_sqlite_copies_a_vector_of_another_length_as_its_direction(
     assert abs(float(np.linalg.norm(vectors[zero])) - 1.0) < 1e-3  # embedded from its text
 
 
+def test_migrate_without_embed_leaves_a_zero_vectors_note_out_of_sqlite_and_says_so(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    pg_databases: PostgresDatabases,  # noqa: F811
+) -> None:
+    """migrate() from the Python API, without ``embed``: a zero vector another writer left
+    on the server was copied as it is, and the SQLite target refused the whole batch ('a
+    vector has length 0 …'), naming no note. There is nothing to embed its text with: into
+    SQLite the note is not copied, named in the report (not verified), the others copied;
+    into another server, which scores a zero vector 0 as the source does, it is copied as
+    it is."""
+    import numpy as np
+
+    from kenning.migrate import migrate
+
+    _remember(pg_url, project)
+    zero = _set_vector(pg_url, "Timestamps", 0.0)
+    copy = project / ".kenning" / "copy.db"
+    with (
+        open_store(pg_url, cwd=project, embedder="hashing") as server,
+        open_store(str(copy), cwd=project, embedder="hashing") as local,
+    ):
+        report = migrate(server.backend, local.backend, group_id=None)
+        held = {r.memory.id for r in local.backend.iterate(Filters())}
+    assert report.copied == 2 and report.zero_not_copied == [zero], report
+    assert not report.verified and not report.zero_vectors, report
+    assert len(held) == 2 and zero not in held, held
+    other = pg_databases.url(pg_databases.create())
+    with (
+        open_store(pg_url, cwd=project, embedder="hashing") as server,
+        open_store(other, cwd=project, embedder="hashing") as team,
+    ):
+        report = migrate(server.backend, team.backend, group_id=None)
+        vectors = {r.memory.id: r.vector for r in team.backend.iterate(Filters())}
+    assert report.copied == 3 and report.verified and not report.zero_not_copied, report
+    assert not np.any(np.asarray(vectors[zero])), "copied as it is"
+
+
 TOKEN = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
 
 

@@ -111,6 +111,12 @@ class MigrationReport:
     #: (id → ``length 5``); and those whose vector is all zeros, their text embedded again.
     directions: dict[str, str] = field(default_factory=dict)
     zero_vectors: list[str] = field(default_factory=list)
+    #: From a server store, migrated without ``embed`` into a store that takes unit vectors
+    #: only (SQLite): memories whose vector is all zeros, not copied (nothing to embed their
+    #: text with, and the target refuses the vector), so the migration is not verified;
+    #: migrate again with ``embed`` (the store's embedder, as ``kenning migrate`` passes
+    #: it), or run ``kenning reembed`` on the source first.
+    zero_not_copied: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -171,13 +177,21 @@ def migrate(
     From a server store, whose search reads a vector's direction, a vector another writer
     left at another length than 1 is copied as its direction, of length 1 (what the target,
     SQLite above all, takes, and scores as the source did), and the text of a note whose
-    vector is all zeros is embedded again with ``embed``, as export and import do."""
+    vector is all zeros is embedded again with ``embed``, as export and import do. Without
+    ``embed``, such a note is copied with its zero vector into a store that scores
+    directions too (a server: it scores it 0 there, as here), and is not copied into one
+    that takes unit vectors only (SQLite, which refused the whole batch for it): named in
+    the report's ``zero_not_copied``, and the migration is not verified."""
     from .reembed import REEMBED_STATE_KEY
 
     provenance = checked_source(source)
     directions = isinstance(source, ScoresDirections) and source.scores_directions
     scaled: dict[str, str] = {}
     zero: list[str] = []
+    #: a zero vector's note without ``embed``: copied as it is where the target scores
+    #: directions, else not copied (left_out)
+    zero_kept = isinstance(target, ScoresDirections) and target.scores_directions
+    left_out: list[str] = []
     existing = target.read_provenance()
     if existing is not None and existing != provenance:
         raise ProvenanceMismatch(
@@ -333,6 +347,9 @@ def migrate(
                     elif length == 0.0 and embed is not None:
                         zero.append(record.memory.id)
                         pointless = True
+                    elif length == 0.0 and not zero_kept:
+                        left_out.append(record.memory.id)
+                        continue
                 if embed is not None and (
                     pointless or copy.memory.content != record.memory.content
                 ):
@@ -400,6 +417,7 @@ def migrate(
         redacted=redacted,
         directions=scaled,
         zero_vectors=zero,
+        zero_not_copied=left_out,
     )
 
 
