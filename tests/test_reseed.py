@@ -877,6 +877,41 @@ def test_reseed_changed_only_follows_folders_inside_the_checkout(
     assert reseed_changed(store) == []  # a broken state reads as no state
 
 
+def test_a_folder_that_fails_on_its_own_is_said_with_its_fix(docs: Path) -> None:
+    """A seeded folder whose re-seed fails on its own (here the store's record names a
+    folder no path here can be, a name over the file system's 255 bytes: another clone's
+    or a hand edit's) was said by the session start as 'could not re-seed the solution docs
+    of …: File name too long: …', no fix. The folder's report (the session's line) now
+    says what to check and the run by hand that says the whole error (reseed_changed's
+    report is checked whole: the session's line is cut at 400 characters, and this name is
+    300); the other folder is re-seeded all the same."""
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions").returncode == 0
+    long = "docs/" + "x" * 300
+    with open_store(cwd=root) as store:
+        key = f"{SEED_STATE_KEY}:{store.group_id}"
+        state = json.loads(store.backend.get_meta(key) or "")
+        state["folders"][long] = {"dir": long, "docs": {}}
+        store.backend.set_meta(key, json.dumps(state))
+    write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
+    with open_store(cwd=root) as store:  # the report, whole
+        reports = {Path(r.directory).relative_to(root).as_posix(): r for r in reseed_changed(store)}
+        assert reports["docs/solutions"].updated == 1, reports
+        error = reports[long].error or ""
+        (entry,) = of(store, "db")
+    assert "One writer only." in entry.content
+    assert error.startswith(f"File name too long: {root / long} "), error
+    assert error.endswith(
+        "(check that this user may read the folder and its docs; `kenning seed-solutions "
+        f"{long}` at the checkout's top re-seeds it and says the whole error)"
+    ), error
+    write(root, "docs/solutions/db/db.md", doc("db", fix="Two writers."))
+    said = session_start_here(root)  # the session's line (one line, cut at 400 characters)
+    assert said.returncode == 0, said.stderr
+    (line,) = said.stderr.splitlines()
+    assert f"could not re-seed the solution docs of {long}: File name too long" in line, line
+
+
 def test_a_linked_work_tree_reads_a_doc_linked_inside_its_own_files(
     store: MemoryStore, docs: Path, minilm: Embedder, tmp_path: Path
 ) -> None:

@@ -1626,8 +1626,15 @@ def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[S
         except KenningError:
             raise  # the store's: the next folder would fail the same way
         except Exception as exc:  # the folder's own (an OSError, a bug met in its docs)
-            reports.append(_failed_folder(store, folder, _unexpected(exc)))
+            reports.append(_failed_folder(store, folder, _unexpected(exc, _by_hand(folder))))
     return reports
+
+
+def _by_hand(folder: Mapping[str, Any]) -> str:
+    """The run by hand that re-seeds the seeded ``folder`` and says its whole error."""
+    import shlex
+
+    return f"`kenning seed-solutions {shlex.quote(str(folder.get('dir')))}` at the checkout's top"
 
 
 def _failed_folder(store: MemoryStore, folder: Mapping[str, Any], error: str) -> SeedReport:
@@ -1636,11 +1643,16 @@ def _failed_folder(store: MemoryStore, folder: Mapping[str, Any], error: str) ->
     return SeedReport(str(where), 0, 0, 0, 0, 0, error=error)
 
 
-def _unexpected(exc: BaseException) -> str:
-    """An error no rule of kenning's raised, said in one line (an OSError names its file)."""
+def _unexpected(exc: BaseException, by_hand: str) -> str:
+    """An error no rule of kenning's raised, said in one line (an OSError names its file),
+    with its fix: the folder to check, and ``by_hand``, the run that says the whole error."""
     if isinstance(exc, OSError) and exc.strerror:
-        return f"{exc.strerror}{f': {exc.filename}' if exc.filename else ''}"
-    return f"an unexpected {type(exc).__name__}: {exc}"
+        return (
+            f"{exc.strerror}{f': {exc.filename}' if exc.filename else ''} (check that this "
+            f"user may read the folder and its docs; {by_hand} re-seeds it and says the "
+            "whole error)"
+        )
+    return f"an unexpected {type(exc).__name__}: {exc} ({by_hand} says the whole error)"
 
 
 def _reseed_folder(
