@@ -2641,6 +2641,60 @@ def test_a_pasted_api_error_response_is_asked_as_its_error(store: MemoryStore) -
     assert [is_error for _, is_error in claude_code.prompt_recall_queries(shape)[0]] == [False]
 
 
+def test_a_pasted_pytest_report_s_own_lines_are_no_words_of_the_prompt(
+    store: MemoryStore,
+) -> None:
+    """A prompt that pastes a pytest report had pytest's own lines in its words query (its
+    session header, its rules of = and _, its progress lines: 'can you fix the CSV export?
+    it fails like this ===== test session starts ===== platform linux -- Python 3.11.7,
+    pytest-9.0.1 … [100%] ===== FAILURES ====='), which pulled a note about the test setup
+    (Linux, Python 3.11) level with the one the words ask (the CSV export), and the
+    recall's floor left the CSV note out. The words are the prompt's alone now; a prompt of
+    no words but the paste's ('why does this fail?') asks its error alone."""
+    for content, kind in (
+        ("The CSV export streams rows in batches of 1000 to keep memory flat", "decision"),
+        ("Tests run on Linux in CI with Python 3.11; macOS is not supported", "context"),
+        ("pyproject.toml pins pytest 8; upgrading pytest needs the pluggy pin raised", "decision"),
+        (
+            "ERROR-FIX: AssertionError: assert 401 == 200 | FIX: use the authed_client "
+            "fixture in API tests",
+            "error_fix",
+        ),
+    ):
+        assert store.remember(content, kind).ok
+    report = (
+        "============================= test session starts ==============================\n"
+        "platform linux -- Python 3.11.7, pytest-9.0.1, pluggy-1.5.0\n"
+        "rootdir: /home/u/proj\nconfigfile: pyproject.toml\n"
+        "plugins: xdist-3.5.0, cov-4.1.0\ncollected 12 items\n\n"
+        "tests/test_api.py ........                                               [ 66%]\n"
+        "tests/test_cfg.py ...F                                                   [100%]\n\n"
+        "=================================== FAILURES ===================================\n"
+        "_________________________________ test_delete __________________________________\n\n"
+        "    def test_delete(client):\n"
+        ">       assert client.delete('/admin/1').status_code == 200\n"
+        "E       assert 401 == 200\n\n"
+        "tests/test_api.py:9: AssertionError\n"
+        "=========================== short test summary info ============================\n"
+        "FAILED tests/test_api.py::test_delete - assert 401 == 200\n"
+        "============================== 1 failed in 0.05s ===============================\n"
+    )
+    prompt = f"can you fix the CSV export? it fails like this\n{report}"
+    queries, _ = claude_code.prompt_recall_queries(prompt)
+    assert queries == [
+        ("can you fix the CSV export? it fails like this", False),
+        ("AssertionError: assert 401 == 200", True),
+    ], queries
+    assert claude_code.prompt_recall_queries(f"why does this fail?\n{report}")[0] == [
+        ("AssertionError: assert 401 == 200", True)
+    ]
+    given = findings(
+        claude_code.context_for("prompt-submit", {"cwd": str(store.project.root), "prompt": prompt})
+    )
+    assert any("CSV export" in text for text, _ in given), given
+    assert not any("Linux" in text or "pluggy" in text for text, _ in given), given
+
+
 def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: MemoryStore) -> None:
     """qa-s60b N4: the first line of a log that reports an error was a retry's WARNING, and
     the hook read it as a person's sentence: it asked "ConnectionError: timed out" as the

@@ -1369,6 +1369,35 @@ def is_request_line(line: str) -> bool:
     )
 
 
+#: What a test runner prints around its results that no query wants, besides its rules
+#: (:func:`is_runner_boilerplate`): pytest's session header (``platform linux -- Python
+#: 3.11.7, pytest-9.0.1 …``, ``rootdir:``, ``configfile:``, ``plugins:``, ``cachedir:``,
+#: ``collected 12 items``), xdist's workers and the progress lines (``tests/test_cfg.py
+#: ...F  [100%]``, ``…::test_x PASSED [ 33%]``, ``[gw0] [ 33%] PASSED …``). (No ``\S+``
+#: here is followed by what it could hold: linear on any line.)
+_RUNNER_BOILERPLATE = lazy(
+    r"platform \S+ -- Python \d.*"
+    r"|(?:rootdir|configfile|inifile|cachedir|plugins|testpaths): .*"
+    r"|(?:collecting \.\.\. )?collected \d+ items?\b.*"
+    r"|created: \d+/\d+ workers|\d+ workers \[\d+ items?\]|bringing up nodes\.\.\."
+    r"|(?:\S+\s+)?(?:(?:[.FEsxX]+|PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\s+)?\[\s*\d+%\]"
+    r"|\[gw\d+\] \[\s*\d+%\] \w+ \S+"
+)
+
+
+def is_runner_boilerplate(line: str) -> bool:
+    """Whether ``line`` is a test runner's own line around its results, which a pasted
+    report puts among a prompt's words: pytest's rules of ``=`` or ``_`` (``=== test
+    session starts ===``, ``___ test_load ___``, ``=== 1 failed in 0.05s ===``), its session
+    header and progress (:data:`_RUNNER_BOILERPLATE`). Left out of the words query, where
+    they pulled notes about the test setup ("Tests run on Linux with Python 3.11") level
+    with the ones the words ask."""
+    text = line.strip()
+    if text[:1] in ("=", "_"):  # a rule: three of one at either end (not __init__.py)
+        return text.startswith(text[0] * 3) and text.endswith(text[0] * 3)
+    return _RUNNER_BOILERPLATE.fullmatch(text) is not None
+
+
 #: What a sentence of a prompt does not hold and a pasted log's line does: a path, an option,
 #: a shell prompt, brackets, an assignment.
 _PASTED_MARK = lazy(r"[/\\=<>\[\]{}`$|]|(?:^|\s)--?\w")

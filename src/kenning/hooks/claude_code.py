@@ -331,6 +331,7 @@ def _recall_queries_of(
         errors_on_line,
         errors_told_on_lines,
         is_request_line,
+        is_runner_boilerplate,
         paste_start,
         pasted_api_error,
         query_from_error,
@@ -385,7 +386,11 @@ def _recall_queries_of(
         # line that reports an error is the error's (the linker's undefined reference above
         # collect2's exit), as `kenning recall --error` reads the paste whole
         start = paste_start(lines, first_error)
-        words = "\n".join([*lines[:start], before, *after]).strip()
+        # (a pasted test report's header, rules and progress above its failure, and its
+        # summary's lines after it, are no words of the prompt's: is_runner_boilerplate)
+        words = "\n".join(
+            line for line in [*lines[:start], before, *after] if not is_runner_boilerplate(line)
+        ).strip()
         rest = [line for i, line in enumerate(lines) if i > first_error and i not in later]
         error_text = "\n".join([*lines[start:first_error], error, *rest])
     elif body is not None:
