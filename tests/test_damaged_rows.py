@@ -970,3 +970,23 @@ def test_doctor_names_full_width_notes_an_older_kenning_embedded_as_written(
         assert reembed(again)["reembedded"] == 1
     (rows,) = [c for c in run_doctor(cwd=root).checks if c.name == "rows"]
     assert rows.status == "ok", rows
+
+
+@pytest.mark.parametrize("damaged", ["tags-not-json"], indirect=True)
+def test_forgetting_a_damaged_row_does_not_warn_it_was_skipped(
+    damaged: tuple[MemoryStore, str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """qa72 F6: `kenning forget ID` of a damaged row printed "skipped the damaged memory …
+    or `kenning forget` it" while it forgot it. Another damaged row a read meets is still
+    said."""
+    store, bad, _ = damaged
+    other = next(r.memory.id for r in store.backend.iterate(Filters()) if r.memory.id != bad)
+    conn = sqlite3.connect(store.backend.location, isolation_level=None)
+    conn.execute("UPDATE memories SET tags = ? WHERE id = ?", ("{not json", other))
+    conn.close()
+    with caplog.at_level(logging.WARNING):
+        assert store.forget(bad)
+    assert not [r for r in caplog.records if "skipped" in r.getMessage()], caplog.text
+    with caplog.at_level(logging.WARNING):
+        assert store.get(other) is None
+    assert [r for r in caplog.records if other in r.getMessage()], caplog.text
