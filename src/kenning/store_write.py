@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -17,7 +16,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import protocol
-from .backends.base import Filters, MemoryRecord
+from .backends.base import Filters, MemoryRecord, skip_unsaid
 from .errors import ContentError, EditConflict, KenningError, UserInputError
 from .model import (
     DEDUP_CHECK_FAILED,
@@ -883,9 +882,8 @@ class StoreWrites(StoreReads):
         memory_id = _check_text(memory_id, "the memory id").strip()
         self.check_can_write()
         gid = self.resolve_group(group_id)
-        with self.backend.exclusive():
-            with _skip_unsaid(self.backend, memory_id):  # (forgetting it is the fix it names)
-                found = self.backend.get([memory_id])
+        with self.backend.exclusive(), skip_unsaid(self.backend, memory_id):  # (qa72 F6)
+            found = self.backend.get([memory_id])
             if not found:
                 # a row whose fields do not decode can still be forgotten (the fix doctor
                 # names for it), within its project like any other
@@ -900,24 +898,3 @@ class StoreWrites(StoreReads):
                     "agent or a second tab); it was not forgotten: read it again first"
                 )
             return self.backend.delete([memory_id]) > 0
-
-
-@contextmanager
-def _skip_unsaid(backend: object, memory_id: str) -> Iterator[None]:
-    """A read that skips the damaged row ``memory_id`` does not warn of it here (qa72 F6:
-    `kenning forget` of such a row said it skipped it, naming forget as its fix); the
-    backend's warnings of other rows are said as always."""
-
-    def said(record: logging.LogRecord) -> bool:
-        args = record.args if isinstance(record.args, tuple) else ()
-        return not (str(record.msg).startswith("kenning: skipped") and memory_id in args)
-
-    # (the embedded store's warnings go to "kenning", the servers' to their modules')
-    loggers = [logging.getLogger(name) for name in {"kenning", type(backend).__module__}]
-    for logger in loggers:
-        logger.addFilter(said)
-    try:
-        yield
-    finally:
-        for logger in loggers:
-            logger.removeFilter(said)
