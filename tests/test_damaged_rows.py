@@ -893,6 +893,30 @@ def test_the_first_read_to_meet_text_not_utf8_skips_that_row_alone(
         assert result == expected
 
 
+def test_doctor_and_export_name_a_row_of_a_type_kenning_does_not_know(
+    store: MemoryStore,
+) -> None:
+    """qa72 F4 on the embedded store: a row whose type and collection another writer set
+    ('bogus', 'nowhere') was said by no check, and an export wrote it without a word, which
+    an import then refused whole. Doctor names it (a warning: it reads) with the edit;
+    export writes it and names it with why the import refuses it."""
+    ids = [r.id for r in (store.remember(text, "context") for text in NOTES[:3])]
+    conn = sqlite3.connect(store.backend.location, isolation_level=None)
+    conn.execute(
+        "UPDATE memories SET type = 'bogus', collection = 'nowhere' WHERE id = ?", (ids[1],)
+    )
+    conn.close()
+    rows = run_doctor(cwd=store.project.root).check("rows")
+    assert rows.status == "warning", rows
+    assert f"{ids[1]!r}: type 'bogus' in collection 'nowhere'" in rows.message, rows.message
+    assert ids[0] not in rows.message and "kenning edit ID --type TYPE" in (rows.fix or "")
+    out = io.StringIO()
+    report = export_memories(store, out)
+    assert report.exported == 3 and report.refused == {ids[1]: "type 'bogus' is no kenning type"}, (
+        report
+    )
+
+
 def test_doctor_names_a_row_stamped_beyond_a_day_ahead(store: MemoryStore) -> None:
     """kenning refuses a time more than a day ahead, but another writer's clock can leave
     one: until that date recall ranks the note as new and the session-start hook leaves it

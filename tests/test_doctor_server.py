@@ -1305,3 +1305,97 @@ def test_another_projects_damaged_qdrant_point_is_a_warning_and_stats_says_nothi
         project, "doctor", "--json", env={"KENNING_STORE": qdrant_folder, "KENNING_PROJECT": ROGUE}
     )
     assert theirs.returncode == 1 and point.payload["kenning_id"] in _rows(theirs)["message"]
+
+
+# -- a row whose kind or time another writer set (qa72 F4) ---------------------------------
+
+
+def test_a_row_of_a_kind_kenning_does_not_know_is_named_by_doctor(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa72 F4 (doctor's half): a row whose type and collection another writer set by SQL
+    ('bogus', 'nowhere'), or whose collection alone is not its type's, was said by no
+    check, while search never returns it and an import refuses an export holding it. The
+    server picks such rows in the read that picks the rows stamped ahead (doctor decodes no
+    more than those); doctor names each with its type and collection, a warning (reads
+    return it) with the edit that gives it a kenning type, and after the edits the check
+    is ok."""
+    _remember(pg_url, project)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        (bogus,) = conn.execute(
+            "UPDATE kenning_memories SET type = 'bogus', collection = 'nowhere' "
+            "WHERE content LIKE 'Deploys%' RETURNING id"
+        ).fetchone()
+        (moved,) = conn.execute(
+            "UPDATE kenning_memories SET collection = 'conventions' "
+            "WHERE content LIKE 'The CI%' RETURNING id"
+        ).fetchone()
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 0, result.stdout
+    rows = _rows(result)
+    assert rows["status"] == "warning", rows
+    assert "2 are of a kind kenning does not know" in rows["message"], rows
+    assert f"{bogus!r}: type 'bogus' in collection 'nowhere'" in rows["message"], rows
+    assert f"{moved!r}: type 'decision' in collection 'conventions'" in rows["message"], rows
+    assert "kenning edit ID --type TYPE" in rows["fix"], rows
+    for memory_id in (bogus, moved):
+        edit = run_cli(
+            project, "edit", str(memory_id), "--type", "decision", env={"KENNING_STORE": pg_url}
+        )
+        assert edit.returncode == 0, edit.stderr
+    after = _rows(_doctor(project, pg_url, "--json"))
+    assert after["status"] == "ok", after
+
+
+def test_export_names_the_notes_an_import_refuses_and_keeps_them(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa72 F4 (export's half): a row another writer gave an unknown type, or stamped 400
+    days ahead, was exported without a word, and `kenning import` of the file then refused
+    it whole ("nothing was imported"). Export still writes every note (a backup loses
+    none), but names those the import refuses, each with why and its fix, and exits 1 as
+    for a backup it could not make whole; after the fixes it names, the next export is
+    silent and its import restores every note."""
+    from kenning.errors import UserInputError
+    from kenning.transfer import import_memories
+
+    _remember(pg_url, project)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        (bogus,) = conn.execute(
+            "UPDATE kenning_memories SET type = 'bogus', collection = 'nowhere' "
+            "WHERE content LIKE 'Deploys%' RETURNING id"
+        ).fetchone()
+        (ahead,) = conn.execute(
+            "UPDATE kenning_memories SET stored_at = now() + interval '400 days', "
+            "last_seen_at = now() + interval '400 days' "
+            "WHERE content LIKE 'Timestamps%' RETURNING id"
+        ).fetchone()
+    backup = project / "backup.jsonl"
+    result = run_cli(project, "export", "-o", str(backup), env={"KENNING_STORE": pg_url})
+    assert result.returncode == 1, result.stderr
+    said = result.stderr
+    assert "2 memories hold what `kenning import` refuses" in said, said
+    assert f"{bogus} (type 'bogus' is no kenning type)" in said, said
+    assert f"{ahead} (stored_at 20" in said and "more than a day ahead" in said, said
+    assert "kenning edit ID --type TYPE" in said and "kenning forget ID" in said, said
+    assert "exported 3 memories" in said, said
+    lines = [json.loads(x) for x in backup.read_text().splitlines()[1:]]
+    assert {x["id"] for x in lines} == {str(bogus), str(ahead), *[x["id"] for x in lines]}
+    assert len(lines) == 3  # nothing left out
+    with open_store(cwd=project, embedder="hashing") as local, pytest.raises(UserInputError):
+        import_memories(local, backup.read_text().splitlines())
+    # the fixes it names
+    edit = run_cli(project, "edit", str(bogus), "--type", "decision", env={"KENNING_STORE": pg_url})
+    assert edit.returncode == 0, edit.stderr
+    _sql(
+        pg_url,
+        f"UPDATE kenning_memories SET stored_at = now(), last_seen_at = now() WHERE id = '{ahead}'",
+    )
+    again = run_cli(project, "export", "-o", str(backup), env={"KENNING_STORE": pg_url})
+    assert again.returncode == 0, again.stderr
+    assert "refuses" not in again.stderr, again.stderr
+    with open_store(cwd=project, embedder="hashing") as local:
+        counts = import_memories(local, backup.read_text().splitlines())
+    assert counts["imported"] == 3, counts

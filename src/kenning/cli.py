@@ -2081,7 +2081,9 @@ def export(
     A memory whose row is damaged is left out and named (exit 1); one whose vector is
     damaged is written without it (`kenning import` re-embeds it). On a server store a
     vector another writer left at another length than 1 is written as its direction, of
-    length 1 (the server searches by it), and a zero vector is left out; each is named."""
+    length 1 (the server searches by it), and a zero vector is left out; each is named.
+    A memory `kenning import` refuses (a type another writer set that kenning does not know,
+    a time more than a day ahead) is written as stored and named with its fix (exit 1)."""
     from .project import store_named_by
     from .transfer import export_memories
 
@@ -2160,12 +2162,36 @@ def export(
             "project",
             err=True,
         )
+    refused = _refused_by_import(report.refused)
+    if refused and not report.damaged:
+        _fail(refused)
+    if refused:
+        click.echo(refused, err=True)
     if report.damaged:
         _fail(
             f"{_damaged(len(report.damaged))} could not be read and "
             f"{'was' if len(report.damaged) == 1 else 'were'} left out: "
             f"{_listing(report.damaged)}; {report.fix or 'run `kenning doctor` for the fix'}"
         )
+
+
+def _refused_by_import(refused: Mapping[str, str]) -> str | None:
+    """What an export says of the notes it wrote that ``kenning import`` refuses (id → why:
+    another writer's type or times, :func:`kenning.transfer.import_refusal`), with their
+    fixes; None when there are none. The file holds them (a backup loses no note), and an
+    import of it refuses it whole until they are fixed (qa72 F4)."""
+    if not refused:
+        return None
+    one = len(refused) == 1
+    return (
+        f"{len(refused)} {'memory holds' if one else 'memories hold'} what `kenning import` "
+        f"refuses (another writer set {'it' if one else 'them'}; kenning stores no such note), "
+        f"so an import of this export refuses the whole file: {_listing(refused)}; written "
+        f"as stored all the same. `kenning edit ID --type TYPE` gives a note a kenning type "
+        f"(TYPE one of {', '.join(TYPE_TO_COLLECTION)}); a time ahead is another clock's: "
+        "correct it in the store, or `kenning forget ID --group-id all` the note; then "
+        "export again"
+    )
 
 
 def _say_directions(scaled: Mapping[str, str], zero: Sequence[str], done: str) -> None:

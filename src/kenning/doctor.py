@@ -59,7 +59,7 @@ import numpy as np
 
 from . import config
 from .errors import KenningError
-from .model import Memory, Provenance, utc_now
+from .model import TYPE_TO_COLLECTION, Memory, Provenance, utc_now
 
 if TYPE_CHECKING:
     from .project import Project
@@ -674,6 +674,7 @@ def _rows(
     vectors: list[str] = []
     future: list[str] = []
     empty: list[str] = []
+    kinds: list[str] = []
     horizon = now + FUTURE_TOLERANCE
     total = 0
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
@@ -694,6 +695,8 @@ def _rows(
                 future.append(f"{row[0]!r}: {memory.stored_at.isoformat(timespec='seconds')}")
             if (named := credentials_only(memory)) is not None:
                 empty.append(named)
+            if (kind := unknown_kind(memory)) is not None:
+                kinds.append(kind)
             blob = row[n]
             if dimension is None or not isinstance(blob, bytes) or len(blob) != dimension * 4:
                 problem = vector_problem(decode_vector(blob), dimension) or "is not a vector"
@@ -715,8 +718,28 @@ def _rows(
         f"every other one; {_forget_each(path)}"
     )
     return rows_check(
-        total, dimension, fields, vectors, future, now, [field_fix], _forget_each(path), empty
+        total,
+        dimension,
+        fields,
+        vectors,
+        future,
+        now,
+        [field_fix],
+        _forget_each(path),
+        empty,
+        kinds=kinds,
     )
+
+
+def unknown_kind(memory: Memory) -> str | None:
+    """How the ``rows`` check names ``memory`` when its type is no kenning type or its
+    collection is not its type's (another writer set them: kenning stores the pair
+    :data:`~kenning.model.TYPE_TO_COLLECTION` gives): ``'ID': type 'bogus' in collection
+    'nowhere'``; else None. Search never returns such a note (it reads the collections
+    kenning knows), and an import refuses an export holding an unknown type (qa72 F4)."""
+    if TYPE_TO_COLLECTION.get(memory.type) == memory.collection:
+        return None
+    return f"{memory.id!r}: type {memory.type!r} in collection {memory.collection!r}"
 
 
 def credentials_only(memory: Memory) -> str | None:
@@ -766,6 +789,7 @@ def rows_check(
     scaled: Sequence[str] = (),
     zero: Sequence[str] = (),
     credentials: Sequence[str] = (),
+    kinds: Sequence[str] = (),
     scope: str | None = None,
 ) -> Check:
     """The ``rows`` check's verdict on ``total`` rows read (every kind of store): the rows
@@ -777,7 +801,8 @@ def rows_check(
     the server's cosine reads as its direction (a warning: search finds them); ``zero``,
     those whose vector is all zeros, which search scores 0 (a warning); ``credentials``,
     those holding a credential in clear, named with the fields (:func:`held_credentials`:
-    a warning, every read shows them redacted). ``scope``:
+    a warning, every read shows them redacted); ``kinds``, those of a type or collection
+    kenning does not know (as :func:`unknown_kind` names them: a warning). ``scope``:
     whose rows ``total`` counts, when not the whole store's (``project acme/widgets``)."""
     ahead_fix = (
         # kenning refuses such a time on every write: another writer's clock (or damage) left
@@ -803,6 +828,19 @@ def rows_check(
             'token") and makes the next one an "identical content" duplicate: remove each '
             "with `kenning forget <id> --group-id all`, and remember instead what the "
             "credential is for, where it is kept and how to rotate it"
+        )
+    if kinds:
+        one = len(kinds) == 1
+        notes.append(
+            f"{len(kinds)} {'is' if one else 'are'} of a kind kenning does not know "
+            f"(another writer set {'its' if one else 'their'} type or collection): "
+            f"{listed(list(kinds))}"
+        )
+        note_fixes.append(
+            f"search never returns such a note and `kenning import` refuses an export "
+            f"holding an unknown type: `kenning edit ID --type TYPE` of {'it' if one else 'each'}"
+            f" (TYPE one of {', '.join(TYPE_TO_COLLECTION)}) stores a kenning type and its "
+            "collection, or `kenning forget ID --group-id all`"
         )
     if scaled:
         notes.append(

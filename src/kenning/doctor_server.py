@@ -72,6 +72,7 @@ from .doctor import (
     project_check,
     provenance_check,
     rows_check,
+    unknown_kind,
 )
 from .errors import KenningError, SchemaTooNew, StoreCorrupted, StoreNotFound, StoreUnavailable
 
@@ -350,6 +351,8 @@ def _pg_rows_and_project(
             )
         if (named := credentials_only(m)) is not None:
             seen.empty.append((m.id, m.group_id, named))
+        if (kind := unknown_kind(m)) is not None:
+            seen.kinds.append((m.id, m.group_id, kind))
     for memory_id, group, dims, norm in found.vectors:
         seen.vector(memory_id, group, dims, norm, dimension)
     for m in found.edited:
@@ -448,6 +451,8 @@ def _rows_and_project(
             )
         if (named := credentials_only(memory)) is not None:
             seen.empty.append((memory.id, memory.group_id, named))
+        if (kind := unknown_kind(memory)) is not None:
+            seen.kinds.append((memory.id, memory.group_id, kind))
         # a text another writer set (not the one kenning hashed), as the server store's
         # check picks them: only those are redacted (~65 µs a note)
         if content_hash(memory.content) != memory.content_hash and (
@@ -484,6 +489,8 @@ class _Seen:
     credentials: list[_Named] = field(default_factory=list)
     future: list[_Named] = field(default_factory=list)
     empty: list[_Named] = field(default_factory=list)
+    #: Notes of a type or collection kenning does not know (:func:`unknown_kind`).
+    kinds: list[_Named] = field(default_factory=list)
 
     def vector(
         self, memory_id: str, group: str | None, dims: int, norm: float, dimension: int | None
@@ -541,6 +548,7 @@ def _verdict(
         "credentials": seen.credentials,
         "future": seen.future,
         "empty": seen.empty,
+        "kinds": seen.kinds,
     }
     elsewhere: dict[str, set[str]] = {}
     mine: dict[str, list[str]] = {}
@@ -570,6 +578,7 @@ def _verdict(
         scaled=mine["scaled"],
         zero=mine["zero"],
         credentials=mine["credentials"],
+        kinds=mine["kinds"],
         scope=f"project {here}" if total is not None else None,
     )
     yield _with_others(rows, elsewhere)

@@ -62,6 +62,8 @@ from .store_read import redacted_copy
 from .vectors import direction_of, vector_problem
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from .store import MemoryStore, NewMemory
     from .store_write import PreparedMemory
 
@@ -95,6 +97,9 @@ class ExportReport:
     directions: Mapping[str, str] = field(default_factory=dict)
     #: On a server store: memories whose vector is all zeros, exported without it.
     zero_vectors: Sequence[str] = ()
+    #: Memories written as stored that ``kenning import`` refuses (id → why): another
+    #: writer's type kenning does not know, or a time ahead (:func:`import_refusal`).
+    refused: Mapping[str, str] = field(default_factory=dict)
 
 
 def export_memories(
@@ -133,6 +138,8 @@ def export_memories(
     directions = isinstance(store.backend, ScoresDirections) and store.backend.scores_directions
     scaled: dict[str, str] = {}
     zero: list[str] = []
+    refused: dict[str, str] = {}
+    now = utc_now()
     for record in store.backend.iterate(Filters(group_id=scope), oldest_first=True):
         # a credential another writer (an older kenning, another tool) left in a memory:
         # an export is shared, and every reader of the store redacts it (qa-s65b B3)
@@ -157,6 +164,8 @@ def export_memories(
                     zero.append(record.memory.id)
                 else:
                     without[record.memory.id] = problem
+        if (why := import_refusal(memory, now)) is not None:
+            refused[memory.id] = why
         out.write(escape_unsafe_json(json.dumps(line, ensure_ascii=False)) + "\n")
         n += 1
     if vectors and (reembedding() or store.backend.read_provenance() != provenance):
@@ -180,7 +189,35 @@ def export_memories(
         redacted,
         scaled,
         zero,
+        refused,
     )
+
+
+def import_refusal(memory: Memory, now: datetime) -> str | None:
+    """Why ``kenning import`` refuses ``memory`` as an export writes it (the write path's
+    checks of a row another writer set: its type, and its times against ``now``), or None.
+    kenning never stores such a note; an import refuses a file holding one whole (qa72 F4).
+    """
+    from .model import resolve_type
+    from .store_write import FUTURE_TOLERANCE
+
+    why = []
+    try:
+        resolve_type(memory.type, memory.content)
+    except KenningError:
+        why.append(f"type {memory.type!r} is no kenning type")
+    last_seen = memory.last_seen_at or memory.stored_at
+    ahead = [
+        f"{name} {when.isoformat(timespec='seconds')}"
+        for name, when in (("stored_at", memory.stored_at), ("last_seen_at", last_seen))
+        if when > now + FUTURE_TOLERANCE
+    ]
+    if ahead:
+        are = "is" if len(ahead) == 1 else "are"
+        why.append(f"{' and '.join(ahead)} {are} more than a day ahead")
+    if last_seen < memory.stored_at:
+        why.append("last_seen_at before stored_at")
+    return ", ".join(why) or None
 
 
 def _encoded(vector: object) -> str:

@@ -103,7 +103,7 @@ from ..lexical import (
     spellings,
     usual_width,
 )
-from ..model import Memory, Provenance, parse_timestamp
+from ..model import TYPE_TO_COLLECTION, Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
 from ..redaction import (
     password_needs_encoding,
@@ -619,8 +619,9 @@ class RowsToCheck:
 
     #: The memories a read returns, by project id.
     projects: dict[str, int]
-    #: Those memories stamped after the horizon or holding a redaction marker (the only
-    #: ones the ``rows`` check names for their time or their text), in the table's order.
+    #: Those memories stamped after the horizon, holding a redaction marker or of a type
+    #: and collection kenning does not write (the only ones the ``rows`` check names for
+    #: their time, their text or their kind), in the table's order.
     memories: list[Memory]
     #: ``(id, project id, dimensions, length)`` of those whose vector is not of the
     #: dimension or not a unit vector.
@@ -2702,8 +2703,9 @@ class PostgresBackend:
     def rows_to_check(self, horizon: datetime, dimension: int | None) -> RowsToCheck:
         """What ``kenning doctor`` reads of every row (:class:`RowsToCheck`), the server
         picking the rows it names: every project's count, the rows a read may skip
-        (:meth:`_suspect`, decoded as a read decodes them), those stamped after ``horizon``
-        or holding a redaction marker, and those whose vector's dimension is not
+        (:meth:`_suspect`, decoded as a read decodes them), those stamped after ``horizon``,
+        holding a redaction marker or of a type and collection kenning does not write
+        (:data:`~kenning.model.TYPE_TO_COLLECTION`), and those whose vector's dimension is not
         ``dimension`` or whose length is not 1 (within
         :data:`~kenning.vectors.UNIT_NORM_TOLERANCE`; pgvector stores no NaN or infinity).
         Reading and decoding every row and its vector here cost doctor ~0.55 s at 10,000
@@ -2721,10 +2723,13 @@ class PostgresBackend:
                 suspect = conn.execute(
                     f"SELECT {self._columns} FROM kenning_memories WHERE {self._suspect()}"
                 ).fetchall()
+                # (and those of a kind kenning does not know: another writer set their
+                # type or collection, qa72 F4)
                 named = conn.execute(
                     f"SELECT {self._columns} FROM kenning_memories WHERE stored_at > %s "
-                    "OR strpos(content, '[REDACTED:') > 0 ORDER BY seq",
-                    (horizon,),
+                    "OR strpos(content, '[REDACTED:') > 0 "
+                    "OR collection || ' ' || type <> ALL(%s) ORDER BY seq",
+                    (horizon, [f"{c} {t}" for t, c in TYPE_TO_COLLECTION.items()]),
                 ).fetchall()
                 # one pass: the vectors, and the texts another writer set (its content is
                 # not the one kenning hashed as it wrote it: qa-team F5)
