@@ -969,3 +969,46 @@ def test_a_last_sighting_before_the_memory_was_stored_refuses_the_file(
     with pytest.raises(UserInputError, match=r"line 2: last_seen_at 2020-01-01.* before stored_at"):
         import_memories(target, _lines(exported))
     assert _checksum(target) == before
+
+
+def test_what_export_says_an_import_refuses_is_what_the_import_refuses(project: Path) -> None:
+    """qa72 F4: export names each note another writer left that `kenning import` refuses
+    (transfer.import_refusal, `now` passed in); each such note, written as an export writes
+    it, is refused by the import, and a sound one is named by neither."""
+    from kenning.model import Memory, content_hash, new_memory_id
+    from kenning.transfer import import_refusal
+
+    now = datetime.now(UTC)
+
+    def note(text: str, kind: str = "decision", **times: datetime) -> Memory:
+        return Memory(
+            new_memory_id(),
+            text,
+            "nowhere" if kind == "bogus" else "discussions",
+            kind,
+            "acme/widgets",
+            times.get("stored_at", now - timedelta(days=2)),
+            content_hash(text),
+            last_seen_at=times.get("last_seen_at"),
+        )
+
+    cases = {
+        "type 'bogus' is no kenning type": note("Helm chart pinned to 9", "bogus"),
+        f"stored_at {(now + timedelta(days=400)).isoformat(timespec='seconds')} and "
+        f"last_seen_at {(now + timedelta(days=400)).isoformat(timespec='seconds')} are more "
+        "than a day ahead": note("Deploys on Tuesdays", stored_at=now + timedelta(days=400)),
+        "last_seen_at before stored_at": note(
+            "Cache keys hold the lockfile hash", last_seen_at=now - timedelta(days=3)
+        ),
+    }
+    sound = note("Timestamps are UTC everywhere", "Decision")  # (the import resolves it)
+    assert import_refusal(sound, now) is None
+    header = json.dumps({"kenning_export": 1, "provenance": None, "exported_at": now.isoformat()})
+    with open_store(cwd=project, embedder="hashing") as store:
+        for why, memory in cases.items():
+            assert import_refusal(memory, now) == why
+            line = json.dumps(memory.to_dict())
+            with pytest.raises(UserInputError, match="nothing was imported"):
+                import_memories(store, [header, line])
+        counts = import_memories(store, [header, json.dumps(sound.to_dict())])
+    assert counts["imported"] == 1, counts
