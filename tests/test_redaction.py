@@ -998,12 +998,51 @@ def test_a_token_ends_at_a_separator_glued_to_it(text: str, redacted: str) -> No
     assert redact_secrets(text) == (redacted, {"github_token": 1})
 
 
+#: A body of 93 for sk-ant-api03- (and "AA"), of 74 around T3BlbkFJ for sk-proj-.
+_ANT_BODY = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789" * 2 + "AbCdEfGhIjKlMnOpQrStUvWxA"
+_PROJ_BODY = "Tq8ZrW3mKx9LpV2sNc7YbD4f" * 3 + "Zq"
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted", "kind"),
+    [
+        # QA F3: rules with an end (AKIA…\b, AIza… before a space) or a start (sk-ant-, sk-proj-
+        # after a space) kept the whole run in clear: after the token it goes with it...
+        ("AIzaSyTq8ZrW3mKx9LpV2sNc7YbD4fTq8ZrW3mK9", "", "google_api_key"),  # 36, not 35
+        ("AIzaSyTq8ZrW3mKx9LpV2sNc7YbD4fTq8ZrW3m_Q7", "", "google_api_key"),  # '_' 35th
+        ("key=AKIAZ3MHQW7PLT4XRN2KQ8", "key=", "aws_access_key"),  # 18, not 16
+        ("AKIAIOSFODNN7EXAMPLEX", "", "aws_access_key"),
+        ("ASIAZ3MHQW7PLT4XRN2Kfoo", "", "aws_access_key"),
+        # ... and before it, the letters glued on stay
+        ("idAKIAZ3MHQW7PLT4XRN2K", "id", "aws_access_key"),
+        ("keyAIzaSyTq8ZrW3mKx9LpV2sNc7YbD4fTq8ZrW3mK", "key", "google_api_key"),
+        (f"Bearersk-proj-{_PROJ_BODY}T3BlbkFJ{_PROJ_BODY}", "Bearer", "openai_key"),
+        (f"tokensk-ant-api03-{_ANT_BODY}AA", "token", "anthropic_key"),
+        ("tokensk-ant-oat01-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "token", "anthropic_key"),
+    ],
+)
+def test_a_token_glued_to_more_letters_and_digits_is_redacted(
+    text: str, redacted: str, kind: str
+) -> None:
+    for before, after in [("NOTE: probe: ", ""), ("`", "`, next")]:
+        expected = f"{before}{redacted}{R(kind)}{after}"
+        assert redact_secrets(before + text + after) == (expected, {kind: 1}), text
+        assert redact_secrets(expected) == (expected, {})
+
+
 @pytest.mark.parametrize(
     "kept",
     [
-        # a rule that ends at a word's end keeps a longer run whole, as before
-        "AKIAIOSFODNN7EXAMPLEX",
         "ghp_" + "a1B2" * 6,  # too short for the rule
+        # an upper-case word glued to ASIA/ACCA: no digit among the id's 16
+        "ASIAPACIFICREGIONSERVERS",
+        "SOUTHEASTASIAREGIONALOFFICE",
+        "ACCAUNTINGSERVICEDEPTHQ",
+        # the plain sk- (and sk-admin-) keeps its start: a word ending in "sk" is glued to it
+        "task-Refactor2PlanForTheBackendServicesX9",
+        "desk-admin-UserSettingsPanel2Xy9abcdefghijklmnopqrstu",
+        "subtask-proj-refactor-the-backend-services-and-queues-v2",
+        "mytask-proj-FrontendRefactorPlanAndMigrationGuide2Final",
     ],
 )
 def test_a_longer_run_a_rule_does_not_take_is_kept(kept: str) -> None:
@@ -1253,6 +1292,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "bare_passwords": _repeat("password SEC-1-2-3-4x password DB_A_B_1 password Ab1!c2d3 "),
     "bare_password_codes": lambda size: "password A" + "-1" * (size // 2) + "x",
     "many_tokens": _repeat("AKIA" + "QWERTYUIOPASDFGH "),
+    # token formats glued to letters before and after, taken and (no digit) not taken
+    "glued_key_ids": _repeat("idAKIAZ3MHQW7PLT4XRN2KQ8 ASIAPACIFICREGIONSERVERSxsk-proj-"),
     "tool_names": _repeat("mysql sshpass redis-cli docker login "),  # was quadratic
     "local_keywords": _repeat("пароль Passwort: "),
     "keywords": lambda size: _repeat(" ".join(_gitleaks().keywords) + " ")(size),

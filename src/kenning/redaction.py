@@ -19,7 +19,9 @@ replaced once, under the more specific kind:
    space, ``;`` or the end, so ``sk_live_…,`` or ``AKIA…_old`` was missed), a leading
    ``\\b`` also accepts ``_`` (``__token__`` in markdown), and a rule of one length that
    matched the start of a longer run of letters and digits takes the whole run (``ghp_``
-   and 40; a rule's whole match where its first group is a part of the token's syntax:
+   and 40; ``AKIA…``/``AIza…`` glued to letters or digits before or after them, and
+   ``sk-ant-api03-``/``sk-proj-`` to ones before them, by layer 2's glued patterns; a rule's
+   whole match where its first group is a part of the token's syntax:
    ``jwt-base64``, the Teams webhook). Rules scoped to file paths are skipped (a note has
    no path); ``generic-api-key`` and ``private-key`` are replaced by
    layer 2's assignment rule (which knows placeholders and references instead of relying on
@@ -2212,6 +2214,10 @@ def _find_query_auth(text: str) -> Iterator[_Hit]:
 #: ``aws_secret``).
 _AWS_SECRET_BESIDE_ITS_KEY = "aws_secret beside its key"
 
+#: The kind of a pattern below that finds a token glued to more letters and digits starts
+#: with this (:func:`_glued_token`).
+_GLUED = "glued "
+
 # RE2 patterns (no look-behind: a consumed character outside the group stands in for it).
 _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
     (
@@ -2312,6 +2318,24 @@ _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
     (
         "google_oauth_token",
         r"(?:^|[^A-Za-z0-9_\-.])(?P<pw>ya29\.[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+){0,8})",
+    ),
+    # A token of a distinctive prefix glued to more letters and digits, which the rules that
+    # end at a word's end (AKIA…, AIza…) or start at one (sk-ant-api03-, sk-proj-) let pass
+    # in clear (QA F3: "key=AKIA" and 18, "idAKIA…", "AIza" and 36, "Bearersk-proj-…"):
+    # after the token, the run of letters and digits goes with it; before it, the letters
+    # stay. Taken only where glued (_glued_token); the plain sk- keeps its start (task-…).
+    (
+        _GLUED + "aws_access_key",
+        r"(?P<pw>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}[A-Za-z0-9]*)",
+    ),
+    (_GLUED + "google_api_key", r"(?P<pw>AIza[A-Za-z0-9_\-]{35}[A-Za-z0-9]*)"),
+    (
+        _GLUED + "openai_key",
+        r"[A-Za-z0-9_\-](?P<pw>sk-(?:proj|svcacct)-[A-Za-z0-9_\-]{40,})",
+    ),
+    (
+        _GLUED + "anthropic_key",
+        r"[A-Za-z0-9_\-](?P<pw>sk-ant-[a-z]{3,6}[0-9]{2}-[A-Za-z0-9_\-]{20,})",
     ),
 )
 #: The formats above whose body is random base62 (a digit, an upper- and a lower-case letter).
@@ -2607,6 +2631,33 @@ def _said_secret(key: str, value: str, ends_clause: bool = False) -> bool:
 _DIGIT_AND_LETTER = lazy(r"(?=[^0-9]*[0-9])[^A-Za-z]*[A-Za-z]")
 
 
+def _alnum_at(text: str, pos: int) -> bool:
+    return 0 <= pos < len(text) and text[pos].isascii() and text[pos].isalnum()
+
+
+def _glued_token(text: str, kind: str, start: int, end: int) -> bool:
+    """``text[start:end]``, found by a pattern of :data:`_GLUED` ``kind``, is a token glued
+    to more letters and digits, which no other rule takes whole: an AWS key id's 20
+    characters (a digit among its last 16, so that an upper-case word such as
+    ``ASIAPACIFIC…`` is none) or a Google key's 39 (gitleaks' entropy) with a letter or digit
+    before or after them; a ``sk-proj-`` key random as a generated one is."""
+    token = text[start:end]
+    if kind == _GLUED + "aws_access_key":
+        body = token[4:20]
+        return (
+            (_alnum_at(text, start - 1) or _alnum_at(text, start + 20))
+            and any(c.isdigit() for c in body)
+            and _entropy(token[:20]) > 3
+        )
+    if kind == _GLUED + "google_api_key":
+        # (a run after a 35th character '_' too: gitleaks' end, not '_', kept it whole)
+        glued_after = len(token) > 39
+        return (_alnum_at(text, start - 1) or glued_after) and _entropy(token[:39]) > 4
+    if kind == _GLUED + "openai_key":
+        return _is_random(token) and _looks_random(token.split("-", 2)[2])
+    return True  # sk-ant-api03-…: no word or name has this form
+
+
 def _find_context_tokens(text: str) -> Iterator[_Hit]:
     if not _re2_context_set:
         with _rules_lock:
@@ -2623,6 +2674,10 @@ def _find_context_tokens(text: str) -> Iterator[_Hit]:
         kind, pattern = _re2_context_compiled[index]
         for m in pattern.finditer(text):
             token = m.group(1)  # google-re2 matches take group numbers only
+            if kind.startswith(_GLUED):
+                if _glued_token(text, kind, m.start(1), m.end(1)):
+                    yield _Hit(m.start(1), m.end(1), kind[len(_GLUED) :], 0)
+                continue
             if kind == "openai_key" and (token.startswith("sk-ant-") or not _is_random(token)):
                 continue
             if kind == "aws_secret" and len(token) != 40 and not _DIGIT_AND_LETTER.match(token):
