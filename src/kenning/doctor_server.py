@@ -79,6 +79,7 @@ from .errors import KenningError, SchemaTooNew, StoreCorrupted, StoreNotFound, S
 if TYPE_CHECKING:
     from .backends.postgres import PostgresBackend, StoreHealth
     from .backends.qdrant import QdrantBackend
+    from .model import Memory
     from .project import Project
 
 __all__ = ["check_server_store"]
@@ -345,14 +346,7 @@ def _pg_rows_and_project(
     found = backend.rows_to_check(horizon, dimension)
     seen = _Seen()
     for m in found.memories:
-        if m.stored_at > horizon:
-            seen.future.append(
-                (m.id, m.group_id, f"{m.id!r}: {m.stored_at.isoformat(timespec='seconds')}")
-            )
-        if (named := credentials_only(m)) is not None:
-            seen.empty.append((m.id, m.group_id, named))
-        if (kind := unknown_kind(m)) is not None:
-            seen.kinds.append((m.id, m.group_id, kind))
+        seen.memory(m, horizon)
     for memory_id, group, dims, norm in found.vectors:
         seen.vector(memory_id, group, dims, norm, dimension)
     for m in found.edited:
@@ -441,18 +435,7 @@ def _rows_and_project(
     for record in backend.iterate(Filters(), batch_size=ROWS_BATCH):
         memory = record.memory
         counts[memory.group_id] += 1
-        if memory.stored_at > horizon:
-            seen.future.append(
-                (
-                    memory.id,
-                    memory.group_id,
-                    f"{memory.id!r}: {memory.stored_at.isoformat(timespec='seconds')}",
-                )
-            )
-        if (named := credentials_only(memory)) is not None:
-            seen.empty.append((memory.id, memory.group_id, named))
-        if (kind := unknown_kind(memory)) is not None:
-            seen.kinds.append((memory.id, memory.group_id, kind))
+        seen.memory(memory, horizon)
         # a text another writer set (not the one kenning hashed), as the server store's
         # check picks them: only those are redacted (~65 µs a note)
         if content_hash(memory.content) != memory.content_hash and (
@@ -491,6 +474,17 @@ class _Seen:
     empty: list[_Named] = field(default_factory=list)
     #: Notes of a type or collection kenning does not know (:func:`unknown_kind`).
     kinds: list[_Named] = field(default_factory=list)
+
+    def memory(self, memory: Memory, horizon: datetime) -> None:
+        """Note ``memory`` when it is stamped after ``horizon``, nothing but credentials
+        (:func:`credentials_only`) or of a kind kenning does not know (:func:`unknown_kind`)."""
+        if memory.stored_at > horizon:
+            when = memory.stored_at.isoformat(timespec="seconds")
+            self.future.append((memory.id, memory.group_id, f"{memory.id!r}: {when}"))
+        if (named := credentials_only(memory)) is not None:
+            self.empty.append((memory.id, memory.group_id, named))
+        if (kind := unknown_kind(memory)) is not None:
+            self.kinds.append((memory.id, memory.group_id, kind))
 
     def vector(
         self, memory_id: str, group: str | None, dims: int, norm: float, dimension: int | None
