@@ -59,7 +59,7 @@ import numpy as np
 
 from . import config
 from .errors import KenningError
-from .model import TYPE_TO_COLLECTION, Memory, Provenance, utc_now
+from .model import TYPE_TO_COLLECTION, Memory, Provenance, fields_changed, utc_now
 
 if TYPE_CHECKING:
     from .project import Project
@@ -767,12 +767,7 @@ def held_credentials(memory: Memory) -> str | None:
     shown = redacted_on_read(memory)
     if shown is memory:
         return None
-    held = [
-        name
-        for name in ("content", "source", "tags", "metadata")
-        if getattr(shown, name) != getattr(memory, name)
-    ]
-    return ", ".join(held) or None
+    return ", ".join(fields_changed(memory, shown)) or None
 
 
 def rows_check(

@@ -38,8 +38,8 @@ from .backends.base import (
     IdentifiedStore,
     KnowsItIsReadOnly,
     MemoryRecord,
-    ScoresDirections,
     bulk_writes,
+    reads_directions,
 )
 from .config import expand_home, is_store_url
 from .errors import (
@@ -185,12 +185,12 @@ def migrate(
     from .reembed import REEMBED_STATE_KEY
 
     provenance = checked_source(source)
-    directions = isinstance(source, ScoresDirections) and source.scores_directions
+    directions = reads_directions(source)
     scaled: dict[str, str] = {}
     zero: list[str] = []
     #: a zero vector's note without ``embed``: copied as it is where the target scores
     #: directions, else not copied (left_out)
-    zero_kept = isinstance(target, ScoresDirections) and target.scores_directions
+    zero_kept = reads_directions(target)
     left_out: list[str] = []
     existing = target.read_provenance()
     if existing is not None and existing != provenance:

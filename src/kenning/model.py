@@ -406,6 +406,16 @@ def same_memory(held: Memory, memory: Memory) -> bool:
     )
 
 
+def fields_changed(stored: Memory, shown: Memory) -> list[str]:
+    """The fields a writer gives (content, source, tags, metadata) that differ between
+    ``stored`` and ``shown``, a redacted reading of it: where a credential was left."""
+    return [
+        name
+        for name in ("content", "source", "tags", "metadata")
+        if getattr(stored, name) != getattr(shown, name)
+    ]
+
+
 def check_seen_count(value: object) -> int:
     """``value`` as a ``seen_count``: a whole number of at least 1 (``ValueError``
     otherwise), kept at :data:`MAX_SEEN_COUNT` when larger (a kenning before that limit

@@ -21,8 +21,8 @@ from .backends.base import (
     CountsProjects,
     Filters,
     NamesCaseVariants,
-    ScoresDirections,
     lexical_search_with_statistics,
+    reads_directions,
 )
 from .errors import StoreClosed, UserInputError
 from .model import (
@@ -404,8 +404,7 @@ class StoreReads(StoreFreshness):
             dense,
             found,
             # a server scores a vector by its direction, and so do the lexical hits
-            directions=isinstance(self.backend, ScoresDirections)
-            and self.backend.scores_directions,
+            directions=reads_directions(self.backend),
         )
         for memory_id, problem in skipped:
             log.warning(

@@ -42,9 +42,9 @@ import numpy as np
 from .backends.base import (
     BulkLoader,
     Filters,
-    ScoresDirections,
     bulk_writes,
     prepare_search,
+    reads_directions,
 )
 from .errors import Interrupted, KenningError, StoreUnavailable, StoreWriteFailed
 from .export_format import EXPORT_FORMAT, ExportFile, ExportLine, read_export
@@ -54,6 +54,7 @@ from .model import (
     STORED,
     Memory,
     edit_version,
+    fields_changed,
     same_memory,
     utc_now,
 )
@@ -135,7 +136,7 @@ def export_memories(
     without: dict[str, str] = {}
     redacted: dict[str, str] = {}
     # a server reads a vector's direction: one of another length is exported as it
-    directions = isinstance(store.backend, ScoresDirections) and store.backend.scores_directions
+    directions = reads_directions(store.backend)
     scaled: dict[str, str] = {}
     zero: list[str] = []
     refused: dict[str, str] = {}
@@ -147,7 +148,7 @@ def export_memories(
         line = memory.to_dict()
         text_redacted = memory.content != record.memory.content
         if memory is not record.memory:
-            redacted[memory.id] = ", ".join(_fields_changed(record.memory, memory))
+            redacted[memory.id] = ", ".join(fields_changed(record.memory, memory))
         if vectors and provenance is not None and not text_redacted:
             # (a redacted text's vector is its secret's: the import embeds the text)
             problem = vector_problem(record.vector, dimension)
@@ -225,15 +226,6 @@ def _encoded(vector: object) -> str:
     return base64.b64encode(np.ascontiguousarray(vector, dtype=np.float32).tobytes()).decode(
         "ascii"
     )
-
-
-def _fields_changed(stored: Memory, shown: Memory) -> list[str]:
-    """The fields a writer gives that differ between ``stored`` and its redacted copy."""
-    return [
-        name
-        for name in ("content", "source", "tags", "metadata")
-        if getattr(stored, name) != getattr(shown, name)
-    ]
 
 
 @dataclass(frozen=True)

@@ -537,6 +537,12 @@ class ScoresDirections(Protocol):
     scores_directions: bool
 
 
+def reads_directions(backend: object) -> bool:
+    """Whether ``backend``'s search scores a stored vector by its direction
+    (:class:`ScoresDirections`): a server's; not the embedded store's."""
+    return isinstance(backend, ScoresDirections) and backend.scores_directions
+
+
 @runtime_checkable
 class KnowsItIsReadOnly(Protocol):
     """A backend that can tell before a write that the store refuses writes (SQLite opened
