@@ -4751,6 +4751,25 @@ def test_a_note_another_writer_left_blank_is_skipped_and_named(
     assert len(said) == 1 and "content is only whitespace" in said[0], said
 
 
+def calls_reading_every_point(backend: Any) -> list[str]:
+    """The names of the qdrant-client calls ``backend`` makes from now on that each read
+    every point in local mode (scroll, count, facet), in order, as they are made."""
+    passes: list[str] = []
+
+    def counted(name: str) -> None:
+        call = getattr(backend._client, name)
+
+        def read_every_point(*args: Any, **kwargs: Any) -> Any:
+            passes.append(name)
+            return call(*args, **kwargs)
+
+        setattr(backend._client, name, read_every_point)
+
+    for name in ("scroll", "count", "facet"):
+        counted(name)
+    return passes
+
+
 def test_qdrant_local_counts_read_every_point_once_a_command(tmp_path: Path) -> None:
     """Local mode checks a filter point by point in Python (~0.5 s a count at 10,000 points):
     a count of every project's notes (stats' alike ids), of each collection and type, and
@@ -4784,19 +4803,7 @@ def test_qdrant_local_counts_read_every_point_once_a_command(tmp_path: Path) -> 
     }
     client.close()
     b = open_backend(location, create=False, dimension=None)
-    passes: list[str] = []  # the client's calls that each read every point in local mode
-
-    def counted(name: str) -> None:
-        call = getattr(b._client, name)  # type: ignore[attr-defined]
-
-        def read_every_point(*args: Any, **kwargs: Any) -> Any:
-            passes.append(name)
-            return call(*args, **kwargs)
-
-        setattr(b._client, name, read_every_point)  # type: ignore[attr-defined]
-
-    for name in ("scroll", "count", "facet"):
-        counted(name)
+    passes = calls_reading_every_point(b)
     try:
         assert {f: b.count(f) for f in expected} == expected
         assert b.count_by(None) == {(c, t): 3 for c, t in PAIRS}, b.count_by(None)
@@ -4881,19 +4888,7 @@ def test_qdrant_local_newest_reads_every_point_once_a_command(tmp_path: Path) ->
     ]
     cuts = [datetime(2026, 3, 1, 12, 40, tzinfo=UTC), T0 + timedelta(minutes=10)]
     b = open_backend(location, create=False, dimension=None)
-    passes: list[str] = []  # the client's calls that each read every point in local mode
-
-    def counted(name: str) -> None:
-        call = getattr(b._client, name)  # type: ignore[attr-defined]
-
-        def read_every_point(*args: Any, **kwargs: Any) -> Any:
-            passes.append(name)
-            return call(*args, **kwargs)
-
-        setattr(b._client, name, read_every_point)  # type: ignore[attr-defined]
-
-    for name in ("scroll", "count", "facet"):
-        counted(name)
+    passes = calls_reading_every_point(b)
     try:
         # one project's count, and whether it has any, in a fresh process: a filter of it
         # checked every point (the one read of every point is the cheaper now)
