@@ -900,6 +900,27 @@ def _set_vector(url: str, content_start: str, scale: float) -> str:
     return str(memory_id)
 
 
+def _scaled_and_zero(url: str) -> tuple[str, Any, str]:
+    """Another writer's vectors, by plain SQL: the CI note's set to a direction of its own
+    (not its text's embedding: a re-embedding would not give it back) at length 5, and the
+    Timestamps note's to zeros; the CI note's id, that direction (unit length, float64),
+    and the Timestamps note's id."""
+    import numpy as np
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        scaled, stored = conn.execute(
+            "SELECT id, embedding::real[] FROM kenning_memories WHERE content LIKE 'The CI%'"
+        ).fetchone()
+        direction = np.asarray(stored, dtype=np.float64)
+        direction[:8] += 0.2
+        direction /= np.linalg.norm(direction)
+        conn.execute(
+            "UPDATE kenning_memories SET embedding = %s::vector WHERE id = %s",
+            ("[" + ",".join(repr(float(x) * 5) for x in direction) + "]", scaled),
+        )
+    return str(scaled), direction, _set_vector(url, "Timestamps", 0.0)
+
+
 def test_a_vector_of_another_length_is_read_as_its_direction_by_every_command(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1010,20 +1031,7 @@ def test_export_keeps_a_vector_of_another_length_as_its_direction(
     from kenning.transfer import import_memories
 
     _remember(pg_url, project)
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        scaled, stored = conn.execute(
-            "SELECT id, embedding::real[] FROM kenning_memories WHERE content LIKE 'The CI%'"
-        ).fetchone()
-        # a direction of its own (not the text's embedding: a re-embedding would not give
-        # it back), at length 5
-        direction = np.asarray(stored, dtype=np.float64)
-        direction[:8] += 0.2
-        direction /= np.linalg.norm(direction)
-        conn.execute(
-            "UPDATE kenning_memories SET embedding = %s::vector WHERE id = %s",
-            ("[" + ",".join(repr(float(x) * 5) for x in direction) + "]", scaled),
-        )
-    zero = _set_vector(pg_url, "Timestamps", 0.0)
+    scaled, direction, zero = _scaled_and_zero(pg_url)
     backup = project / "backup.jsonl"
     result = run_cli(project, "export", "-o", str(backup), env={"KENNING_STORE": pg_url})
     assert result.returncode == 0, result.stderr
@@ -1068,18 +1076,7 @@ def test_migrate_into_sqlite_copies_a_vector_of_another_length_as_its_direction(
     import numpy as np
 
     _remember(pg_url, project)
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        scaled, stored = conn.execute(
-            "SELECT id, embedding::real[] FROM kenning_memories WHERE content LIKE 'The CI%'"
-        ).fetchone()
-        direction = np.asarray(stored, dtype=np.float64)
-        direction[:8] += 0.2  # a direction of its own, at length 5
-        direction /= np.linalg.norm(direction)
-        conn.execute(
-            "UPDATE kenning_memories SET embedding = %s::vector WHERE id = %s",
-            ("[" + ",".join(repr(float(x) * 5) for x in direction) + "]", scaled),
-        )
-    zero = _set_vector(pg_url, "Timestamps", 0.0)
+    scaled, direction, zero = _scaled_and_zero(pg_url)
     copy = project / ".kenning" / "copy.db"
     result = run_cli(project, "migrate", "--to", str(copy), env={"KENNING_STORE": pg_url})
     assert result.returncode == 0, result.stderr
