@@ -103,6 +103,7 @@ __all__ = [
     "held_back",
     "reseed_changed",
     "seed_solutions",
+    "shown_path",
 ]
 
 #: Solution docs are prose; anything bigger is not one (or is hostile).
@@ -300,10 +301,15 @@ def held_back(reports: Sequence[SeedReport], root: Path) -> list[tuple[str, str]
             why = _HELD_BACK.get(f.reason or "")
             if why is None:
                 continue
-            path = folder / f.path
-            shown = path.relative_to(root) if path.is_relative_to(root) else path
-            held.append((shown.as_posix(), why))
+            held.append((shown_path(folder / f.path, root), why))
     return held
+
+
+def shown_path(path: Path | str, root: Path) -> str:
+    """A doc's or a solutions folder's path as a session names it: relative to ``root`` (the
+    checkout) where it is inside, else as it is."""
+    path = Path(path)
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
 
 
 def _read_doc(

@@ -644,7 +644,7 @@ def _reseed(
     """Re-seed the solution documents that changed; a failure is said, never raised; the
     docs held back from a store other clones share are told the user (``tell``:
     :func:`_held_back_line`). Whether any memory changed."""
-    from ..seeding import reseed_changed
+    from ..seeding import reseed_changed, shown_path
 
     try:
         reports = reseed_changed(store, max_docs=SESSION_RESEED_MAX_DOCS)
@@ -656,8 +656,7 @@ def _reseed(
         root = store.project.files_root
         warn(
             "; ".join(
-                f"could not re-seed the solution docs of {_folder_shown(r.directory, root)}: "
-                f"{r.error}"
+                f"could not re-seed the solution docs of {shown_path(r.directory, root)}: {r.error}"
                 for r in failed
             )
         )
@@ -676,12 +675,6 @@ def _reseed(
             if told.line:
                 tell(told)
     return any(r.changed for r in reports)
-
-
-def _folder_shown(directory: str, root: Path) -> str:
-    """A solutions folder as a session names it: relative to the checkout."""
-    path = Path(directory)
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else directory
 
 
 #: The held-back docs named in one line at most; the others are counted.
