@@ -2734,13 +2734,15 @@ class PostgresBackend:
                 # one pass: the vectors, and the texts another writer set (its content is
                 # not the one kenning hashed as it wrote it: qa-team F5)
                 odd = conn.execute(
-                    "SELECT id, group_id, vector_dims(embedding), vector_norm(embedding), "
-                    f"{_EDITED} FROM kenning_memories WHERE "
-                    "vector_dims(embedding) <> coalesce(%s, vector_dims(embedding)) "
-                    f"OR abs(vector_norm(embedding) - 1) > %s OR {_EDITED} ORDER BY seq",
+                    "SELECT id, group_id, dims, norm, odd_vector, edited FROM (SELECT id, seq, "
+                    "group_id, vector_dims(embedding) AS dims, vector_norm(embedding) AS norm, "
+                    "(vector_dims(embedding) <> coalesce(%s, vector_dims(embedding)) "
+                    "OR abs(vector_norm(embedding) - 1) > %s) AS odd_vector, "
+                    f"{_EDITED} AS edited FROM kenning_memories) AS every_row "
+                    "WHERE odd_vector OR edited ORDER BY seq",
                     (dimension, UNIT_NORM_TOLERANCE),
                 ).fetchall()
-                edited = [str(r[0]) for r in odd if r[4]]
+                edited = [str(r[0]) for r in odd if r[5]]
                 edited_rows = (
                     conn.execute(
                         f"SELECT {self._columns} FROM kenning_memories WHERE id = ANY(%s) "
@@ -2750,12 +2752,7 @@ class PostgresBackend:
                     if edited
                     else []
                 )
-        bad = [
-            r[:4]
-            for r in odd
-            if abs(float(r[3]) - 1) > UNIT_NORM_TOLERANCE
-            or (dimension is not None and int(r[2]) != dimension)
-        ]
+        bad = [r[:4] for r in odd if r[4]]  # (the server's verdict on each vector)
         projects = {str(group): int(n) for group, n in counts}
         skipped = set()
         for row in suspect:  # (doctor names them: not said as a read says them)
