@@ -11,6 +11,8 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from kenning.seeding import (
     SEED_STATE_KEY,
     SEEDED_FROM,
     SEEDED_HASH,
+    SeedReport,
     reseed_changed,
     seed_solutions,
 )
@@ -849,6 +852,57 @@ def test_docs_touched_but_unchanged_write_nothing(store: MemoryStore, docs: Path
         assert watcher.execute("PRAGMA data_version").fetchone()[0] != before
     finally:
         watcher.close()
+
+
+def racing(
+    store: MemoryStore, folder: Path, meanwhile: Callable[[], object], **options: bool
+) -> SeedReport:
+    """A changed-only run of ``folder`` in ``store`` that, once it has read the seed state
+    and scanned the docs, waits for ``meanwhile`` (another session's run, in a thread of its
+    own with its own store) to end, then goes on: two runs at once, interleaved the way that
+    loses a record if either writes back what it read."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            meanwhile()
+        except BaseException as exc:  # said by the test's thread
+            errors.append(exc)
+
+    def other_session(_: int) -> None:
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+
+    report = seed_solutions(store, folder, changed_only=True, total=other_session, **options)
+    assert not errors, errors
+    return report
+
+
+def test_two_sessions_at_once_keep_each_others_records(
+    store: MemoryStore, docs: Path, minilm: Embedder
+) -> None:
+    """Two sessions of one checkout (two terminals) re-seeding at once: each wrote back the
+    whole folder's state as it had read it, so the one that wrote last put back the old
+    record of the doc the other had just seeded; the next session read that doc again and
+    wrote it again. Now each write changes only the records its run changed."""
+    root = docs.parent.parent
+    seed_solutions(store, docs)
+    write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
+
+    def second_session() -> None:
+        write(root, "docs/solutions/npm/npm.md", doc("npm", fix="Upgrade npm to 10."))
+        with open_store(cwd=root, embedder=minilm) as other:
+            report = seed_solutions(other, docs, changed_only=True)
+            assert (report.updated, report.read) == (2, 2)
+
+    first = racing(store, docs, second_session)
+    assert (first.read, first.updated) == (1, 0)  # the db doc: the other session's already
+    after = seed_solutions(store, docs, changed_only=True)
+    assert (after.read, after.unchanged, after.changed) == (0, 3, False)
+    state = json.loads(store.backend.get_meta(f"{SEED_STATE_KEY}:acme/widgets") or "")
+    npm = state["folders"]["docs/solutions"]["docs"]["npm/npm.md"]
+    assert npm[0] == git(root, "hash-object", "docs/solutions/npm/npm.md").strip()
 
 
 def test_reseed_changed_only_follows_folders_inside_the_checkout(

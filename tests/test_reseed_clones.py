@@ -14,7 +14,7 @@ import pytest
 
 from kenning import MemoryStore, open_store
 from kenning.embedders.base import Embedder
-from kenning.seeding import reseed_changed, seed_solutions
+from kenning.seeding import SEED_STATE_KEY, reseed_changed, seed_solutions
 from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures by name)
 
 from .conftest import git
@@ -23,6 +23,7 @@ from .test_reseed import (
     commit,
     doc,
     kenning,
+    racing,
     session_start,
     session_start_here,
     write,
@@ -588,3 +589,41 @@ def test_a_run_by_hand_leaves_another_clones_later_version_that_gave_no_entries(
     r = kenning(b, "seed-solutions", KENNING_STORE=pg_url)
     assert "kept: db/db.md: the version seeded comes from another clone" in r.stderr, r.stderr
     assert not [m for m in in_b.browse(memory_type="error_fix") if m.source == DB_PATH]
+
+
+def test_two_clones_sessions_at_once_keep_each_others_records(
+    clones: tuple[Path, Path],
+    stores: tuple[MemoryStore, MemoryStore],
+    pg_url: str,
+    minilm: Embedder,
+) -> None:
+    """Sessions of two clones re-seeding at once, each a doc of its own (a's db fix, b's npm
+    fix, both committed): the one that wrote the seed state last wrote back the other's doc
+    as it had read it, the version before and the clone that seeded it, so the other
+    clone's next session read that doc again and seeded it again. Each write now changes
+    only the records its run changed."""
+    a, b = clones
+    in_a, _ = stores
+    write(a, DB_PATH, doc("db", fix="One writer process (a's fix)."))
+    commit(a, "a's fix")
+    write(b, "docs/solutions/npm/npm.md", doc("npm", fix="Upgrade npm to 10 (b's fix)."))
+    commit(b, "b's fix")
+
+    def b_session() -> None:
+        with open_store(pg_url, cwd=b, embedder=minilm) as in_b:
+            report = seed_solutions(
+                in_b, b / "docs" / "solutions", changed_only=True, committed_only=True
+            )
+            assert (report.read, report.updated) == (1, 1), report
+
+    first = racing(in_a, a / "docs" / "solutions", b_session, committed_only=True)
+    assert (first.read, first.updated) == (1, 1), first
+    with open_store(pg_url, cwd=b, embedder=minilm) as in_b:
+        after = seed_solutions(in_b, b / "docs" / "solutions", changed_only=True)
+        assert (after.read, after.unchanged, after.changed) == (0, 3, False), after
+        state = json.loads(in_b.backend.get_meta(f"{SEED_STATE_KEY}:{in_b.group_id}") or "")
+    folder = state["folders"]["docs/solutions"]
+    for rel, clone in ((DB, a), ("npm/npm.md", b)):
+        blob = git(clone, "rev-parse", f"HEAD:docs/solutions/{rel}").strip()
+        assert folder["docs"][rel][0] == blob, (rel, folder)
+    assert folder["by"][DB][0] != folder["by"]["npm/npm.md"][0]  # each clone's own

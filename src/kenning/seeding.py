@@ -445,15 +445,59 @@ def _contents(folder: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     return folder.get("dir"), {rel: hint[0] for rel, hint in folder["docs"].items()}
 
 
-def _save_folder(store: MemoryStore, prefix: str, folder: dict[str, Any]) -> None:
-    """Write one folder's entry of the state (read again under the store's write lock, so
-    that two runs seeding different folders keep each other's entries)."""
+def _save_folder(
+    store: MemoryStore, prefix: str, folder: dict[str, Any], base: Mapping[str, Any] | None
+) -> None:
+    """Write one folder's entry of the state: read again under the store's write lock and
+    merged with what this run changed since it read ``base`` (the folder's entry then), so
+    that two runs at once, seeding different folders or different docs of one folder (two
+    sessions, two clones of a shared store), keep each other's records (:func:`_merged`)."""
     with store.backend.exclusive():
         state = _load_state(store)
-        if state["folders"].get(prefix) == folder:
+        now = state["folders"].get(prefix)
+        merged = folder if now is None else _merged(base or {}, folder, now)
+        if now == merged:
             return
-        state["folders"][prefix] = folder
+        state["folders"][prefix] = merged
         store.backend.set_meta(_state_key(store), json.dumps(state, sort_keys=True))
+
+
+def _merged(
+    base: Mapping[str, Any], mine: Mapping[str, Any], now: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A folder's state as another run left it (``now``), with what this run changed from the
+    one it read (``base``) to the one it made (``mine``), record by record: a doc's hint, the
+    clone that seeded its version, the record of its retirement. What this run did not change
+    stays as the other run wrote it (written back from ``base``, another run's record was lost
+    until the next session read its doc again and wrote it anew, or, for a deletion another
+    clone recorded, seeded the doc back). A doc's new mtime and size alone do not replace
+    another run's new version of it. Both changed: this run's, the later write."""
+    out: dict[str, Any] = {}
+    for key in {*mine, *now} - {"docs", "by", "gone"}:  # the folder's path, unmarked_before
+        source = mine if mine.get(key) != base.get(key) else now
+        if key in source:
+            out[key] = source[key]
+    for key in ("docs", "by", "gone"):
+        old, ours = base.get(key, {}), mine.get(key, {})
+        records = dict(now.get(key, {}))
+        for rel in {*old, *ours}:
+            b, m = old.get(rel), ours.get(rel)
+            if m == b:
+                continue
+            theirs = records.get(rel)
+            if key == "docs" and m and b and m[0] == b[0] and theirs and theirs[0] != b[0]:
+                continue  # only the hints of the version this run read: the other's stands
+            if m is None:
+                records.pop(rel, None)
+            else:
+                records[rel] = m
+        if key == "by":
+            records = {rel: v for rel, v in records.items() if rel in out["docs"]}
+        elif key == "gone":
+            records = {rel: v for rel, v in records.items() if rel not in out["docs"]}
+        if records or key == "docs":
+            out[key] = dict(sorted(records.items()))
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -1253,14 +1297,14 @@ def seed_solutions(
     # such a doc is hashed again next time, and no session start writes to the store for it
     hints_only = changed_only and _contents(folder_state) == _contents(folder or folder_state)
     if folder is None or (folder_state != folder and not hints_only):
-        _save_folder(store, prefix, folder_state)
+        _save_folder(store, prefix, folder_state, folder)
     elif "unmarked_before" not in folder:
         # An older kenning's folder: the time before which its unmarked entries count is
         # written the first time it is set (taken anew at each run, it would adopt notes
         # remembered since). A store that refuses the write (a read-only replica) gets it
         # from the first run that can write, and this run says nothing of it.
         with contextlib.suppress(KenningError):
-            _save_folder(store, prefix, folder_state)
+            _save_folder(store, prefix, folder_state, folder)
     if progress:
         progress(len(docs))
 
