@@ -420,8 +420,10 @@ def test_a_cache_the_model_cannot_be_written_to_is_one_line(
     )
     assert findings(context_of(proc, "UserPromptSubmit"))
     (line,) = proc.stderr.splitlines()
-    assert line.startswith("kenning hook prompt-submit: ") and str(folder) in line, line
-    assert "using it uncached" in line, line
+    assert line.startswith("kenning hook prompt-submit: cannot cache the MiniLM graph in "), line
+    # a long temp path gives up its middle, not the fix after it (_fitted)
+    assert str(folder) in line or "a-file/cache/models" in line, line
+    assert "using it uncached (set KENNING_CACHE_DIR to a folder kenning can write" in line, line
 
 
 def test_a_garbled_model_cache_is_rebuilt_in_the_background(

@@ -1074,9 +1074,7 @@ def _diagnose(stderr: IO[str], event: str, *messages: str) -> None:
             continue
         # cut before it is redacted: this runs after the budget, and a message quoting a 1 MB
         # input (a cwd) cost ~1.5 CPU-s redacted whole
-        part = " ".join(safe_message_start(message, _DIAGNOSTIC_CHARS).split())
-        if len(part) > _DIAGNOSTIC_CHARS:
-            part = part[: _DIAGNOSTIC_CHARS - 1] + "…"
+        part = _fitted(message, safe_message_start(message, _DIAGNOSTIC_CHARS), _DIAGNOSTIC_CHARS)
         if part:
             parts.append(part)
     if not parts:
@@ -1150,10 +1148,46 @@ def _user_message(text: str) -> str:
     escaped (stored text, a doc's file name, is untrusted)."""
     from ..render import safe_message_start
 
-    message = " ".join(safe_message_start(text, _SYSTEM_MESSAGE_CHARS).split())
-    if len(message) > _SYSTEM_MESSAGE_CHARS:
-        message = message[: _SYSTEM_MESSAGE_CHARS - 1] + "…"
+    message = _fitted(text, safe_message_start(text, _SYSTEM_MESSAGE_CHARS), _SYSTEM_MESSAGE_CHARS)
     return f"kenning: {message}"
+
+
+#: A word a line too long is shortened to keeps at least this many characters of it.
+_WORD_KEPT_CHARS = 40
+
+
+def _fitted(message: str, said: str, chars: int) -> str:
+    """``said`` (``message`` redacted and escaped, :func:`kenning.render.safe_message_start`)
+    on one line of at most ``chars`` characters. A line too long gives up the middle of its
+    longest words first (a path of hundreds of characters, kept as ``docs/xxx…xxx/db``),
+    then its end: cut at the end alone, the fix a line ends with was lost to a long path
+    before it. Only a message redacted whole is shortened so (one cut first, a huge input,
+    is said from its start)."""
+    from ..render import CUT_CONTEXT_CHARS
+
+    line = " ".join(said.split())
+    if len(line) > chars and len(message) <= 2 * chars + CUT_CONTEXT_CHARS:
+        words = line.split(" ")
+        excess = len(line) - chars
+        # the longest words are cut to one length, the longest that saves enough (and not
+        # below _WORD_KEPT_CHARS: the line's end is cut then)
+        lengths = sorted((len(word) for word in words), reverse=True)
+        keep, total = _WORD_KEPT_CHARS, 0
+        for k, length in enumerate(lengths, 1):
+            total += length
+            level = (total - excess) // k
+            if level >= (lengths[k] if k < len(lengths) else 0):
+                keep = max(level, _WORD_KEPT_CHARS)
+                break
+        if keep < lengths[0]:
+            head = keep // 2
+            line = " ".join(
+                f"{w[:head]}…{w[len(w) - (keep - 1 - head) :]}" if len(w) > keep else w
+                for w in words
+            )
+    if len(line) > chars:
+        line = line[: chars - 1] + "…"
+    return line
 
 
 def _no_answer_message(event: str, raw: bytes | None, seconds: float) -> str:
