@@ -972,6 +972,58 @@ def test_a_folder_that_fails_on_its_own_is_said_with_its_fix(docs: Path) -> None
     assert said_line.endswith("` at the checkout's top re-seeds it and says the whole error)"), line
 
 
+def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path) -> None:
+    """A seeded solutions folder this user may not read (chmod 000, a checkout copied as
+    another user) was read as one with no docs: the session-start re-seed said nothing, and
+    every change to its docs waited, unsaid; a run by hand listed nothing and exited 0. Both
+    now say the folder cannot be read and how to let this user read it; the session still
+    ends well (exit 0) and the other folders are re-seeded. Run as a user without root's
+    file rights (as root, chmod 000 stops nothing)."""
+    from .test_store_folder import _as_a_user
+
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions").returncode == 0
+    write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
+    hook = [sys.executable, "-m", "kenning", "hook", "session-start"]
+    docs.chmod(0)
+    try:
+        said = subprocess.run(
+            _as_a_user(*hook),
+            cwd=root,
+            env=env(),
+            input=_session_payload(root),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        by_hand = subprocess.run(
+            _as_a_user(sys.executable, "-m", "kenning", "seed-solutions"),
+            cwd=root,
+            env=env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        docs.chmod(0o755)
+    fix = f"let this user list and read it (as its owner: chmod -R u+rX {docs})"
+    assert said.returncode == 0, said.stderr
+    (line,) = said.stderr.splitlines()
+    assert line.startswith(
+        "kenning hook session-start: could not re-seed the solution docs of docs/solutions: "
+        f"solutions folder {docs} cannot be read (Permission denied); {fix}"
+    ), line
+    assert by_hand.returncode == 1, (by_hand.stdout, by_hand.stderr)
+    assert "cannot be read (Permission denied); " + fix in by_hand.stderr, by_hand.stderr
+    with open_store(cwd=root) as store:  # readable again: the next session re-seeds it
+        assert "One writer only." not in of(store, "db")[0].content
+    assert session_start(root).returncode == 0
+    with open_store(cwd=root) as store:
+        assert "One writer only." in of(store, "db")[0].content
+
+
 def test_a_linked_work_tree_reads_a_doc_linked_inside_its_own_files(
     store: MemoryStore, docs: Path, minilm: Embedder, tmp_path: Path
 ) -> None:

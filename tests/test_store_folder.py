@@ -752,3 +752,45 @@ def test_the_guards_fix_for_a_store_linked_out_of_the_project_keeps_its_memories
     recalled = run_cli(project, "search", "when do deploys happen", "--json", env=env)
     assert "Tuesdays" in recalled.stdout, recalled.stdout
     assert not linked.is_symlink() and "then delete memories.jsonl" in refused.stderr
+
+
+def test_a_repository_this_user_cannot_read_is_said_as_such(project: Path) -> None:
+    """A checkout whose .git/objects this user may not read (copied as another user, a
+    chmod gone wrong) is no repository to git, and kenning said "… is not inside a git
+    repository … (or `git init`)", whose advice makes a second repository. The hook and the
+    CLI now say which repository cannot be read and how to fix it; the hook still ends well
+    (exit 0, one line on stderr). Run as a user without root's file rights."""
+    import os
+    import sys
+
+    objects = project / ".git" / "objects"
+    session = json.dumps({"cwd": str(project), "hook_event_name": "SessionStart"})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
+    objects.chmod(0)
+    try:
+        hook = subprocess.run(
+            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
+            cwd=project,
+            input=session,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        cli = _kenning_as_a_user(project, "recall", "why UTC", env=env)
+    finally:
+        objects.chmod(0o755)
+    said = (
+        f"{project} holds a git repository this user cannot read (Permission denied: {objects}),"
+        " so git sees no repository there and kenning cannot tell which project this is; give "
+        "this user read access to its .git folder (as its owner: chmod -R u+rwX "
+        f"{project / '.git'}), or run kenning as the user who owns it"
+    )
+    assert hook.returncode == 0, hook.stderr
+    (line,) = hook.stderr.splitlines()  # (its long temp paths shortened in the middle)
+    assert line.startswith("kenning hook session-start: /"), line
+    assert " holds a git repository this user cannot read (Permission denied: /" in line
+    assert line.endswith("/.git), or run kenning as the user who owns it"), line
+    assert "not inside a git repository" not in hook.stderr
+    assert cli.returncode == 1, (cli.stdout, cli.stderr)
+    assert said in " ".join(cli.stderr.split()), cli.stderr

@@ -425,6 +425,38 @@ def _check_not_refused_by_git(cwd: Path) -> None:
     )
 
 
+def _check_repository_readable(cwd: Path) -> None:
+    """Raise when the nearest ``.git`` folder at or above ``cwd`` cannot be read by this
+    user (its ``objects``, ``refs`` or ``HEAD``: a checkout copied as another user, a
+    ``chmod`` gone wrong): git then takes it for no repository at all, and kenning said
+    "not inside a git repository", whose ``git init`` would make a second one. Called once
+    git found no checkout: it costs nothing on the usual path."""
+    here = Path(os.path.abspath(cwd))
+    for folder in (here, *here.parents):
+        dot_git = folder / ".git"
+        try:
+            if not dot_git.is_dir():
+                if dot_git.exists():
+                    return  # a linked work tree's or a submodule's .git file: git's to say
+                continue
+            for part in ("objects", "refs"):
+                os.scandir(dot_git / part).close()
+            (dot_git / "HEAD").open("rb").close()
+        except FileNotFoundError:
+            return  # not a repository git would take: not this check's
+        except OSError as exc:
+            where = _shown_only(str(folder))
+            raise RepositoryRefused(
+                f"{where} holds a git repository this user cannot read ({exc.strerror}: "
+                f"{_shown_only(str(exc.filename))}), so git sees no repository there and kenning "
+                "cannot tell which project this is; give this user read access to its .git "
+                f"folder (as its owner: chmod -R u+rwX {shlex.quote(str(dot_git))}), or run "
+                "kenning as the user who owns it"
+            ) from None
+        return
+    return
+
+
 def in_repository_without_work_tree(cwd: Path) -> bool:
     """Is ``cwd`` a bare repository or inside a ``.git`` folder (git works there, but there
     is no work tree to find a project's files and store by)?"""
@@ -792,6 +824,7 @@ def resolve_project(
                     "checkout"
                 )
             _check_not_refused_by_git(cwd)
+            _check_repository_readable(cwd)
             if in_repository_without_work_tree(cwd):
                 raise UserInputError(
                     f"{cwd} is inside a git repository with no work tree here (a bare "

@@ -691,6 +691,15 @@ def check_solutions_folder(directory: Path) -> None:
         )
     if not directory.is_dir():
         raise UserInputError(f"{directory} is not a folder; pass the solutions folder")
+    try:
+        os.scandir(directory).close()
+    except OSError as exc:
+        # (its docs were read as none: a session's re-seed said nothing, every change waited)
+        raise UserInputError(
+            f"solutions folder {directory} cannot be read ({exc.strerror}); let this user "
+            f"list and read it (as its owner: chmod -R u+rX {shlex.quote(str(directory))}) "
+            "and run again"
+        ) from None
 
 
 def _seeded_folder(store: MemoryStore, directory: Path, source_prefix: str | None) -> bool:
