@@ -265,6 +265,42 @@ def test_the_session_start_hook_says_once_which_doc_it_held_back_and_why(
     assert said(b) == f"{prefix}{DB_PATH}: not shared until committed"  # held anew
 
 
+def test_a_deletion_not_committed_in_a_clone_with_an_origin_head_is_told_once(
+    clones: tuple[Path, Path],
+    stores: tuple[MemoryStore, MemoryStore],
+    pg_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """qa72 F5: a doc deleted and not committed in b (a clone with an origin/HEAD, the usual
+    clone: its default branch is the remote's, which still has the doc) was kept as another
+    branch's and its user never told, while a's (cloned empty: no origin/HEAD) was told
+    'its deletion is not shared until committed'. b's user is now told too, once, what it
+    takes (committed and on the default branch); the entry stays until b pushes."""
+    _, b = clones
+    in_a, _ = stores
+    monkeypatch.setenv("KENNING_STORE", pg_url)
+    npm_path = "docs/solutions/npm/npm.md"
+
+    def said() -> str:
+        proc = session_start_here(b)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        return str(json.loads(proc.stdout).get("systemMessage", ""))
+
+    def npm_entries() -> int:
+        return sum(m.source == npm_path for m in in_a.browse(memory_type="error_fix"))
+
+    (b / npm_path).unlink()
+    assert said() == (
+        f"kenning: {npm_path}: its deletion is not shared until committed and on the default "
+        "branch (pushed or merged)"
+    )
+    assert said() == "" and npm_entries() == 1  # once
+    commit(b, "the npm fix is obsolete")
+    assert said() == "" and npm_entries() == 1  # not pushed: not shared, as said
+    git(b, "push", "-q", "origin", "HEAD:main")
+    assert said() == "" and npm_entries() == 0
+
+
 def test_a_held_back_line_the_budget_cut_off_is_said_at_the_next_session(
     clones: tuple[Path, Path],
     stores: tuple[MemoryStore, MemoryStore],

@@ -168,12 +168,20 @@ _DELETION_NOT_COMMITTED = (
     "deleted here and not committed: a session does not retire its entries from the store "
     "shared with other clones; commit the deletion, or run `kenning seed-solutions`"
 )
+_DELETION_NOT_ON_DEFAULT = (
+    "deleted here and not committed, and the default branch still has it: a session does "
+    "not retire its entries from the store shared with other clones until the deletion is "
+    "committed and on the default branch (pushed, or merged)"
+)
 
 #: What a run left as the store has it of this clone's docs, said short (the session-start
 #: hook's line): why the other clones sharing the store do not see this clone's version.
 _HELD_BACK = {
     _NOT_COMMITTED: "not shared until committed",
     _DELETION_NOT_COMMITTED: "its deletion is not shared until committed",
+    _DELETION_NOT_ON_DEFAULT: (
+        "its deletion is not shared until committed and on the default branch (pushed or merged)"
+    ),
     _ANOTHER_CLONES_VERSION: (
         "not shared: the store holds another clone's version, which this clone does not "
         "have (git pull)"
@@ -784,6 +792,27 @@ def _elsewhere(directory: Path, missing: Sequence[str], copies: Sequence[Path] =
     }
 
 
+def _deleted_not_committed_and_on_default(directory: Path, absent: Collection[str]) -> set[str]:
+    """Of the docs ``absent`` from ``directory`` whose entries :func:`_elsewhere` keeps,
+    those deleted here and not committed that the default branch has: held back from a
+    shared store as a deletion not committed is where the checkout is the default branch
+    (:data:`_DELETION_NOT_COMMITTED`), and said as such (qa72 F5: a clone with an
+    ``origin/HEAD`` kept them as another branch's, and its user was never told). Two git
+    calls, only for docs deleted here."""
+    from .freshness import paths_in_head, paths_the_default_branch_has
+
+    if not absent:
+        return set()
+    base = directory
+    while not base.is_dir() and base.parent != base:
+        base = base.parent  # git runs in the nearest folder there is
+    lead = directory.relative_to(base).as_posix() if base != directory else ""
+    paths = {f"{lead}/{rel}" if lead else rel: rel for rel in absent}
+    here = paths_in_head(base, list(paths))
+    default = paths_the_default_branch_has(base, sorted(here)) or set()
+    return {paths[path] for path in here if path in default}
+
+
 def _still_a_bug_on_the_default_branch(directory: Path, doc: _Doc) -> bool:
     """Whether the default branch holds another version of ``doc`` than this branch's, one
     that may still be ``track: bug`` (while another branch is checked out)."""
@@ -1226,6 +1255,10 @@ def seed_solutions(
         next_known.update((rel, known[rel]) for rel in absent)
         for rel in absent:
             reports[rel] = FileReport(rel, "kept", _ELSEWHERE)
+        if committed_only and me is not None:
+            # (a session on a server store: the user is told what of theirs it held back)
+            for rel in _deleted_not_committed_and_on_default(directory, absent):
+                reports[rel] = FileReport(rel, "kept", _DELETION_NOT_ON_DEFAULT)
         gone = [rel for rel in gone if rel not in absent]
         # On a server store: nor one another clone seeded that this one never had, nor
         # (a session's) one deleted here and not committed
