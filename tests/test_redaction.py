@@ -2720,6 +2720,35 @@ def test_a_password_holding_an_escaped_quote_is_redacted_whole(password: str, le
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
+@pytest.mark.parametrize("levels", [0, 1, 2, 3])
+@pytest.mark.parametrize(
+    ("quoted", "inner"),
+    [
+        ('"{}"', "\\u0022"),
+        ('"{}"', "\\u0022\\u0022"),
+        ('"{}"', "&quot;"),
+        ("'{}'", "\\u0027"),
+        ("'{}'", "&#39;"),
+    ],
+)
+def test_a_quoted_value_ends_at_its_own_quote_not_an_escaped_one(
+    quoted: str, inner: str, levels: int
+) -> None:
+    """qa72 F7: ``"password":"Hy6tB1q9Zx\\u0022KqW3mR"`` became
+    ``"password":"[REDACTED:…]\\u0022KqW3mR"``: the decoded reading's value ended at the
+    escaped quote, and the rest of the value was stored in clear. The value ends at its
+    real closing quote, at every level of JSON kept in JSON."""
+    field = quoted.format("password")
+    text = _nested(
+        "{" + f'{field}:{quoted.format("Hy6tB1q9Zx" + inner + "KqW3mR")}, "x": 1' + "}", levels
+    )
+    out, counts = redact_secrets(text)
+    assert "KqW3mR" not in out and "Hy6t" not in out, out
+    assert out == _nested("{" + f'{field}:{quoted.format(R(PA))}, "x": 1' + "}", levels), out
+    assert counts == {PA: 1}
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
 def test_a_quote_after_a_lone_backslash_still_ends_a_value_that_does_not_close() -> None:
     """A Windows path ends in a backslash before its quote (``"C:\\temp\\"``): read as an
     escape, the value would not close on its line and nothing would be redacted."""

@@ -3703,6 +3703,9 @@ def _judged(
         if i < 0 or escapes[i][1] <= hit.start:
             kept.append(hit)  # no escape inside: as written is as read
             continue
+        if _ends_at_an_escaped_quote(scan, hit, escapes, escape_starts, covered, covered_starts):
+            kept.append(hit)  # a quoted value goes on to its own closing quote
+            continue
         left: list[str] = []  # the parts of hit the decoded reading does not redact
         pos = hit.start
         j = max(0, bisect.bisect_right(covered_starts, hit.start) - 1)
@@ -3718,6 +3721,45 @@ def _judged(
         if any(_may_be_secret(part) for part in left):
             kept.append(hit)
     return kept
+
+
+def _ends_at_an_escaped_quote(
+    scan: str,
+    hit: _Hit,
+    escapes: list[tuple[int, int]],
+    escape_starts: list[int],
+    covered: list[tuple[int, int]],
+    covered_starts: list[int],
+) -> bool:
+    """Whether ``hit`` is a value in quotes as written (``"password":"Hy6t…\\u0022KqW3mR"``)
+    in which the decoded reading found a secret that ends at an escape of that same quote
+    (``\\u0022``, ``&quot;``; ``'`` likewise): the escape is the value's own character, not
+    its end, so the value as written goes on to its real closing quote and is redacted whole
+    (the decoded reading stopped there and left the rest in clear, qa72 F7)."""
+    quote = scan[hit.start - 1 : hit.start]
+    if quote not in ('"', "'") or scan[hit.end : hit.end + 1] not in (quote, "\\"):
+        return False
+    j = max(0, bisect.bisect_right(covered_starts, hit.start) - 1)
+    while j < len(covered) and covered[j][0] < hit.end:
+        end = covered[j][1]
+        k = bisect.bisect_left(escape_starts, end)
+        if hit.start < end < hit.end and k < len(escapes) and escape_starts[k] == end:
+            escape_end = escapes[k][1]
+            if escape_end < hit.end and _fully_unescaped(scan[end:escape_end]) == quote:
+                return True
+        j += 1
+    return False
+
+
+def _fully_unescaped(escaped: str) -> str:
+    """``escaped`` with its escapes decoded, :data:`_ESCAPE_ROUNDS` levels deep."""
+    text = escaped
+    for _ in range(_ESCAPE_ROUNDS):
+        decoded = _unescaped_text(text, places=False)
+        if decoded is None:
+            break
+        text = decoded[0]
+    return text
 
 
 #: A run of a password's characters, between spaces, quotes and angle brackets.
