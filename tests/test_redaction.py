@@ -1294,6 +1294,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "many_tokens": _repeat("AKIA" + "QWERTYUIOPASDFGH "),
     # token formats glued to letters before and after, taken and (no digit) not taken
     "glued_key_ids": _repeat("idAKIAZ3MHQW7PLT4XRN2KQ8 ASIAPACIFICREGIONSERVERSxsk-proj-"),
+    "percent_encoded_twice": _repeat("password%253D%2525%253C"),
     "tool_names": _repeat("mysql sshpass redis-cli docker login "),  # was quadratic
     "local_keywords": _repeat("пароль Passwort: "),
     "keywords": lambda size: _repeat(" ".join(_gitleaks().keywords) + " ")(size),
@@ -3232,6 +3233,42 @@ def test_a_percent_encoded_secret_is_judged_as_its_string_escapes_are(
     assert out == text.replace(written, "[REDACTED:password_assignment]"), out
     assert counts == {PA: 1}
     assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("password%253DHy6tB1q9ZxKqW3mR", "Hy6tB1q9ZxKqW3mR"),
+        ("password%253dHy6tB1q9ZxKqW3mR", "Hy6tB1q9ZxKqW3mR"),
+        (
+            "https://x.io/login?next=https%3A%2F%2Fy.io%2Fcb%3Fpassword%253DHy6tB1q9ZxKqW3mR"
+            "%2526user%253Dbob",
+            "Hy6tB1q9ZxKqW3mR",
+        ),
+        ("next=%2Fcb%253Fapi_key%253DHy6tB1q9ZxKqW3mR", "Hy6tB1q9ZxKqW3mR"),
+        ("password%253D%253CHy6tB1q9ZxKqW3mR%253E", "%253CHy6tB1q9ZxKqW3mR%253E"),
+    ],
+)
+def test_a_secret_percent_encoded_twice_is_redacted(text: str, written: str) -> None:
+    """qa72 F7: ``password%253DHy6t…`` (a URL inside a redirect URL's parameter, encoded
+    twice) was kept whole, as the percent-decoded reading was read once."""
+    assert text.count(written) == 1
+    out, counts = redact_secrets(text)
+    assert out == text.replace(written, "[REDACTED:password_assignment]"), out
+    assert counts == {PA: 1}
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "password%253D%253Cyour%2520password%253E",
+        "next=%2Fcb%253Fpassword%253D%2524%257BDB_PASSWORD%257D",
+        "GET /a?q=100%2525%2520off&page=2",
+    ],
+)
+def test_a_placeholder_percent_encoded_twice_is_kept(kept: str) -> None:
+    assert redact_secrets(kept) == (kept, {}), kept
 
 
 @pytest.mark.parametrize(

@@ -3257,28 +3257,14 @@ def _find_percent_encoded(scan: str, written: list[_Hit], hits: list[_Hit]) -> l
     encoded, ``password%3DHy6t…``, which the text as written does not hold)."""
     if "%" not in scan or _PERCENT.search(scan) is None:
         return hits
-    parts: list[str] = []
-    starts: list[int] = []  # where each character of the reading starts in scan
-    ends: list[int] = []  # and where it ends
-    escapes: list[tuple[int, int]] = []  # the percent-escapes, in scan
-    kept_escaped = False  # whether a quote or a bracket is written as a string escape
-    pos = 0
-    for m in _PERCENT.finditer(scan):
-        parts.append(scan[pos : m.start()])
-        starts.extend(range(pos, m.start()))
-        ends.extend(range(pos + 1, m.start() + 1))
-        char = chr(int(m.group(0)[1:], 16))
-        written_as = _PERCENT_KEPT_ESCAPED.get(char, char)
-        kept_escaped = kept_escaped or written_as != char
-        parts.append(written_as)
-        starts.extend([m.start()] * len(written_as))
-        ends.extend([m.end()] * len(written_as))
-        escapes.append(m.span())
-        pos = m.end()
-    parts.append(scan[pos:])
-    starts.extend(range(pos, len(scan)))
-    ends.extend(range(pos + 1, len(scan) + 1))
-    decoded = "".join(parts)
+    decoded, starts, ends, escapes, kept_escaped = _percent_decoded(scan)
+    if "%25" in scan and _PERCENT.search(decoded) is not None:
+        # encoded twice (a URL inside a redirect's URL: password%253D…): read again, each
+        # character of the second reading placed where its escape was written in scan
+        decoded, starts2, ends2, escapes2, kept_again = _percent_decoded(decoded)
+        escapes = sorted({*escapes, *((starts[a], ends[b - 1]) for a, b in escapes2)})
+        starts, ends = [starts[i] for i in starts2], [ends[i - 1] for i in ends2]
+        kept_escaped = kept_escaped or kept_again
 
     def spans_an_escape(h: _Hit) -> bool:
         return ends[h.end - 1] - starts[h.start] != h.end - h.start
@@ -3323,6 +3309,37 @@ def _find_percent_encoded(scan: str, written: list[_Hit], hits: list[_Hit]) -> l
     return [hit for hit in hits if _stands_percent_decoded(scan, hit, escapes, covered)] + new
 
 
+def _percent_decoded(
+    text: str,
+) -> tuple[str, list[int], list[int], list[tuple[int, int]], bool]:
+    """``text`` with its percent-escapes decoded (a quote or an angle bracket written as its
+    string escape, :data:`_PERCENT_KEPT_ESCAPED`); where each character of that reading
+    starts and ends in ``text``; the escapes' spans in ``text``; and whether a quote or a
+    bracket was written as a string escape."""
+    parts: list[str] = []
+    starts: list[int] = []  # where each character of the reading starts in text
+    ends: list[int] = []  # and where it ends
+    escapes: list[tuple[int, int]] = []  # the percent-escapes, in text
+    kept_escaped = False
+    pos = 0
+    for m in _PERCENT.finditer(text):
+        parts.append(text[pos : m.start()])
+        starts.extend(range(pos, m.start()))
+        ends.extend(range(pos + 1, m.start() + 1))
+        char = chr(int(m.group(0)[1:], 16))
+        written_as = _PERCENT_KEPT_ESCAPED.get(char, char)
+        kept_escaped = kept_escaped or written_as != char
+        parts.append(written_as)
+        starts.extend([m.start()] * len(written_as))
+        ends.extend([m.end()] * len(written_as))
+        escapes.append(m.span())
+        pos = m.end()
+    parts.append(text[pos:])
+    starts.extend(range(pos, len(text)))
+    ends.extend(range(pos + 1, len(text) + 1))
+    return "".join(parts), starts, ends, escapes, kept_escaped
+
+
 def _references_no_ampersand(text: str, at: int) -> bool:
     """Whether the ``&`` at ``at`` starts a character reference, with its ``;``, to an ASCII
     character other than ``&`` (``&gt;``, not ``&amp;`` nor a query's ``&gt=``)."""
@@ -3349,8 +3366,10 @@ def _stands_percent_decoded(
     j = bisect.bisect_left(covered, (hit.end,)) - 1  # the last one starting before its end
     if j >= 0 and covered[j][1] > hit.start:
         return True
-    written = scan[hit.start : hit.end]
-    return _may_be_secret(_PERCENT.sub(lambda m: chr(int(m.group(0)[1:], 16)), written))
+    written = _PERCENT.sub(lambda m: chr(int(m.group(0)[1:], 16)), scan[hit.start : hit.end])
+    if "%" in written:  # (encoded twice)
+        written = _PERCENT.sub(lambda m: chr(int(m.group(0)[1:], 16)), written)
+    return _may_be_secret(written)
 
 
 #: The names HTML reads without their ``;`` (``&lt``, ``&AMP``, ``&copy``), longest first: a
