@@ -1294,6 +1294,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "many_tokens": _repeat("AKIA" + "QWERTYUIOPASDFGH "),
     # token formats glued to letters before and after, taken and (no digit) not taken
     "glued_key_ids": _repeat("idAKIAZ3MHQW7PLT4XRN2KQ8 ASIAPACIFICREGIONSERVERSxsk-proj-"),
+    "rejected_glued_ids": _repeat(
+        "ASIAPACIFICREGIONSERVERSAIzaSyAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+    ),
+    "glued_ids_beside_secrets": _repeat(
+        "ASIAPACIFICREGIONSERVERSA:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY "
+    ),
     "percent_encoded_twice": _repeat("password%253D%2525%253C"),
     "tool_names": _repeat("mysql sshpass redis-cli docker login "),  # was quadratic
     "local_keywords": _repeat("пароль Passwort: "),
@@ -1926,6 +1932,57 @@ def test_an_aws_secret_key_beside_its_access_key_id_is_redacted(text: str) -> No
     commit = "3f2a9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b"
     kept = redact_secrets(f"key {AWS_ID} was revoked in {commit}")
     assert commit in kept[0] and kept[1] == {"aws_access_key": 1}, kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{AWS_ID}Q8:{AWS_SECRET}",
+        f"key={AWS_ID}Q8,{AWS_SECRET}",
+        f"deploy,,{AWS_ID}x,{AWS_SECRET}",
+        f"aws s3 ls with key {AWS_ID}2b and secret {AWS_SECRET}",
+    ],
+)
+def test_an_aws_secret_key_beside_a_glued_access_key_id_is_redacted(text: str) -> None:
+    """1ca9f653 redacts a key id glued to more letters and digits (``AKIA…Q8``), but the
+    secret beside it was kept: the rule for a secret after its id wanted the id's run to end
+    after its 20 characters. The id is taken glued as the glued id's rule takes it (a digit
+    among its 16): a word glued to ASIA… beside a random 40 is no key id."""
+    out, counts = redact_secrets(text)
+    assert AWS_SECRET not in out and AWS_ID not in out, out
+    assert counts == {"aws_access_key": 1, "aws_secret": 1}, counts
+    word = f"ASIAPACIFICREGIONSERVERS:{AWS_SECRET}"
+    assert redact_secrets(word) == (word, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted", "kind"),
+    [
+        (
+            "ASIAPACIFICREGIONSERVERSAKIAZ3MHQW7PLT4XRN2KQ8",
+            "ASIAPACIFICREGIONSERVERS",
+            "aws_access_key",
+        ),
+        (
+            "xSOUTHEASTASIAREGIONALOFFICEAKIAZ3MHQW7PLT4XRN2K",
+            "xSOUTHEASTASIAREGIONALOFFICE",
+            "aws_access_key",
+        ),
+        (
+            "keyAIzaSyAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAIzaSyTq8ZrW3mKx9LpV2sNc7YbD4fTq8ZrW3mK",
+            "keyAIzaSyAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            "google_api_key",
+        ),
+    ],
+)
+def test_a_glued_token_after_a_rejected_one_in_its_run_is_redacted(
+    text: str, redacted: str, kind: str
+) -> None:
+    """A glued key id's match runs to the end of its run of letters and digits; one that
+    was no id (a word glued to ASIA…, no digit among its 16) used up the rest of the run,
+    and a real id later in it was kept in clear. A match rejected is looked through again
+    from its next character."""
+    assert redact_secrets(text) == (redacted + R(kind), {kind: 1}), text
 
 
 @pytest.mark.parametrize(

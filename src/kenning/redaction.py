@@ -2239,8 +2239,10 @@ _RE2_CONTEXT: tuple[tuple[str, str], ...] = (
         # ...and a secret key written after its access key id, named by nothing but its place:
         # IAM's credentials.csv ("deploy,,AKIA…,<secret>"), "AKIA…:<secret>", "key AKIA… and
         # secret <secret>" (on the id's line, within a few words; in both cases, below)
+        # (the id glued to more letters and digits too, "AKIA…Q8:<secret>", as the glued
+        # id's own rule below takes it: _id_beside_its_secret)
         _AWS_SECRET_BESIDE_ITS_KEY,
-        r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}[^A-Za-z0-9/+=\n]"
+        r"(?P<id>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}[A-Za-z0-9]*)[^A-Za-z0-9/+=\n]"
         r"(?:[^\n]{0,60}?[^A-Za-z0-9/+=\n])?"
         r"(?P<pw>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)",
     ),
@@ -2641,21 +2643,56 @@ def _glued_token(text: str, kind: str, start: int, end: int) -> bool:
     characters (a digit among its last 16, so that an upper-case word such as
     ``ASIAPACIFIC…`` is none) or a Google key's 39 (gitleaks' entropy) with a letter or digit
     before or after them; a ``sk-proj-`` key random as a generated one is."""
-    token = text[start:end]
     if kind == _GLUED + "aws_access_key":
-        body = token[4:20]
+        token = text[start : start + 20]  # (not the run: one is looked at again and again)
         return (
             (_alnum_at(text, start - 1) or _alnum_at(text, start + 20))
-            and any(c.isdigit() for c in body)
-            and _entropy(token[:20]) > 3
+            and any(c.isdigit() for c in token[4:])
+            and _entropy(token) > 3
         )
     if kind == _GLUED + "google_api_key":
         # (a run after a 35th character '_' too: gitleaks' end, not '_', kept it whole)
-        glued_after = len(token) > 39
-        return (_alnum_at(text, start - 1) or glued_after) and _entropy(token[:39]) > 4
+        glued_after = end - start > 39
+        return (_alnum_at(text, start - 1) or glued_after) and _entropy(
+            text[start : start + 39]
+        ) > 4
+    token = text[start:end]
     if kind == _GLUED + "openai_key":
         return _is_random(token) and _looks_random(token.split("-", 2)[2])
     return True  # sk-ant-api03-…: no word or name has this form
+
+
+#: Where a glued token's pattern may start again inside a match :func:`_glued_token`
+#: rejected: the match runs to the end of its run of letters and digits, so a key id after
+#: a word glued to ASIA… ("ASIAPACIFICREGIONSERVERSAKIA…") was never looked at.
+_GLUED_AGAIN = {
+    _GLUED + "aws_access_key": lazy(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}"),
+    _GLUED + "google_api_key": lazy(r"AIza[A-Za-z0-9_\-]{35}"),
+}
+
+
+def _glued_in(text: str, kind: str, start: int, end: int) -> _Hit | None:
+    """The hit of the glued token a pattern of :data:`_GLUED` ``kind`` matched at
+    ``text[start:end]``, or of the first one that starts again inside that match
+    (:data:`_GLUED_AGAIN`), or None. Each start is looked at once, each over a bounded
+    stretch, so a run of rejected ones stays linear."""
+    again = _GLUED_AGAIN.get(kind)
+    while True:
+        if _glued_token(text, kind, start, end):
+            return _Hit(start, end, kind[len(_GLUED) :], 0)
+        m = again.search(text, start + 1, end) if again is not None else None
+        if m is None:
+            return None
+        # (the same run's end: past an id's 20 or a key's 39 the match held letters and
+        # digits alone)
+        start = m.start()
+
+
+def _id_beside_its_secret(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]``, the run of letters and digits an AWS key id starts, is
+    one: the id alone, or one glued to more that :func:`_glued_in` takes (a digit among
+    its 16, gitleaks' entropy), there or later in the run."""
+    return end - start == 20 or _glued_in(text, _GLUED + "aws_access_key", start, end) is not None
 
 
 def _find_context_tokens(text: str) -> Iterator[_Hit]:
@@ -2675,17 +2712,21 @@ def _find_context_tokens(text: str) -> Iterator[_Hit]:
         for m in pattern.finditer(text):
             token = m.group(1)  # google-re2 matches take group numbers only
             if kind.startswith(_GLUED):
-                if _glued_token(text, kind, m.start(1), m.end(1)):
-                    yield _Hit(m.start(1), m.end(1), kind[len(_GLUED) :], 0)
+                hit = _glued_in(text, kind, m.start(1), m.end(1))
+                if hit is not None:
+                    yield hit
                 continue
             if kind == "openai_key" and (token.startswith("sk-ant-") or not _is_random(token)):
                 continue
             if kind == "aws_secret" and len(token) != 40 and not _DIGIT_AND_LETTER.match(token):
                 continue  # "the aws secret key is rotatedEveryQuarter…": a word, not a key
             if kind == _AWS_SECRET_BESIDE_ITS_KEY:
+                token = m.group(2)  # (the first group is the id)
                 if token.islower() or token.isupper() or not _is_random(token):
                     continue  # a commit's hash, a word: AWS's secrets are random base64
-                yield _Hit(m.start(1), m.end(1), "aws_secret", 0)
+                if not _id_beside_its_secret(text, m.start(1), m.end(1)):
+                    continue  # a word glued to ASIA…, no key id
+                yield _Hit(m.start(2), m.end(2), "aws_secret", 0)
                 continue
             if kind == "google_oauth_token" and (len(token) < 30 or not _is_random(token)):
                 continue  # "ya29.c" in prose, not a token
