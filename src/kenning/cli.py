@@ -1683,6 +1683,16 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             f"{_listing(report.damaged)}; "
             f"{report.damaged_fix or 'run `kenning doctor` for the fix'}, then migrate again"
         )
+    if report.unknown_kind:
+        one = len(report.unknown_kind) == 1
+        _say_error(
+            f"{len(report.unknown_kind)} {'memory was' if one else 'memories were'} not "
+            f"copied: another writer gave {'it' if one else 'them'} a type and collection "
+            "kenning does not write (recall and search do not return such a note) — "
+            f"{_listing(report.unknown_kind)}; run `kenning edit ID --type TYPE` on this store "
+            f"for {'it' if one else 'each'} (TYPE one of {', '.join(TYPE_TO_COLLECTION)}), "
+            "or `kenning forget ID --group-id all`, then migrate again"
+        )
     if not (report.verified or report.id_taken or report.changed or report.damaged):
         # nothing above says why: memories the source gained (or the target lost) while it
         # ran, which the walk had passed
@@ -1691,7 +1701,7 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             "the source (or removed from the target) while it ran; run the same `kenning "
             "migrate` again — it copies what is missing and skips what is there"
         )
-    if not report.verified or report.damaged:
+    if not report.verified or report.damaged or report.unknown_kind:
         sys.exit(EXIT_USER)
 
 
@@ -1846,6 +1856,13 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
         click.echo(
             f"damaged:    {data['damaged']} {where}, not counted above: search skips them; "
             "`kenning doctor` names them and the fix"
+        )
+    if unknown := data["unknown_kind"]:  # another writer's type and collection, as stored
+        n = sum(unknown.values())
+        kinds = ", ".join(f"{_plain(k)}: {v}" for k, v in unknown.items())
+        click.echo(
+            f"unknown:    {n} of a kind kenning does not know ({kinds}), not counted above: "
+            "recall and search do not return them; `kenning doctor` names them and the fix"
         )
     if data["index_missing"] is not None:  # names the store and the fix
         click.echo(f"index:      missing: {_plain(str(data['index_missing']))}")

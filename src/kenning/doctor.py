@@ -59,7 +59,14 @@ import numpy as np
 
 from . import config
 from .errors import KenningError
-from .model import TYPE_TO_COLLECTION, Memory, Provenance, fields_changed, utc_now
+from .model import (
+    TYPE_TO_COLLECTION,
+    Memory,
+    Provenance,
+    fields_changed,
+    known_kind,
+    utc_now,
+)
 
 if TYPE_CHECKING:
     from .project import Project
@@ -735,9 +742,10 @@ def unknown_kind(memory: Memory) -> str | None:
     """How the ``rows`` check names ``memory`` when its type is no kenning type or its
     collection is not its type's (another writer set them: kenning stores the pair
     :data:`~kenning.model.TYPE_TO_COLLECTION` gives): ``'ID': type 'bogus' in collection
-    'nowhere'``; else None. Search never returns such a note (it reads the collections
-    kenning knows), and an import refuses an export holding an unknown type (qa72 F4)."""
-    if TYPE_TO_COLLECTION.get(memory.type) == memory.collection:
+    'nowhere'``; else None. kenning holds such a note but does not serve it
+    (:func:`kenning.model.known_kind`, the one rule), and an import refuses an export
+    holding an unknown type (qa72 F4)."""
+    if known_kind(memory.type, memory.collection):
         return None
     return f"{memory.id!r}: type {memory.type!r} in collection {memory.collection!r}"
 
@@ -832,8 +840,9 @@ def rows_check(
             f"{listed(list(kinds))}"
         )
         note_fixes.append(
-            f"search never returns such a note and `kenning import` refuses an export "
-            f"holding an unknown type: `kenning edit ID --type TYPE` of {'it' if one else 'each'}"
+            "recall and search never return such a note, stats counts it apart, migrate "
+            "does not copy it and `kenning import` refuses an export holding an unknown type: "
+            f"`kenning edit ID --type TYPE` of {'it' if one else 'each'}"
             f" (TYPE one of {', '.join(TYPE_TO_COLLECTION)}) stores a kenning type and its "
             "collection, or `kenning forget ID --group-id all`"
         )

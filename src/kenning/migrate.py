@@ -49,7 +49,7 @@ from .errors import (
     StoreUnavailable,
     UserInputError,
 )
-from .model import Provenance, edit_version, same_memory
+from .model import Provenance, edit_version, known_kind, same_memory
 from .safety import without_nul
 from .store_read import redacted_copy
 from .vectors import direction_of, vector_problem
@@ -117,6 +117,12 @@ class MigrationReport:
     #: migrate again with ``embed`` (the store's embedder, as ``kenning migrate`` passes
     #: it), or run ``kenning reembed`` on the source first.
     zero_not_copied: list[str] = field(default_factory=list)
+    #: Source memories another writer gave a type and collection kenning does not write
+    #: (id → ``type 'bogus' in collection 'nowhere'``): held, not served
+    #: (:func:`kenning.model.known_kind`), so not copied (kenning writes no such row), and
+    #: left out of the verification; ``kenning edit ID --type TYPE`` on the source, then
+    #: migrate again, copies them.
+    unknown_kind: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -192,6 +198,7 @@ def migrate(
     #: directions, else not copied (left_out)
     zero_kept = reads_directions(target)
     left_out: list[str] = []
+    unknown: dict[str, str] = {}
     existing = target.read_provenance()
     if existing is not None and existing != provenance:
         raise ProvenanceMismatch(
@@ -329,6 +336,10 @@ def migrate(
     try:
         with bulk:
             for record in source.iterate(filters, batch_size=BATCH):
+                m = record.memory
+                if not known_kind(m.type, m.collection):
+                    unknown[m.id] = f"type {m.type!r} in collection {m.collection!r}"
+                    continue
                 portable = _portable(record)
                 # (~0.1 ms a memory; tried on a thread beside the writes, it was no faster
                 # into PostgreSQL: 13.3 against 13.8 s for 30k rows)
@@ -396,7 +407,7 @@ def migrate(
     source_pairs = [
         (memory_id, rehashed.get(memory_id, content))
         for memory_id, content in _pairs(source, filters)
-        if memory_id not in skipped
+        if memory_id not in skipped and memory_id not in unknown
     ]
     target_pairs = _pairs(target, filters)
     in_target = set(target_pairs)
@@ -418,6 +429,7 @@ def migrate(
         directions=scaled,
         zero_vectors=zero,
         zero_not_copied=left_out,
+        unknown_kind=unknown,
     )
 
 

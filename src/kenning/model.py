@@ -36,6 +36,26 @@ TYPE_TO_COLLECTION: Mapping[str, str] = {
     t: collection for collection, types in COLLECTIONS.items() for t in types
 }
 
+
+def known_kind(memory_type: str, collection: str) -> bool:
+    """Whether ``(memory_type, collection)`` is a pair kenning writes (a type of
+    :data:`COLLECTIONS` in its own collection). The one rule for a row another writer (an
+    older or newer kenning, SQL by hand, a script) left of any other kind: kenning holds it
+    but does not serve it. Recall and search never return it (its type decides its
+    half-life, its rendering and which collection is searched: none is known), stats counts
+    it apart from the memories, migrate does not copy it (it names it; kenning writes no
+    such row), export writes it and names it (a backup keeps every row), import refuses it
+    and doctor names it; listing, ``kenning edit ID --type TYPE`` and ``kenning forget ID``
+    reach it by its id, which gives it a kenning type (docs/team-backends.md)."""
+    return TYPE_TO_COLLECTION.get(memory_type) == collection
+
+
+def served(memory: Memory) -> bool:
+    """Whether a read (recall, search) may return ``memory``: not a row another writer left
+    of a kind kenning does not know, held but not served (:func:`known_kind`)."""
+    return known_kind(memory.type, memory.collection)
+
+
 #: The ruvector protocol's own types, mapped onto the taxonomy. ``decision`` and ``context``
 #: exist in both. ``context`` holding an ERROR-FIX entry (the seed stores error fixes as
 #: ``context``) becomes ``error_fix``: see :func:`resolve_type`.

@@ -29,7 +29,7 @@ from .backends.base import Backend, BulkLoader, CountsDamagedRows, Filters
 from .config import SettingsFiles
 from .embedders.base import Embedder
 from .errors import StoreCorrupted, StoreNotFound, UserInputError
-from .model import Memory, RememberResult, parse_timestamp
+from .model import Memory, RememberResult, known_kind, parse_timestamp
 from .project import (
     Project,
     case_variants,
@@ -201,6 +201,12 @@ class MemoryStore(StoreCuration):
                 else:
                     by.pop(key, None)
         everything -= damaged_all
+        # a row another writer left of a kind kenning does not know is held, not served
+        # (model.known_kind): not a memory search can find, counted apart as well
+        unknown = {key: n for key, n in by.items() if not known_kind(key[1], key[0])}
+        for key in unknown:
+            del by[key]
+        everything -= sum(unknown.values())  # (another project's such rows stay in it)
         by_collection: dict[str, int] = {}
         by_type: dict[str, int] = {}
         for (coll, typ), n in by.items():
@@ -230,6 +236,9 @@ class MemoryStore(StoreCuration):
             "damaged": damaged_here if damaged is not None else None,
             "damaged_all_projects": damaged_all if damaged is not None else None,
             "damaged_unreadable": unreadable,
+            # rows of this project whose type and collection another writer set to a pair
+            # kenning does not write: "type in collection" -> how many
+            "unknown_kind": {f"{typ} in {coll}": n for (coll, typ), n in sorted(unknown.items())},
             # a server store's vector index a bulk load dropped (killed, or still running)
             "index_missing": (
                 self.backend.missing_index() if isinstance(self.backend, BulkLoader) else None

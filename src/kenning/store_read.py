@@ -30,6 +30,7 @@ from .model import (
     RecallResult,
     SearchResult,
     content_hash,
+    served,
     starts_as_error_fix,
     utc_now,
 )
@@ -360,7 +361,7 @@ class StoreReads(StoreFreshness):
         words = self._words_to_send(query)  # the lexical side's; the vector is made of query
         pool = max(k * 2, RETRIEVAL_POOL)
         if mode == "lexical":
-            hits = self.backend.lexical_search(words, k, filters)
+            hits = [h for h in self.backend.lexical_search(words, k, filters) if served(h.memory)]
             return _Retrieved([Candidate(h.memory, h.score, h.score, "lexical") for h in hits])
         lexical_side: Future[LexicalEvidence] | None = None
         found: LexicalEvidence | None = None
@@ -388,7 +389,8 @@ class StoreReads(StoreFreshness):
             raise
         if lexical_side is not None:
             found = lexical_side.result()
-        dense = [(h.memory, h.score) for h in self.backend.vector_search(vector, pool, filters)]
+        hits = self.backend.vector_search(vector, pool, filters)
+        dense = [(h.memory, h.score) for h in hits if served(h.memory)]  # (model.known_kind)
         if found is not None and found.lookups:
             stale = _matching_fingerprint(
                 (m for m, _ in dense), found.lookups, found.fingerprint_matches
@@ -413,7 +415,8 @@ class StoreReads(StoreFreshness):
                 memory_id,
                 problem,
             )
-        return _Retrieved(candidates[:k], vector, found.fingerprints)
+        kept = [c for c in candidates if served(c.memory)]  # (model.known_kind)
+        return _Retrieved(kept[:k], vector, found.fingerprints)
 
     def _words_to_send(self, query: str) -> str:
         """The query whose words the lexical side sends the backend: a server's (PostgreSQL,
