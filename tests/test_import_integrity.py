@@ -382,6 +382,11 @@ def test_a_refused_note_is_counted_in_words(
         import_memories(target, _lines(exported))
     assert str(two.value).startswith("2 memories cannot be imported — line 2: "), two.value
     assert target.count(group_id="all") == 0
+    # all or nothing (docs/team-backends.md), with where the fix is: the file
+    assert str(two.value).endswith(
+        "; nothing was imported: correct each line named in the file (or remove it), then "
+        "import it again"
+    ), two.value
 
 
 def test_nothing_is_coerced(exported: list[dict[str, Any]], target: MemoryStore) -> None:

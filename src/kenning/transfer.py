@@ -345,7 +345,11 @@ def _refusal(problems: Sequence[str]) -> str:
     """The error of a file some of whose lines fail the checks (``problems``, in order)."""
     more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
     counted = "1 memory" if len(problems) == 1 else f"{len(problems)} memories"
-    return f"{counted} cannot be imported — {'; '.join(problems[:3])}{more}; nothing was imported"
+    # all or nothing (docs/team-backends.md): the fix is in the file, the store is as it was
+    return (
+        f"{counted} cannot be imported — {'; '.join(problems[:3])}{more}; nothing was "
+        "imported: correct each line named in the file (or remove it), then import it again"
+    )
 
 
 @dataclass(frozen=True)
