@@ -120,6 +120,11 @@ def test_a_row_of_an_unknown_kind_is_held_not_served(
             found = {r.memory.id for r in store.search(note).results}
             assert not recalled & foreign and not found & foreign, (note, recalled, found)
         assert ids[2] in {h.memory.id for h in store.recall(NOTES[2]).hits}
+        # remembered again: a duplicate of a note never recalled, said with its fix
+        again = store.remember(NOTES[0], "decision")
+        assert again.status == "near-duplicate" and again.id == ids[0], again
+        assert f"`kenning edit {ids[0]} --type TYPE`" in (again.reason or ""), again
+        assert "type 'bogus' in collection 'nowhere'" in (again.reason or ""), again
         stats = store.stats()
         assert stats["memories"] == 1 and stats["by_collection"] == {"discussions": 1}, stats
         assert stats["by_type"] == {"decision": 1}, stats

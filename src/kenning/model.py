@@ -50,6 +50,19 @@ def known_kind(memory_type: str, collection: str) -> bool:
     return TYPE_TO_COLLECTION.get(memory_type) == collection
 
 
+def duplicate_reason(existing: Memory, reason: str) -> str:
+    """``reason`` a note is a duplicate of ``existing``, and, when ``existing`` is of a kind
+    kenning does not know (:func:`known_kind`: recall and search do not return it), that and
+    its fix: the note remembered again was otherwise "not stored" and never recalled."""
+    if known_kind(existing.type, existing.collection):
+        return reason
+    return (
+        f"{reason}; it is of a kind kenning does not know (type {existing.type!r} in collection "
+        f"{existing.collection!r}, another writer's), which recall and search do not return: "
+        f"`kenning edit {existing.id} --type TYPE` gives it a kenning type"
+    )
+
+
 def served(memory: Memory) -> bool:
     """Whether a read (recall, search) may return ``memory``: not a row another writer left
     of a kind kenning does not know, held but not served (:func:`known_kind`)."""

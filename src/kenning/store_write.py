@@ -29,6 +29,7 @@ from .model import (
     check_memory_id,
     check_seen_count,
     content_hash,
+    duplicate_reason,
     edit_version,
     new_memory_id,
     parse_timestamp,
@@ -738,7 +739,7 @@ class StoreWrites(StoreReads):
                         m, matrix[k], batch_hashes, to_store, near_duplicates, stored
                     )
                     if dup is not None:
-                        existing, score, why = dup
+                        existing, score, why = dup[0], dup[1], duplicate_reason(dup[0], dup[2])
                         if (
                             holding_secrets is not None
                             and prep.redactions
@@ -749,8 +750,7 @@ class StoreWrites(StoreReads):
                             to_store, existing.id, m.stored_at
                         ):
                             sightings.append((existing.id, m.stored_at))
-                        # the answer describes the memory its id names, not the note that
-                        # came in (which may have asked for another type)
+                        # the answer describes the memory its id names, not the incoming note
                         outcomes.append(
                             RememberResult(
                                 NEAR_DUPLICATE,
