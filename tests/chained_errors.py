@@ -1,7 +1,8 @@
 """Chained errors as the programs print them, for the tests of the causes asked after the
 crash's error (:func:`kenning.querybuild.chained_causes`). Each was printed by its program
-(Python 3.11.7, pytest 9, rustc and cargo 1.95 with anyhow 1.0.104, Node 20; paths shortened to
-``/app/``, ``/work/ws/`` and ``/usr/lib/python3.11/``).
+(Python 3.11.7, pytest 9, rustc and cargo 1.95 with anyhow 1.0.104, Node 20.20.2, OpenJDK 17.0.15
+and Spring 4.3.30; paths shortened to ``/app/``, ``/work/ws/`` and ``/usr/lib/python3.11/``).
+Each program was a few lines, run as ``node x.js`` or ``javac`` then ``java``, its stderr kept.
 """
 
 from __future__ import annotations
@@ -304,6 +305,179 @@ NODE_CAUSES = "\n".join(
         "      port: 39999",
         "    }",
         "  }",
+        "}",
+        "",
+        "Node.js v20.20.2",
+    ]
+)
+#: Java 17 (OpenJDK 17.0.15): an IllegalStateException over the app's ConfigException over
+#: FileInputStream's FileNotFoundException (``throw new …(msg, e)`` in ``catch``; ``java -cp out
+#: app.Main``)
+JAVA_CAUSES = "\n".join(
+    [
+        'Exception in thread "main" java.lang.IllegalStateException: could not start the app',
+        "\tat app.Main.start(Main.java:30)",
+        "\tat app.Main.main(Main.java:35)",
+        "Caused by: app.Main$ConfigException: could not load the config",
+        "\tat app.Main.load(Main.java:22)",
+        "\tat app.Main.start(Main.java:28)",
+        "\t... 1 more",
+        "Caused by: java.io.FileNotFoundException: /etc/app/config.properties (No such file or directory)",
+        "\tat java.base/java.io.FileInputStream.open0(Native Method)",
+        "\tat java.base/java.io.FileInputStream.open(FileInputStream.java:216)",
+        "\tat java.base/java.io.FileInputStream.<init>(FileInputStream.java:157)",
+        "\tat java.base/java.io.FileInputStream.<init>(FileInputStream.java:111)",
+        "\tat app.Main.read(Main.java:14)",
+        "\tat app.Main.load(Main.java:20)",
+        "\t... 2 more",
+    ]
+)
+
+#: Spring 4.3.30 (Debian's libspring-context-java) on Java 17: ``new
+#: AnnotationConfigApplicationContext(App.class)`` whose ``@Bean`` opens a socket to a closed
+#: port; java.util.logging's lines first, Spring's `; nested exception is` in each message
+SPRING_CAUSES = "\n".join(
+    [
+        "Dec 06, 2026 1:02:57 PM org.springframework.context.annotation.AnnotationConfigApplicationContext prepareRefresh",
+        "INFO: Refreshing org.springframework.context.annotation.AnnotationConfigApplicationContext@50040f0c: startup date [Sun Dec 06 13:02:57 UTC 2026]; root of context hierarchy",
+        "Dec 06, 2026 1:02:57 PM org.springframework.context.annotation.AnnotationConfigApplicationContext refresh",
+        "WARNING: Exception encountered during context initialization - cancelling refresh attempt: org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'database' defined in demo.App: Bean instantiation via factory method failed; nested exception is org.springframework.beans.BeanInstantiationException: Failed to instantiate [demo.App$Database]: Factory method 'database' threw exception; nested exception is java.net.ConnectException: Connection refused",
+        "Exception in thread \"main\" org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'database' defined in demo.App: Bean instantiation via factory method failed; nested exception is org.springframework.beans.BeanInstantiationException: Failed to instantiate [demo.App$Database]: Factory method 'database' threw exception; nested exception is java.net.ConnectException: Connection refused",
+        "\tat org.springframework.beans.factory.support.ConstructorResolver.instantiateUsingFactoryMethod(ConstructorResolver.java:599)",
+        "\tat org.springframework.beans.factory.support.AbstractAutowireCapableBeanFactory.instantiateUsingFactoryMethod(AbstractAutowireCapableBeanFactory.java:1176)",
+        "\tat org.springframework.beans.factory.support.AbstractAutowireCapableBeanFactory.createBeanInstance(AbstractAutowireCapableBeanFactory.java:1071)",
+        "\tat org.springframework.beans.factory.support.AbstractAutowireCapableBeanFactory.doCreateBean(AbstractAutowireCapableBeanFactory.java:511)",
+        "\tat org.springframework.beans.factory.support.AbstractAutowireCapableBeanFactory.createBean(AbstractAutowireCapableBeanFactory.java:481)",
+        "\tat org.springframework.beans.factory.support.AbstractBeanFactory$1.getObject(AbstractBeanFactory.java:312)",
+        "\tat org.springframework.beans.factory.support.DefaultSingletonBeanRegistry.getSingleton(DefaultSingletonBeanRegistry.java:230)",
+        "\tat org.springframework.beans.factory.support.AbstractBeanFactory.doGetBean(AbstractBeanFactory.java:308)",
+        "\tat org.springframework.beans.factory.support.AbstractBeanFactory.getBean(AbstractBeanFactory.java:197)",
+        "\tat org.springframework.beans.factory.support.DefaultListableBeanFactory.preInstantiateSingletons(DefaultListableBeanFactory.java:756)",
+        "\tat org.springframework.context.support.AbstractApplicationContext.finishBeanFactoryInitialization(AbstractApplicationContext.java:867)",
+        "\tat org.springframework.context.support.AbstractApplicationContext.refresh(AbstractApplicationContext.java:542)",
+        "\tat org.springframework.context.annotation.AnnotationConfigApplicationContext.<init>(AnnotationConfigApplicationContext.java:84)",
+        "\tat demo.App.main(App.java:31)",
+        "Caused by: org.springframework.beans.BeanInstantiationException: Failed to instantiate [demo.App$Database]: Factory method 'database' threw exception; nested exception is java.net.ConnectException: Connection refused",
+        "\tat org.springframework.beans.factory.support.SimpleInstantiationStrategy.instantiate(SimpleInstantiationStrategy.java:189)",
+        "\tat org.springframework.beans.factory.support.ConstructorResolver.instantiateUsingFactoryMethod(ConstructorResolver.java:588)",
+        "\t... 13 more",
+        "Caused by: java.net.ConnectException: Connection refused",
+        "\tat java.base/sun.nio.ch.Net.connect0(Native Method)",
+        "\tat java.base/sun.nio.ch.Net.connect(Net.java:579)",
+        "\tat java.base/sun.nio.ch.Net.connect(Net.java:568)",
+        "\tat java.base/sun.nio.ch.NioSocketImpl.connect(NioSocketImpl.java:593)",
+        "\tat java.base/java.net.SocksSocketImpl.connect(SocksSocketImpl.java:327)",
+        "\tat java.base/java.net.Socket.connect(Socket.java:633)",
+        "\tat java.base/java.net.Socket.connect(Socket.java:583)",
+        "\tat java.base/java.net.Socket.<init>(Socket.java:507)",
+        "\tat java.base/java.net.Socket.<init>(Socket.java:287)",
+        "\tat demo.App.database(App.java:22)",
+        "\tat java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)",
+        "\tat java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke(NativeMethodAccessorImpl.java:77)",
+        "\tat java.base/jdk.internal.reflect.DelegatingMethodAccessorImpl.invoke(DelegatingMethodAccessorImpl.java:43)",
+        "\tat java.base/java.lang.reflect.Method.invoke(Method.java:569)",
+        "\tat org.springframework.beans.factory.support.SimpleInstantiationStrategy.instantiate(SimpleInstantiationStrategy.java:162)",
+        "\t... 14 more",
+    ]
+)
+
+#: Node 20: the app's Error over its Error over fs's ENOENT (``throw new Error(msg, { cause:
+#: e })`` twice)
+NODE_OWN_CAUSES = "\n".join(
+    [
+        "/app/cause.js:13",
+        '    throw new Error("could not start the app", { cause: e });',
+        "          ^",
+        "",
+        "Error: could not start the app",
+        "    at main (/app/cause.js:13:11) {",
+        "  [cause]: Error: could not read the config",
+        "      at loadConfig (/app/cause.js:6:11)",
+        "      at async main (/app/cause.js:11:5) {",
+        "    [cause]: Error: ENOENT: no such file or directory, open '/etc/app/config.json'",
+        "        at async open (node:internal/fs/promises:637:25)",
+        "        at async Object.readFile (node:internal/fs/promises:1249:14)",
+        "        at async loadConfig (/app/cause.js:4:12)",
+        "        at async main (/app/cause.js:11:5) {",
+        "      errno: -2,",
+        "      code: 'ENOENT',",
+        "      syscall: 'open',",
+        "      path: '/etc/app/config.json'",
+        "    }",
+        "  }",
+        "}",
+        "",
+        "Node.js v20.20.2",
+    ]
+)
+
+#: Node 20: ``throw new AggregateError(reasons, "startup failed")`` of two rejected promises
+NODE_AGGREGATE = "\n".join(
+    [
+        "/app/agg2.js:6",
+        '  throw new AggregateError(results.map((r) => r.reason), "startup failed");',
+        "        ^",
+        "",
+        "AggregateError: startup failed",
+        "    at main (/app/agg2.js:6:9) {",
+        "  [errors]: [",
+        "    Error: redis: connect ECONNREFUSED 127.0.0.1:6379",
+        "        at main (/app/agg2.js:3:20)",
+        "        at Object.<anonymous> (/app/agg2.js:8:1)",
+        "        at Module._compile (node:internal/modules/cjs/loader:1521:14)",
+        "        at Module._extensions..js (node:internal/modules/cjs/loader:1623:10)",
+        "        at Module.load (node:internal/modules/cjs/loader:1266:32)",
+        "        at Module._load (node:internal/modules/cjs/loader:1091:12)",
+        "        at Function.executeUserEntryPoint [as runMain] (node:internal/modules/run_main:164:12)",
+        "        at node:internal/main/run_main_module:28:49,",
+        "    TypeError: Cannot read properties of undefined (reading 'url')",
+        "        at main (/app/agg2.js:4:20)",
+        "        at Object.<anonymous> (/app/agg2.js:8:1)",
+        "        at Module._compile (node:internal/modules/cjs/loader:1521:14)",
+        "        at Module._extensions..js (node:internal/modules/cjs/loader:1623:10)",
+        "        at Module.load (node:internal/modules/cjs/loader:1266:32)",
+        "        at Module._load (node:internal/modules/cjs/loader:1091:12)",
+        "        at Function.executeUserEntryPoint [as runMain] (node:internal/modules/run_main:164:12)",
+        "        at node:internal/main/run_main_module:28:49",
+        "  ]",
+        "}",
+        "",
+        "Node.js v20.20.2",
+    ]
+)
+
+#: Node 20: ``net.connect`` to localhost (::1, then 127.0.0.1, ``autoSelectFamily``), both
+#: refused
+NODE_AGGREGATE_CONNECT = "\n".join(
+    [
+        "/app/agg3.js:6",
+        's.on("error", (e) => { throw e; });',
+        "                       ^",
+        "",
+        "AggregateError [ECONNREFUSED]: ",
+        "    at internalConnectMultiple (node:net:1122:18)",
+        "    at afterConnectMultiple (node:net:1689:7) {",
+        "  code: 'ECONNREFUSED',",
+        "  [errors]: [",
+        "    Error: connect ECONNREFUSED ::1:39998",
+        "        at createConnectionError (node:net:1652:14)",
+        "        at afterConnectMultiple (node:net:1682:16) {",
+        "      errno: -111,",
+        "      code: 'ECONNREFUSED',",
+        "      syscall: 'connect',",
+        "      address: '::1',",
+        "      port: 39998",
+        "    },",
+        "    Error: connect ECONNREFUSED 127.0.0.1:39998",
+        "        at createConnectionError (node:net:1652:14)",
+        "        at afterConnectMultiple (node:net:1682:16) {",
+        "      errno: -111,",
+        "      code: 'ECONNREFUSED',",
+        "      syscall: 'connect',",
+        "      address: '127.0.0.1',",
+        "      port: 39998",
+        "    }",
+        "  ]",
         "}",
         "",
         "Node.js v20.20.2",

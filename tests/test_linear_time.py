@@ -144,6 +144,26 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         chained_causes,
         "+ Exception Group Traceback\n" + "+-+---- 1 ----\n | KeyError: 'a'\n" * (NOTE // 32),
     ),
+    "chain's causes: Java's causes": (
+        chained_causes,
+        "Caused by: a.B: x\n"
+        + "\tat a.B.c(B.java:1)\n" * (NOTE // 40)
+        + "Caused by: a.C: y\n" * (NOTE // 20),
+    ),
+    "chain's causes: Java's long message": (
+        chained_causes,
+        "x\n" * (NOTE // 2) + "Caused by: a.B: x\n" * (NOTE // 36),
+    ),
+    "chain's causes: Node's causes": (
+        chained_causes,
+        "Error: x\n"
+        + "    at f (a.js:1:1)\n" * (NOTE // 40)
+        + "  [cause]: Error: y\n" * (NOTE // 40),
+    ),
+    "chain's causes: Node's aggregated errors": (
+        chained_causes,
+        "AggregateError: x\n  [errors]: [\n" + "    Error: y\n" * (NOTE // 13),
+    ),
     # (gh's job and step before a CI log's lines: two tabs and the runner's time)
     "signature: a line of tabs": (extract_error_signature, "x\t" * NOTE + "y"),
     "signature: lines of tabs": (extract_error_signature, "x\tx\tx\t2024-05-01\n" * (NOTE // 20)),

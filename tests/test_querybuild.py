@@ -816,6 +816,26 @@ def test_a_java_exception_printed_under_a_warning_is_the_warning_s() -> None:
     assert "socket.error: [Errno 111] Connection refused" not in warned_errors(python)
 
 
+def test_a_java_trace_s_causes_are_asked_under_an_error_s_record_not_a_handled_one() -> None:
+    """A Java trace a logger prints under its record (logback: the exception on the lines
+    after the message) is read as printed alone: under an ERROR record, its outer exception
+    and middle cause are asked after its root; under INFO (a handled error) none is, and
+    under WARN the warning's errors are asked as a warning's (the test above)."""
+    from kenning.querybuild import chained_causes
+
+    trace = chained_errors.JAVA_CAUSES.replace('Exception in thread "main" ', "")
+    root = (
+        "Caused by: java.io.FileNotFoundException: /etc/app/config.properties (No such file "
+        "or directory)"
+    )
+    outer = "java.lang.IllegalStateException: could not start the app"
+    middle = "Caused by: app.Main$ConfigException: could not load the config"
+    error = f"2024-05-02 09:14:05.456 [main] ERROR c.e.App - Application run failed\n{trace}"
+    assert chained_causes(error) == [root, outer, middle]
+    assert chained_causes(error, {root}) == [outer, middle]
+    assert chained_causes(error.replace("] ERROR c.e.App", "] INFO  c.e.App")) == []
+
+
 def test_a_warning_s_error_indented_under_its_level_is_asked() -> None:
     """.NET's console log writes a record's message and exception indented under its
     ``warn:`` or ``fail:`` line: the exception under ``warn:`` is a warning's (asked as a
@@ -994,6 +1014,19 @@ def test_a_chain_s_cause_is_asked_beside_a_warning_s_error_and_once() -> None:
     assert error_recall_queries(twice)[1] == [(_PSYCOPG2_REFUSED, True)]
 
 
+_SPRING_OUTER = (
+    'Exception in thread "main" org.springframework.beans.factory.BeanCreationException: '
+    "Error creating bean with name 'database' defined in demo.App: Bean instantiation via "
+    "factory method failed; nested exception is org.springframework.beans."
+    "BeanInstantiationException: Failed to instantiate"
+)
+_SPRING_MIDDLE = (
+    "Caused by: org.springframework.beans.BeanInstantiationException: Failed to instantiate "
+    "[demo.App$Database]: Factory method 'database' threw exception; nested exception is "
+    "java.net.ConnectException: Connection refused"
+)
+
+
 @pytest.mark.parametrize(
     ("printed", "crash", "causes"),
     [
@@ -1026,10 +1059,54 @@ def test_a_chain_s_cause_is_asked_beside_a_warning_s_error_and_once() -> None:
             "ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 6379)",
             [_PSYCOPG2_REFUSED, "RuntimeError: the database is not ready"],
         ),
-        # Node's innermost [cause] is the signature itself, as Java's last Caused by is
-        (chained_errors.NODE_CAUSES, "Error: connect ECONNREFUSED 127.0.0.1:39999", []),
+        # Node's innermost [cause] is the signature; the outer error, then the middle one
+        (
+            chained_errors.NODE_CAUSES,
+            "Error: connect ECONNREFUSED 127.0.0.1:39999",
+            ["Error: could not load the config", "TypeError: fetch failed"],
+        ),
+        (
+            chained_errors.NODE_OWN_CAUSES,
+            "Error: ENOENT: no such file or directory, open '/etc/app/config.json'",
+            ["Error: could not start the app", "Error: could not read the config"],
+        ),
+        # an AggregateError's other errors; its own ("AggregateError: startup failed") is none
+        (
+            chained_errors.NODE_AGGREGATE,
+            "TypeError: Cannot read properties of undefined (reading 'url')",
+            ["Error: redis: connect ECONNREFUSED 127.0.0.1:6379"],
+        ),
+        # (one refused connection to two addresses is one error)
+        (chained_errors.NODE_AGGREGATE_CONNECT, "Error: connect ECONNREFUSED ::1:39998", []),
+        # Java's last Caused by is the signature; the outer exception, then the middle one
+        (
+            chained_errors.JAVA_CAUSES,
+            "Caused by: java.io.FileNotFoundException: /etc/app/config.properties (No such "
+            "file or directory)",
+            [
+                'Exception in thread "main" java.lang.IllegalStateException: could not start the app',
+                "Caused by: app.Main$ConfigException: could not load the config",
+            ],
+        ),
+        (
+            chained_errors.SPRING_CAUSES,
+            "Caused by: java.net.ConnectException: Connection refused",
+            [_SPRING_OUTER, _SPRING_MIDDLE],
+        ),
     ],
-    ids=["anyhow", "anyhow-one", "cargo", "exception-group", "task-group-chain", "node"],
+    ids=[
+        "anyhow",
+        "anyhow-one",
+        "cargo",
+        "exception-group",
+        "task-group-chain",
+        "node",
+        "node-own",
+        "node-aggregate",
+        "node-aggregate-connect",
+        "java",
+        "spring",
+    ],
 )
 def test_causes_other_programs_print_are_asked_after_the_crash(
     printed: str, crash: str, causes: list[str]
@@ -1037,8 +1114,18 @@ def test_causes_other_programs_print_are_asked_after_the_crash(
     """Rust's anyhow lists an error's causes under ``Caused by:`` (numbered when there are
     several), under the error the program ends with: only that was asked (``Error: failed
     to start the server``), not the ``No such file or directory`` it comes from. Python's
-    exception group asked its last sub-exception alone. Each cause, and each other
-    sub-exception, is a fallback now, as a Python chain's cause is."""
+    exception group asked its last sub-exception alone. Java's last ``Caused by:`` and Node's
+    innermost ``[cause]:`` are the signature, and their outer error (Spring's
+    ``BeanCreationException``, the app's own) and the causes between were never asked; nor
+    the other errors of Node's ``AggregateError``. Each cause, and each other sub-exception,
+    is a fallback now, as a Python chain's cause is: the root first, then the outermost
+    error, then those between."""
+    from kenning.fingerprints import error_fingerprint
+    from kenning.hooks.claude_code import prompt_recall_queries
     from kenning.querybuild import error_recall_queries
 
     assert error_recall_queries(printed) == ([(crash, True)], [(c, True) for c in causes])
+    # the prompt hook asks them so too (Java's outer error without its thread's words)
+    queries, fallbacks = prompt_recall_queries(f"The app will not start, why?\n{printed}")
+    assert (crash, True) in queries
+    assert [error_fingerprint(q) for q, _ in fallbacks] == [error_fingerprint(c) for c in causes]

@@ -1816,6 +1816,42 @@ def test_a_chained_traceback_s_cause_fix_is_recalled_after_the_crash_s(store: Me
     assert store.recall(chained_errors.FROM_NONE).hits == ()
 
 
+def test_a_java_or_node_chain_s_outer_error_fix_is_recalled_after_the_root_s(
+    store: MemoryStore,
+) -> None:
+    """Java's last ``Caused by:`` and Node's innermost ``[cause]:`` are a chain's signature,
+    and its outer error was never asked: a fix stored for Spring's ``BeanCreationException``
+    (its first line, as a developer copies it) or for the app's own outer error was not
+    recalled by the trace. It is now, as a fallback: alone it leads, and beside the root's
+    own fix it comes after it."""
+    bean = (
+        "ERROR-FIX: org.springframework.beans.factory.BeanCreationException: Error creating "
+        "bean with name 'database' defined in demo.App: Bean instantiation via factory "
+        "method failed | FIX: the database bean needs DB_URL set; see docs/dev.md"
+    )
+    assert store.remember(bean, "error_fix").ok
+    result = store.recall(chained_errors.SPRING_CAUSES)
+    assert result.query == "Caused by: java.net.ConnectException: Connection refused"
+    assert [h.memory.content for h in result.hits] == [bean], result.hits
+    root = (
+        "ERROR-FIX: java.net.ConnectException: Connection refused | FIX: start the database: "
+        "docker compose up -d db"
+    )
+    assert store.remember(root, "error_fix").ok
+    both = store.recall(chained_errors.SPRING_CAUSES)
+    assert [h.memory.content for h in both.hits] == [root, bean], both.hits
+    assert both.hits[0].match == "fingerprint", both.hits
+    # Node: the app's own outer error, under fs's ENOENT
+    own = (
+        "ERROR-FIX: app.js: Error: could not start the app | FIX: copy config.example.json "
+        "to /etc/app/config.json first"
+    )
+    assert store.remember(own, "error_fix").ok
+    node = store.recall(chained_errors.NODE_OWN_CAUSES)
+    assert node.query.startswith("Error: ENOENT: no such file or directory")
+    assert [h.memory.content for h in node.hits][:1] == [own], node.hits
+
+
 def test_a_cause_s_exact_fix_the_crash_finds_loosely_is_held_by_its_exact_match(
     store: MemoryStore,
 ) -> None:

@@ -479,7 +479,7 @@ _TRACEBACK_HEADER = lazy(r"(?:^|[\s|+>])Traceback \(most recent call last\):[^\S
 #: says nothing of its own.
 _GROUP_MARGIN = lazy(r"^[ \t]*(?:\|[ \t]?)+")
 _GROUP_RULE = lazy(r"^[ \t]*\+[-+]*-[-+ \t\d.]*$")
-_GROUP_ERROR = lazy(r"(?:Base)?ExceptionGroup:")
+_GROUP_ERROR = lazy(r"(?:(?:Base)?ExceptionGroup|AggregateError)\b")
 #: anyhow's (and cargo's) ``Caused by:`` on a line of its own, the causes indented under it,
 #: numbered when there are several (``    0: could not read config.toml``).
 _CAUSED_BY_ALONE = lazy(r"^[ \t]*Caused by:[ \t]*$")
@@ -501,12 +501,19 @@ def chained_causes(raw: str, asked: Collection[str] = ()) -> list[str]:
       error 2)``, or one unnumbered) and cargo its own (a ``Caused by:`` each): its last is
       the root;
     * the other sub-exceptions of a Python exception group (``+-+---- 1 ----`` before each;
-      its last is the signature).
+      its last is the signature);
+    * a Java trace's exception and its ``Caused by:`` lines, and a Node error and the
+      ``[cause]:`` under it (``new Error(msg, { cause })``): their root (the last ``Caused
+      by:``, the innermost ``[cause]:``) is the signature, so the outermost error is asked
+      next (Spring's ``BeanCreationException``, the app's own), then those between, the
+      root's side first (:func:`_in_chain_order`); the last trace first;
+    * the other errors a Node ``AggregateError`` lists under ``[errors]: [`` (not the
+      ``AggregateError`` itself).
 
     At most :data:`MOST_CAUSES_ASKED`, an error once, and none that ``asked`` holds (of the
-    same kind, :func:`_error_kind`). Java's last ``Caused by:``, .NET's innermost ``--->``
-    and Node's innermost ``[cause]:`` are no causes here: they are the signature itself. Of
-    a huge log, the part :func:`~kenning.log_window.log_window` reads."""
+    same kind, :func:`_error_kind`). .NET's innermost ``--->`` is the signature, its outer
+    exceptions are not asked. Of a huge log, the part :func:`~kenning.log_window.log_window`
+    reads."""
     text = as_printed(read_of_log(raw))
     lines = text.splitlines()
     group = "Exception Group Traceback" in text
@@ -515,6 +522,12 @@ def chained_causes(raw: str, asked: Collection[str] = ()) -> list[str]:
     causes = [*_python_causes(lines), *_causes_listed(lines)]
     if group:
         causes += _group_members(lines)
+    if "Caused by:" in text:
+        causes += _java_causes(lines)
+    if "[cause]:" in text:
+        causes += _node_causes(lines)
+    if "[errors]:" in text:
+        causes += _aggregated_errors(lines)
     known = {_error_kind(query) for query in asked}
     found: dict[str, str] = {}
     for error in causes:
@@ -578,6 +591,134 @@ def _causes_listed(lines: Sequence[str]) -> list[str]:
         # (its last, the root's side, are read)
         causes += [e for item in items[-CHAIN_LINES_READ:] if (e := _error_of([item])) is not None]
     return causes[::-1]
+
+
+#: Java's cause under an exception's frames, on the line after them (not anyhow's ``Caused
+#: by:`` alone on its line); an exception that starts a trace, behind a thread's words.
+_JAVA_CAUSED_BY = lazy(r"^[ \t]*Caused[ \t]by:[ \t]+\S")
+_JAVA_THREAD = lazy(r'^Exception[ \t]in[ \t]thread[ \t]"[^"\n]*"[ \t]+')
+#: Node's cause among an error's properties, its depth by its indent (``  [cause]: Error: …``),
+#: a frame of its trace (``    at main (/app/cause.js:2:68) {``) and the list an
+#: ``AggregateError`` prints its errors in (``  [errors]: [``).
+_NODE_CAUSE_AT = lazy(r"^([ \t]*)\[cause\]:[ \t]+\S")
+_NODE_FRAME = lazy(r"^[ \t]+at[ \t]")
+_NODE_ERRORS_AT = lazy(r"^([ \t]*)\[errors\]:[ \t]\[$")
+#: (an error of the list, a line at its items' indent: ``    TypeError: Cannot read …``)
+_NODE_LISTED_ERROR = lazy(r"(?:[A-Z][\w$]*)?Error(?:[ \t]\[[A-Z][A-Z0-9_]*\])?:[ \t]+\S")
+
+
+def _in_chain_order(chains: Sequence[Sequence[int]], lines: Sequence[str]) -> list[str]:
+    """The errors of ``chains`` (each the line numbers of a chain's errors, the outermost
+    first, its root cause last), as :func:`chained_causes` asks them: the last chain first;
+    of each, its root, its outermost error, then the causes between them, the root's side
+    first (Java's and Node's signature is the root: their outer error, the app's own or
+    Spring's ``BeanCreationException``, is the next asked)."""
+    errors: list[str] = []
+    for chain in reversed(chains):
+        ordered = [chain[-1], chain[0], *reversed(chain[1:-1])] if len(chain) > 1 else chain
+        for at in ordered:
+            error = _error_of([without_container_prefix(lines[at])])
+            if error is not None and _an_error_of_its_own(error, _SYSTEM_ERROR):
+                errors.append(error)
+    return errors
+
+
+def _java_causes(lines: Sequence[str]) -> list[str]:
+    """The errors of the Java traces among ``lines`` that print causes (:func:`chained_causes`):
+    each trace's exception (``Exception in thread "main" java.lang.IllegalStateException:
+    could not start the app``, or one a logger printed under its record) and each ``Caused
+    by:`` under it, a ``Caused by:`` after the frames (``\tat …``, ``\t... 3 more``) of the
+    one before it; a message of several lines is read by its first. Not a trace a logger
+    printed under a record below an error's level."""
+    heads = [i for i, line in enumerate(lines) if "Caused by:" in line]
+    causes = [i for i in heads if _JAVA_CAUSED_BY.match(without_container_prefix(lines[i]))]
+    chains: list[list[int]] = []
+    for at in causes[-CHAIN_LINES_READ:]:
+        j = at - 1
+        floor = max(0, at - CAUSE_LINES_READ)
+        while j > floor and _JAVA_FRAME.match(without_container_prefix(lines[j])):
+            j -= 1
+        # (a message of several lines: its first, the exception's, within a few lines)
+        for k in range(j, max(floor, j - RECORD_LINES_READ) - 1, -1):
+            line = without_container_prefix(lines[k])
+            if not line.strip() or _JAVA_FRAME.match(line):
+                break
+            if _JAVA_CAUSED_BY.match(line) or _JAVA_EXCEPTION.match(_JAVA_THREAD.sub("", line)):
+                j = k
+                break
+        if chains and chains[-1][-1] == j:
+            chains[-1].append(at)
+        elif j < at and lines[j].strip():
+            chains.append([j, at])
+    # (a trace a logger printed under a warning is that warning's, asked as one, and under
+    # DEBUG or INFO a handled error's: :func:`warned_errors`)
+    levels: dict[int, str | None] = {}
+    return _in_chain_order(
+        [
+            c
+            for c in chains
+            if _record_level(lines, c[0], _own_level(lines, c[0], levels), levels)
+            not in BELOW_ERROR
+        ],
+        lines,
+    )
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _node_causes(lines: Sequence[str]) -> list[str]:
+    """The errors of the Node errors among ``lines`` that print a ``[cause]:`` (``new
+    Error(msg, { cause })``, fetch's): each error, and each cause under it, a cause the
+    error of the nearest line above it that is less indented and no frame."""
+    marks = [i for i, line in enumerate(lines) if "[cause]:" in line]
+    chains: list[list[int]] = []
+    for at in marks[-CHAIN_LINES_READ:]:
+        line = without_container_prefix(lines[at])
+        cause = _NODE_CAUSE_AT.match(line)
+        if cause is None:
+            continue
+        depth = len(cause[1].expandtabs())
+        parent = None
+        for j in range(at - 1, max(-1, at - CAUSE_LINES_READ - 1), -1):
+            above = without_container_prefix(lines[j])
+            shallower = above.strip() and _indent(above.expandtabs()) < depth
+            if shallower and not _NODE_FRAME.match(above):
+                parent = j
+                break
+        if parent is None:
+            continue
+        if chains and chains[-1][-1] == parent:
+            chains[-1].append(at)
+        else:
+            chains.append([parent, at])
+    return _in_chain_order(chains, lines)
+
+
+def _aggregated_errors(lines: Sequence[str]) -> list[str]:
+    """The errors Node's ``AggregateError`` lists under its ``[errors]: [`` among ``lines``
+    (:func:`chained_causes`), in order: each line at the list's items' indent that is an
+    error (its frames, properties and causes are further in); the ``AggregateError`` itself
+    is none (its message, when it has one, says that some failed)."""
+    errors: list[str] = []
+    marks = [i for i, line in enumerate(lines) if "[errors]:" in line][-CHAIN_LINES_READ:]
+    for at in marks:
+        listed = _NODE_ERRORS_AT.match(without_container_prefix(lines[at]))
+        if listed is None:
+            continue
+        items = len(listed[1].expandtabs()) + 2
+        for line in lines[at + 1 : at + 1 + CAUSE_LINES_READ]:
+            line = without_container_prefix(line).expandtabs()
+            if line.strip() and _indent(line) < items:
+                break  # (the list's end: "  ]")
+            if _indent(line) == items and _NODE_LISTED_ERROR.match(line.strip()):
+                error = _error_of([line.strip().removesuffix(",")])
+                if error is not None:
+                    errors.append(error)
+                if len(errors) >= CHAIN_LINES_READ:
+                    return errors
+    return errors
 
 
 def _group_members(lines: Sequence[str]) -> list[str]:
