@@ -483,3 +483,26 @@ NODE_AGGREGATE_CONNECT = "\n".join(
         "Node.js v20.20.2",
     ]
 )
+
+
+#: anyhow with one context over ``io::Error::from(ErrorKind::TimedOut)``, whose message is the
+#: kind's alone (``RUST_BACKTRACE=0``)
+ANYHOW_TIMED_OUT = "\n".join(
+    [
+        "Error: the health check of the worker failed",
+        "",
+        "Caused by:",
+        "    timed out",
+    ]
+)
+
+#: anyhow with two contexts over a refused ``TcpStream::connect``
+ANYHOW_REFUSED = "\n".join(
+    [
+        "Error: failed to start the worker",
+        "",
+        "Caused by:",
+        "    0: could not connect to redis at 127.0.0.1:39996",
+        "    1: Connection refused (os error 111)",
+    ]
+)

@@ -1041,6 +1041,17 @@ _SPRING_MIDDLE = (
             "Error: failed to load the config",
             ["No such file or directory (os error 2)"],
         ),
+        # a cause of no words of its own ("timed out": ErrorKind::TimedOut's) is not asked;
+        # an OS error with its code is
+        (chained_errors.ANYHOW_TIMED_OUT, "Error: the health check of the worker failed", []),
+        (
+            chained_errors.ANYHOW_REFUSED,
+            "Error: failed to start the worker",
+            [
+                "Connection refused (os error 111)",
+                "could not connect to redis at 127.0.0.1:39996",
+            ],
+        ),
         # cargo's root cause is its signature already (an OS error scores above its own)
         (
             chained_errors.CARGO_CAUSES,
@@ -1097,6 +1108,8 @@ _SPRING_MIDDLE = (
     ids=[
         "anyhow",
         "anyhow-one",
+        "anyhow-timed-out",
+        "anyhow-refused",
         "cargo",
         "exception-group",
         "task-group-chain",

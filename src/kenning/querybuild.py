@@ -572,7 +572,8 @@ def _causes_listed(lines: Sequence[str]) -> list[str]:
     """The causes listed under each ``Caused by:`` alone on its line among ``lines``
     (:func:`chained_causes`): the last first. Each is one of the indented lines after it (up
     to a blank line or one that is not indented), numbered (anyhow's ``    0: …``) or not
-    (anyhow's one cause, cargo's), with the lines indented under it that go on with it."""
+    (anyhow's one cause, cargo's), with the lines indented under it that go on with it; not
+    a generic one (:func:`_generic_cause`)."""
     causes: list[str] = []
     heads = [i for i, line in enumerate(lines) if "Caused by:" in line]
     for head in heads[-CHAIN_LINES_READ:]:
@@ -590,7 +591,20 @@ def _causes_listed(lines: Sequence[str]) -> list[str]:
                 items[-1] = f"{items[-1]} {line.strip()}"
         # (its last, the root's side, are read)
         causes += [e for item in items[-CHAIN_LINES_READ:] if (e := _error_of([item])) is not None]
-    return causes[::-1]
+    return [cause for cause in causes[::-1] if not _generic_cause(cause)]
+
+
+#: A listed cause of fewer words than this that names no error says nothing of its own.
+_CAUSE_WORDS = 3
+
+
+def _generic_cause(cause: str) -> bool:
+    """Whether a listed cause is a phrase any error could end with (``timed out``, an
+    io::Error of its kind alone): asked, it found the fix of whatever else timed out (on a
+    store of the eval data, ruff's TimeoutError rule at 0.65 for a Rust health check), and
+    no fix is stored under it alone; an OS error with its code (``No such file or directory
+    (os error 2)``) or a context (``could not read config.toml``) is no such phrase."""
+    return len(_WORD.findall(cause)) < _CAUSE_WORDS and not names_error(cause)
 
 
 #: Java's cause under an exception's frames, on the line after them (not anyhow's ``Caused
