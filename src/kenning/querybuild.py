@@ -13,9 +13,11 @@ refuses them with a message that says what to pass instead. Everything here is p
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
 
 from .errors import UserInputError
@@ -519,18 +521,22 @@ def chained_causes(raw: str, asked: Collection[str] = ()) -> list[str]:
     group = "Exception Group Traceback" in text
     if group:  # (its lines behind the box's gutters, as the signature reads them)
         lines = [_GROUP_MARGIN.sub("", line, count=1) for line in lines]
-    causes = [*_python_causes(lines), *_causes_listed(lines)]
+    causes: list[Iterable[str]] = [_python_causes(lines), _causes_listed(lines)]
     if group:
-        causes += _group_members(lines)
+        causes.append(_group_members(lines))
+    # (a Java or Node chain's errors are read as they are asked: a log of 40 Spring traces
+    # read each trace's three)
     if "Caused by:" in text:
-        causes += _java_causes(lines)
+        causes.append(_java_causes(lines))
     if "[cause]:" in text:
-        causes += _node_causes(lines)
+        causes.append(_node_causes(lines))
     if "[errors]:" in text:
-        causes += _aggregated_errors(lines)
+        causes.append(_aggregated_errors(lines))
     known = {_error_kind(query) for query in asked}
     found: dict[str, str] = {}
-    for error in causes:
+    for error in itertools.chain.from_iterable(causes):
+        if len(found) >= MOST_CAUSES_ASKED:
+            break
         kind = _error_kind(error)
         if error not in asked and kind not in known and not _GROUP_ERROR.match(error):
             found.setdefault(kind, error)
@@ -621,23 +627,26 @@ _NODE_ERRORS_AT = lazy(r"^([ \t]*)\[errors\]:[ \t]\[$")
 _NODE_LISTED_ERROR = lazy(r"(?:[A-Z][\w$]*)?Error(?:[ \t]\[[A-Z][A-Z0-9_]*\])?:[ \t]+\S")
 
 
-def _in_chain_order(chains: Sequence[Sequence[int]], lines: Sequence[str]) -> list[str]:
+def _in_chain_order(chains: Sequence[Sequence[int]], lines: Sequence[str]) -> Iterator[str]:
     """The errors of ``chains`` (each the line numbers of a chain's errors, the outermost
     first, its root cause last), as :func:`chained_causes` asks them: the last chain first;
     of each, its root, its outermost error, then the causes between them, the root's side
     first (Java's and Node's signature is the root: their outer error, the app's own or
     Spring's ``BeanCreationException``, is the next asked)."""
-    errors: list[str] = []
-    for chain in reversed(chains):
-        ordered = [chain[-1], chain[0], *reversed(chain[1:-1])] if len(chain) > 1 else chain
+    read: set[str] = set()  # (a trace logged again, a retry's, is read once)
+    for errors in reversed(chains):
+        ordered = [errors[-1], errors[0], *reversed(errors[1:-1])] if len(errors) > 1 else errors
         for at in ordered:
-            error = _error_of([without_container_prefix(lines[at])])
+            line = without_container_prefix(lines[at])
+            if line in read:
+                continue
+            read.add(line)
+            error = _error_of([line])
             if error is not None and _an_error_of_its_own(error, _SYSTEM_ERROR):
-                errors.append(error)
-    return errors
+                yield error
 
 
-def _java_causes(lines: Sequence[str]) -> list[str]:
+def _java_causes(lines: Sequence[str]) -> Iterator[str]:
     """The errors of the Java traces among ``lines`` that print causes (:func:`chained_causes`):
     each trace's exception (``Exception in thread "main" java.lang.IllegalStateException:
     could not start the app``, or one a logger printed under its record) and each ``Caused
@@ -682,7 +691,7 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _node_causes(lines: Sequence[str]) -> list[str]:
+def _node_causes(lines: Sequence[str]) -> Iterator[str]:
     """The errors of the Node errors among ``lines`` that print a ``[cause]:`` (``new
     Error(msg, { cause })``, fetch's): each error, and each cause under it, a cause the
     error of the nearest line above it that is less indented and no frame."""
@@ -1064,6 +1073,7 @@ def _warned_query(signature: str, system_error: re.Pattern[str]) -> str:
     return signature
 
 
+@functools.lru_cache(maxsize=256)
 def _error_kind(query: str) -> str:
     """What makes two errors of a log's warnings one: their fingerprints, but for their
     numbers (one refused connection to three hosts and ports is one error; a redis and a
