@@ -506,3 +506,20 @@ ANYHOW_REFUSED = "\n".join(
         "    1: Connection refused (os error 111)",
     ]
 )
+
+
+#: Java 17: a RuntimeException (over a SocketTimeoutException) thrown in a try-with-resources
+#: whose close() threw too (over an IOException): the close's error printed as suppressed
+JAVA_SUPPRESSED = "\n".join(
+    [
+        'Exception in thread "main" java.lang.RuntimeException: job failed',
+        "\tat app.Sup.main(Sup.java:8)",
+        "\tSuppressed: java.lang.IllegalStateException: close failed",
+        "\t\tat app.Sup$Res.close(Sup.java:4)",
+        "\t\tat app.Sup.main(Sup.java:7)",
+        "\tCaused by: java.io.IOException: disk full",
+        "\t\t... 2 more",
+        "Caused by: java.net.SocketTimeoutException: Read timed out",
+        "\t... 1 more",
+    ]
+)

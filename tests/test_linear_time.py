@@ -154,6 +154,12 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         chained_causes,
         "x\n" * (NOTE // 2) + "Caused by: a.B: x\n" * (NOTE // 36),
     ),
+    "chain's causes: Java's suppressed causes": (
+        chained_causes,
+        "a.B: x\n"
+        + "\tSuppressed: a.C: y\n\t\tat a.C.f(C.java:1)\n\tCaused by: a.D: z\n" * (NOTE // 64)
+        + "Caused by: a.E: w\n" * 20,
+    ),
     "chain's causes: Node's causes": (
         chained_causes,
         "Error: x\n"

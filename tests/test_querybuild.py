@@ -1104,6 +1104,17 @@ _SPRING_MIDDLE = (
             "Caused by: java.net.ConnectException: Connection refused",
             [_SPRING_OUTER, _SPRING_MIDDLE],
         ),
+        # an exception suppressed (a close's in a try-with-resources) and its cause, printed
+        # deeper, are no part of the trace's chain: asked after it
+        (
+            chained_errors.JAVA_SUPPRESSED,
+            "Caused by: java.net.SocketTimeoutException: Read timed out",
+            [
+                'Exception in thread "main" java.lang.RuntimeException: job failed',
+                "Caused by: java.io.IOException: disk full",
+                "Suppressed: java.lang.IllegalStateException: close failed",
+            ],
+        ),
     ],
     ids=[
         "anyhow",
@@ -1119,6 +1130,7 @@ _SPRING_MIDDLE = (
         "node-aggregate-connect",
         "java",
         "spring",
+        "java-suppressed",
     ],
 )
 def test_causes_other_programs_print_are_asked_after_the_crash(

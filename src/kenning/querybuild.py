@@ -651,28 +651,42 @@ def _java_causes(lines: Sequence[str]) -> Iterator[str]:
     each trace's exception (``Exception in thread "main" java.lang.IllegalStateException:
     could not start the app``, or one a logger printed under its record) and each ``Caused
     by:`` under it, a ``Caused by:`` after the frames (``\tat …``, ``\t... 3 more``) of the
-    one before it; a message of several lines is read by its first. Not a trace a logger
-    printed under a record below an error's level."""
+    one before it, at its indent (a ``Suppressed:`` exception's causes are printed deeper,
+    their chain asked after the trace's own); a message of several lines is read by its
+    first. Not a trace a logger printed under a record below an error's level."""
     heads = [i for i, line in enumerate(lines) if "Caused by:" in line]
     causes = [i for i in heads if _JAVA_CAUSED_BY.match(without_container_prefix(lines[i]))]
     chains: list[list[int]] = []
+    ending: dict[int, list[int]] = {}  # each chain by its last line
     for at in causes[-CHAIN_LINES_READ:]:
+        depth = _indent(without_container_prefix(lines[at]).expandtabs())
         j = at - 1
         floor = max(0, at - CAUSE_LINES_READ)
-        while j > floor and _JAVA_FRAME.match(without_container_prefix(lines[j])):
+        # (over the frames, and the suppressed exceptions printed deeper, with their causes)
+        while j > floor:
+            line = without_container_prefix(lines[j]).expandtabs()
+            if not (_JAVA_FRAME.match(line) or (line.strip() and _indent(line) > depth)):
+                break
             j -= 1
         # (a message of several lines: its first, the exception's, within a few lines)
         for k in range(j, max(floor, j - RECORD_LINES_READ) - 1, -1):
-            line = without_container_prefix(lines[k])
-            if not line.strip() or _JAVA_FRAME.match(line):
+            line = without_container_prefix(lines[k]).expandtabs()
+            if not line.strip() or _JAVA_FRAME.match(line) or _indent(line) > depth:
                 break
-            if _JAVA_CAUSED_BY.match(line) or _JAVA_EXCEPTION.match(_JAVA_THREAD.sub("", line)):
+            line = _JAVA_THREAD.sub("", line.lstrip())
+            if _JAVA_CAUSED_BY.match(line) or _JAVA_EXCEPTION.match(line):
                 j = k
                 break
-        if chains and chains[-1][-1] == j:
-            chains[-1].append(at)
+        if j in ending:
+            chain = ending.pop(j)
+            chain.append(at)
+            ending[at] = chain
         elif j < at and lines[j].strip():
             chains.append([j, at])
+            ending[at] = chains[-1]
+    # (a trace's own chain before the chains of the exceptions it suppressed, printed deeper;
+    # the last trace's first)
+    chains.sort(key=lambda c: (_indent(without_container_prefix(lines[c[-1]])) == 0, c[-1]))
     # (a trace a logger printed under a warning is that warning's, asked as one, and under
     # DEBUG or INFO a handled error's: :func:`warned_errors`)
     levels: dict[int, str | None] = {}
