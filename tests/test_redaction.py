@@ -1465,6 +1465,19 @@ def test_linear_time_on_hostile_input(name: str) -> None:
         pytest.fail(f"{confirmed}; first {screened}")
 
 
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_redaction_of_hostile_input_is_a_fixed_point(name: str) -> None:
+    """Redacting the result again finds nothing, whatever the shape and its size (a marker
+    must not expose a hit beside it that one pass did not see). ``percent_then_references``
+    was not: each pass found one more value after the last marker (the HTML-reference
+    re-read of the percent-decoded reading took a value on over the URL's ``&amp;``, judged
+    it whole and was then cut there, the values after it never looked for), up to the 4
+    passes' cap, and the result held 4 more at 300 and 2,500 characters."""
+    for size in (300, 1_000, 2_500):
+        once, _ = redact_secrets(ADVERSARIAL[name](size))
+        assert redact_secrets(once) == (once, {}), size
+
+
 def test_a_reference_after_a_secrets_word_reads_its_lines_again_not_the_page() -> None:
     """qa-s69d F5: one reference close after a secret's word anywhere in a page made the
     HTML re-read (_found_in_character_references) read the whole page again (cargo's 1.9 MB
@@ -3171,6 +3184,24 @@ def test_a_percent_encoded_credential_ends_at_the_urls_own_ampersand() -> None:
     assert counts == {"password_assignment": 1}
     # a value written as it is keeps its own ``&`` redacted with it, as before
     assert "Hy6&tB1q9Zx" not in redact_secrets("password=Hy6&tB1q9Zx")[0]
+
+
+def test_percent_encoded_values_an_html_page_separates_are_each_redacted_whole() -> None:
+    """Bracketed values in one logged URL that a page HTML-escaped (``&gt;``, and ``&amp;``
+    between its parameters): the HTML re-read took the first value on over ``&amp;`` to
+    the text's end, cut at the ``&`` afterwards, and did not look at the values it had read
+    over; they were found as written, which stops at ``&gt``'s ``;``, and the marker left
+    that ``;`` behind (``[REDACTED:…];&amp;``). Each is now read from its own ``%3C`` to its
+    ``&gt;``, in the same pass."""
+    part = "?q=password%3D%3CHy6tB1q9ZxKqW3mR&gt;&amp;page=2"
+    out, counts = redact_secrets(part * 3)
+    assert out == f"?q=password%3D{R('password_assignment')}&amp;page=2" * 3
+    assert counts == {"password_assignment": 3}
+    pair = "password%3D%3CHy6tB1q9ZxKqW3mR&gt;&amp;token%3D%3CKq7Zx9Lm2Vb4Nc8T&gt;&amp;x=1"
+    out, counts = redact_secrets(pair)
+    marker = R("password_assignment")
+    assert out == f"password%3D{marker}&amp;token%3D{marker}&amp;x=1"
+    assert counts == {"password_assignment": 2}
 
 
 def _b64(text: str) -> str:

@@ -1490,15 +1490,21 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
     yield from _find_assignment_rule(text, lower)
 
 
-def _find_assignment_rule(text: str, lower: str) -> Iterator[_Hit]:
-    """_ASSIGNMENT's hits in ``text`` (``lower`` its ``lower()``)."""
+def _find_assignment_rule(text: str, lower: str, resume: list[int] | None = None) -> Iterator[_Hit]:
+    """_ASSIGNMENT's hits in ``text`` (``lower`` its ``lower()``); after a hit, the next one
+    is looked for from the first of ``resume`` (places in order) inside it, if any."""
     starts = _assignment_starts(text, lower)
     pos = 0
     while (m := _next_assignment(text, pos, starts)) is not None:
         hit = _assignment_hit(text, m)
         if hit is not None:
             yield hit
-            pos = max(m.end(), hit.end)
+            after = max(m.end(), hit.end)
+            if resume:
+                i = bisect.bisect_right(resume, hit.start)  # the first one after its start
+                if i < len(resume) and resume[i] < after:
+                    after = resume[i]  # (after hit.start, so after pos: each read once)
+            pos = after
         else:
             # Not a secret ("the token: it expires…"): a key inside the rejected value may
             # still start one ("…abc PASSWORD = hunter2"), so look again right after the key;
@@ -3314,7 +3320,15 @@ def _find_percent_encoded(scan: str, written: list[_Hit], hits: list[_Hit]) -> l
     if kept_escaped or any(
         spans_an_escape(h) and _ESCAPE.search(decoded, h.start, h.end) is not None for h in found
     ):
-        found = [h for h in _find_escaped(decoded, found) if h.end > h.start]
+        # the URL's own '&'s, where a value is cut below: the HTML re-read looks for more
+        # values from each one inside a value it took (it reads one on over '&amp;' for up
+        # to 1,024 characters, judged whole and then cut at the '&', and the values it had
+        # read over were found one a redaction pass later, after the marker before them)
+        separators = [
+            amp for amp in _ampersands(decoded)
+            if scan[starts[amp]] == "&" and not _references_no_ampersand(decoded, amp)
+        ]  # fmt: skip
+        found = [h for h in _find_escaped(decoded, found, separators) if h.end > h.start]
     spans = sorted((h.start, h.end) for h in written)
     written_starts = [start for start, _ in spans]
     reach = list(accumulate((end for _, end in spans), max))  # the furthest end so far
@@ -3379,6 +3393,14 @@ def _percent_decoded(
     starts.extend(range(pos, len(text)))
     ends.extend(range(pos + 1, len(text) + 1))
     return "".join(parts), starts, ends, escapes, kept_escaped
+
+
+def _ampersands(text: str) -> Iterator[int]:
+    """Where each ``&`` in ``text`` is, in order."""
+    at = text.find("&")
+    while at >= 0:
+        yield at
+        at = text.find("&", at + 1)
 
 
 def _references_no_ampersand(text: str, at: int) -> bool:
@@ -3489,7 +3511,7 @@ def _meaning(escape: str) -> tuple[int, str | None]:
 _ESCAPE_ROUNDS = 3
 
 
-def _find_escaped(scan: str, found: list[_Hit]) -> list[_Hit]:
+def _find_escaped(scan: str, found: list[_Hit], separators: list[int] | None = None) -> list[_Hit]:
     """``found`` (the rules' hits in ``scan`` as written) judged by ``scan`` read with its
     string escapes and character references decoded (:func:`_judged`), and the hits that
     decoded reading finds besides, spanned over the escapes in ``scan`` (each decoded
@@ -3521,7 +3543,7 @@ def _find_escaped(scan: str, found: list[_Hit]) -> list[_Hit]:
         readings.append((escapes, hits))
     if not readings:
         return found
-    found = found + _found_in_character_references(scan)
+    found = found + _found_in_character_references(scan, separators)
     # from the deepest reading up: a level's hits, as the readings below judge them
     judged = readings[-1][1]
     for level in range(len(readings) - 1, -1, -1):
@@ -3538,7 +3560,7 @@ _CHARACTER_REFERENCE = lazy(_REFERENCE)
 _REFERENCE_AFTER_STEM = 96
 
 
-def _found_in_character_references(scan: str) -> list[_Hit]:
+def _found_in_character_references(scan: str, separators: list[int] | None = None) -> list[_Hit]:
     """The assignments in ``scan`` whose value holds an HTML character reference, read as
     though each reference to an ASCII character were the string escape of that character
     (``&lt;`` as ``\\u003c``), spanned in ``scan``: as written, a value stops at a
@@ -3547,7 +3569,7 @@ def _found_in_character_references(scan: str) -> list[_Hit]:
     an escape puts in brackets or after a quote is redacted however it was escaped)."""
     hits: list[_Hit] = []
     for start, end in _reference_windows(scan):
-        hits.extend(_found_in_references_between(scan, start, end))
+        hits.extend(_found_in_references_between(scan, start, end, separators))
     return hits
 
 
@@ -3687,8 +3709,12 @@ def _key_line_before(
     return None
 
 
-def _found_in_references_between(scan: str, window_start: int, window_end: int) -> list[_Hit]:
-    """:func:`_found_in_character_references` in ``scan[window_start:window_end]``."""
+def _found_in_references_between(
+    scan: str, window_start: int, window_end: int, separators: list[int] | None = None
+) -> list[_Hit]:
+    """:func:`_found_in_character_references` in ``scan[window_start:window_end]``; inside
+    a value it takes, the values after each of ``separators`` (in order: where a URL's ``&``
+    ends the value, :func:`_find_percent_encoded`) are looked for too."""
     parts: list[str] = []
     # each reference written as an escape: its span in scan and where it starts in the
     # reading (a character between two of them is where the one before says: no list of
@@ -3722,9 +3748,22 @@ def _found_in_references_between(scan: str, window_start: int, window_end: int) 
         return references[k][1] + i - at[k] - 6 + edge
 
     reference_starts = [start for start, _ in references]
+    resume = []  # the separators' places in the reading
+    seps = separators or []
+    for i in range(bisect.bisect_left(seps, window_start), len(seps)):  # (a slice: quadratic)
+        sep = seps[i]
+        if sep >= window_end:
+            break
+        k = bisect.bisect_right(reference_starts, sep) - 1  # the last reference starting by it
+        if k < 0:
+            resume.append(sep - window_start)
+        elif references[k][0] == sep:
+            resume.append(at[k])
+        elif sep >= references[k][1]:
+            resume.append(at[k] + 6 + sep - references[k][1])
     hits = []
     reading = "".join(parts)
-    for h in _find_assignment_rule(reading, reading.lower()):
+    for h in _find_assignment_rule(reading, reading.lower(), resume):
         h = _before_closing_tag(reading, h)
         if h.end <= h.start:
             continue
