@@ -1392,6 +1392,42 @@ def test_a_stored_collection_never_adds_classes_to_the_page(project: Path) -> No
     assert '<span class="type type-conventions">guideline</span>' in pages[0]
 
 
+def test_the_charts_show_hidden_characters_of_stored_names_as_markers(project: Path) -> None:
+    """The per-type and per-collection plots drew stored names raw (qa73 F3): a type another
+    writer set to U+202E + "noisiced" was drawn as "decision", a collection ending in an
+    isolate and a ZWJ drew a second "conventions" bar, and ESC stayed. Their labels now show
+    each hidden character as the list does (U+202E), in the SVG text, its title and the
+    bar's data-label, and no raw one is left in the plots."""
+    import re
+
+    from kenning import open_store
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        spoofed = store.remember("Deploys go through the release branch only", "rule")
+        doubled = store.remember("Every API handler logs the request id", "guideline")
+        assert store.remember("Pin the ORM to 2.x; 3.x broke migrations", "decision").ok
+    assert spoofed.id is not None and doubled.id is not None
+    _written_by_another_tool(project, spoofed.id, type="\u202enoisiced\u202c\u200b\x1b[31m")
+    _written_by_another_tool(project, doubled.id, collection="conventions\u2066\u200d")
+    client, source = _page_client(project)
+    try:
+        html = client.get("/").text
+    finally:
+        client.close()
+        source.close()
+    plots = "".join(re.findall(r'<figure class="chart.*?</figure>', html, re.S))
+    assert "Memories per type" in plots and "Memories per collection" in plots
+    assert not re.search("[\u202e\u202c\u200b\u2066\x1b]", plots), plots
+    label = '<tspan class="ctl" title="hidden control character">{}</tspan>'.format
+    assert (
+        f"{label('U+202E')}noisiced{label('U+202C')}{label('U+200B')}{label('U+001B')}[31m" in plots
+    )
+    assert "<title>U+202EnoisicedU+202CU+200BU+001B[31m: 1</title>" in plots
+    assert 'data-label="U+202EnoisicedU+202CU+200BU+001B[31m"' in plots
+    assert f">conventions{label('U+2066')}\u200d</text>" in plots  # ZWJ: text, as the list
+    assert "<span" not in plots  # an HTML element in an SVG would end it
+
+
 def _select_as_a_browser_sends_it(html: str, name: str) -> str:
     """The value a browser submits for the form's ``<select name=name>``: its selected
     option, else its first (what HTML does when none is marked selected)."""

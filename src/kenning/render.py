@@ -977,12 +977,14 @@ def hidden_characters(text: str) -> int:
     return len(_HTML_HIDDEN.findall(text))
 
 
-def escape_html_text(text: str) -> str:
+def escape_html_text(text: str, element: str | None = "span") -> str:
     """Stored text as an HTML fragment that shows what it holds and does nothing.
 
     ``& < > " '`` become entities, so no stored text can open a tag, close an element or
     leave an attribute; each hidden control (see :data:`_HTML_HIDDEN`) becomes
-    ``<span class="ctl">U+202E</span>``, visible and inert.
+    ``<span class="ctl">U+202E</span>``, visible and inert. ``element`` ``tspan`` is the
+    marker inside an SVG ``<text>`` (where a ``<span>`` would end the SVG); ``None``, the
+    bare ``U+202E`` text, for an attribute's value or an SVG ``<title>``.
     """
     import html
 
@@ -990,7 +992,9 @@ def escape_html_text(text: str) -> str:
     pos = 0
     for m in _HTML_HIDDEN.finditer(text):
         out.append(html.escape(text[pos : m.start()], quote=True))
-        out.append(f'<span class="ctl" title="hidden control character">U+{ord(m[0]):04X}</span>')
+        code = f"U+{ord(m[0]):04X}"
+        shown = f'<{element} class="ctl" title="hidden control character">{code}</{element}>'
+        out.append(shown if element else code)
         pos = m.end()
     out.append(html.escape(text[pos:], quote=True))
     return "".join(out)

@@ -263,7 +263,9 @@ def _templates() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["untrusted"] = lambda text: Markup(escape_html_text(str(text)))
+    env.filters["untrusted"] = lambda text, element="span": Markup(
+        escape_html_text(str(text), element)
+    )
     env.filters["q"] = lambda text: quote(str(text), safe="")
     env.filters["score"] = lambda v: "n/a" if v is None else f"{v:.2f}"
     env.filters["day"] = lambda v: _day(v) if isinstance(v, datetime) else str(v)

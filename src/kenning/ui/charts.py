@@ -2,8 +2,9 @@
 
 Pure functions (``now`` is passed in): they turn numbers into bars with coordinates, and the
 template ``_charts.html`` draws them as inline SVG — no chart library, no script, nothing
-fetched. Labels here are kenning's own names (collections, types, dates, score ranges),
-and the template escapes them anyway.
+fetched. Labels are dates and score ranges, and the collections and types of the stored
+rows: another writer's names, which the template shows as the list shows stored text
+(escaped, hidden characters as ``U+202E`` markers).
 """
 
 from __future__ import annotations
