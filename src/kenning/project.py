@@ -257,19 +257,37 @@ def _bitbucket_server_parts(scheme: str, host: str, parts: list[str]) -> list[st
     return parts[-2:] if parts[-3].lower() == "scm" else None
 
 
+def _hidden_in_an_id(gid: str) -> str | None:
+    """The first character a project id may not hold, if any: what :func:`_shown_only`
+    drops (controls, bidi overrides, zero-width and other invisible characters) and the
+    line and paragraph separators (U+2028, U+2029), at which a reader breaks a line: an id
+    is printed in a result's line and written into the recall block's attributes."""
+    return next(
+        (c for i, c in enumerate(gid) if not _shown(gid, i) or unicodedata.category(c) in _BREAKS),
+        None,
+    )
+
+
+_BREAKS = ("Zl", "Zp")
+
+
+def _shown(name: str, i: int) -> bool:
+    """Whether ``name[i]`` shows: not a control or format character nor another invisible
+    one, but a joiner a spelling needs."""
+    from .safety import is_invisible, is_spelling_joiner
+
+    c = name[i]
+    return (
+        unicodedata.category(c) not in ("Cc", "Cf") and not is_invisible(c)
+    ) or is_spelling_joiner(name, i)
+
+
 def _shown_only(name: str) -> str:
     """``name`` without control and format characters (escape sequences, bidi overrides,
     zero-width characters) and the other characters that show nothing (variation selectors,
     Hangul fillers): a remote URL or a folder name is not checked by anyone, and the id it
     gives is printed (stats, doctor, the page) and written into every memory."""
-    from .safety import is_invisible, is_spelling_joiner
-
-    return "".join(
-        c
-        for i, c in enumerate(name)
-        if (unicodedata.category(c) not in ("Cc", "Cf") and not is_invisible(c))
-        or is_spelling_joiner(name, i)
-    )
+    return "".join(c for i, c in enumerate(name) if _shown(name, i))
 
 
 #: What git answered so far in one command (:func:`git_asked_once`), by folder and question.
@@ -531,6 +549,15 @@ def check_group_id(value: str, origin: str) -> str:
             "the project id from ",
             f" ({start!r}…) is {size} bytes, over the limit: a project id is at most "
             f"{MAX_GROUP_ID_BYTES} bytes; pass a name like owner/repo",
+        )
+    hidden = _hidden_in_an_id(gid)
+    if hidden is not None:
+        raise refused(
+            f"{_shown_id(value)!r} (from ",
+            f") cannot be a project id: it holds U+{ord(hidden):04X} "
+            f"({unicodedata.name(hidden, 'a control character').lower()}), which shows as "
+            "nothing or breaks a line where the id is shown; pass a name like owner/repo "
+            "without control or invisible characters",
         )
     if not gid or means_every_project(gid) or _shown_only(gid) != gid:
         raise refused(
