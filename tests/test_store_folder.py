@@ -794,3 +794,66 @@ def test_a_repository_this_user_cannot_read_is_said_as_such(project: Path) -> No
     assert "not inside a git repository" not in hook.stderr
     assert cli.returncode == 1, (cli.stdout, cli.stderr)
     assert said in " ".join(cli.stderr.split()), cli.stderr
+
+
+def test_every_place_that_finds_no_checkout_says_an_unreadable_repository_as_such(
+    project: Path, tmp_path: Path
+) -> None:
+    """Project detection said a repository this user cannot read as such (9bab379), but the
+    places that asked git for the checkout themselves still said "not inside a git
+    repository" (or served another folder): `kenning source PATH` without --project-dir,
+    the installer's note, and the MCP server and the hooks given it as CLAUDE_PROJECT_DIR
+    while their working folder is another checkout (they served that one's notes). Each now
+    says project detection's words (project.repository_refused). Run as a user without
+    root's file rights."""
+    import os
+    import sys
+
+    import anyio
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    other = make_repo(tmp_path / "other")
+    objects = project / ".git" / "objects"
+    said = f"{project} holds a git repository this user cannot read (Permission denied: {objects})"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    in_claude = env | {"CLAUDE_PROJECT_DIR": str(project)}
+
+    async def recall_over_mcp() -> str:
+        command = _as_a_user(sys.executable, "-m", "kenning", "mcp")
+        params = StdioServerParameters(
+            command=command[0], args=command[1:], cwd=str(other), env=in_claude
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            answer = await session.call_tool("hooks_recall", {"query": "why UTC timestamps"})
+            return " ".join(c.text for c in answer.content if c.type == "text")
+
+    prompt = json.dumps({"cwd": str(other), "hook_event_name": "SessionStart", "session_id": "s1"})
+    objects.chmod(0)
+    try:
+        source = _kenning_as_a_user(project, "source", "docs/deploy.md", env=env)
+        install = _kenning_as_a_user(
+            project, "install", "claude-code", "--scope", "project", "--dry-run", env=env
+        )
+        mcp = anyio.run(recall_over_mcp)
+        hook = subprocess.run(
+            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
+            cwd=other,
+            input=prompt,
+            capture_output=True,
+            text=True,
+            env=in_claude,
+            timeout=120,
+        )
+    finally:
+        objects.chmod(0o755)
+    assert source.returncode == 1, (source.stdout, source.stderr)
+    assert said in " ".join(source.stderr.split()), source.stderr
+    assert install.returncode == 0, install.stderr
+    assert said in " ".join(install.stdout.split() + install.stderr.split()), install.stdout
+    assert said in " ".join(mcp.split()), mcp
+    assert hook.returncode == 0, hook.stderr
+    assert "holds a git repository this user cannot read" in hook.stderr, hook.stderr
+    for text in (source.stderr, install.stdout, install.stderr, mcp, hook.stderr):
+        assert "not inside a git repository" not in text, text

@@ -1502,7 +1502,7 @@ def source_cmd(
             sys.exit(exc.exit_code)
     root: Path | None = None  # the checkout a path is read in (a path given, not an id)
     if check is None:
-        from .project import find_checkout
+        from .project import find_checkout, repository_refused
         from .sources import check_source
 
         path = raw_path if raw_path is not None else target
@@ -1510,6 +1510,9 @@ def source_cmd(
         checkout = find_checkout(project_dir or Path.cwd())
         root = project_dir or (checkout.toplevel if checkout is not None else None)
         if root is None:
+            refused = repository_refused(Path.cwd())
+            if refused is not None:
+                raise refused
             raise UserInputError(
                 f"{Path.cwd()} is not inside a git repository; pass --project-dir to say which "
                 "project the path belongs to"

@@ -594,7 +594,7 @@ class ProjectLocator:
     does for the hooks; with neither, it is the folder the error names."""
 
     def __init__(self, project_dir: Path | None = None, cwd: Path | None = None) -> None:
-        from .project import find_checkout, is_folder
+        from .project import find_checkout, is_folder, repository_refused
 
         self.fixed: Located | None = None
         #: CLAUDE_PROJECT_DIR when it is no checkout: served only when nothing else is one.
@@ -610,7 +610,9 @@ class ProjectLocator:
             # server did not start)
             if env is not None and is_folder(env):
                 located = Located(env.resolve(), "CLAUDE_PROJECT_DIR")
-                if find_checkout(env) is not None:
+                # a checkout this user cannot read (or git refuses) is still the project
+                # meant: served, each call says what to fix, not another folder's notes
+                if find_checkout(env) is not None or repository_refused(env) is not None:
                     self.fixed = located
                 else:
                     self.outside = located

@@ -475,6 +475,20 @@ def _check_repository_readable(cwd: Path) -> None:
     return
 
 
+def repository_refused(cwd: Path) -> RepositoryRefused | None:
+    """Once :func:`find_checkout` found no checkout at ``cwd``: the repository there that
+    git will not work in (another user's) or this user cannot read, as the error that says
+    which and how to fix it; None when ``cwd`` is outside git. Every place that tells the
+    user a folder is "not inside a git repository" asks this first (its ``git init`` would
+    make a second repository)."""
+    try:
+        _check_not_refused_by_git(cwd)
+        _check_repository_readable(cwd)
+    except RepositoryRefused as refused:
+        return refused
+    return None
+
+
 def in_repository_without_work_tree(cwd: Path) -> bool:
     """Is ``cwd`` a bare repository or inside a ``.git`` folder (git works there, but there
     is no work tree to find a project's files and store by)?"""
@@ -850,8 +864,9 @@ def resolve_project(
                     "cannot tell which project it is in; give a folder of your project's "
                     "checkout"
                 )
-            _check_not_refused_by_git(cwd)
-            _check_repository_readable(cwd)
+            refused = repository_refused(cwd)
+            if refused is not None:
+                raise refused
             if in_repository_without_work_tree(cwd):
                 raise UserInputError(
                     f"{cwd} is inside a git repository with no work tree here (a bare "

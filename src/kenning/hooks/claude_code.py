@@ -499,7 +499,7 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
     input's ``cwd``; else the hook's working folder. A ``CLAUDE_PROJECT_DIR`` outside git
     (Claude Code started in a folder of several checkouts) gives way to a ``cwd`` inside
     one."""
-    from ..project import find_checkout, in_a_checkout, is_folder
+    from ..project import find_checkout, in_a_checkout, is_folder, repository_refused
 
     # is_folder, not Path.is_dir: a path too long for the OS is no folder, not an OSError
     env = config.claude_project_dir()
@@ -510,6 +510,8 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
             and cwd.strip()
             and Path(cwd) != env  # the usual case: no git run for it
             and find_checkout(env) is None
+            # a checkout this user cannot read is still the project: its fix is said
+            and repository_refused(env) is None
             and in_a_checkout(Path(cwd))
         ):
             return Path(cwd)

@@ -48,11 +48,19 @@ def install(
     with git_asked_once():
         result = _install(agent, chosen, project_dir, uninstall, dry_run, executable, agents_md)
         if not uninstall and chosen != "user":
-            from ..project import find_checkout, in_repository_without_work_tree
+            from ..project import (
+                find_checkout,
+                in_repository_without_work_tree,
+                repository_refused,
+            )
 
             folder = Path(project_dir) if project_dir else Path.cwd()
             outside = find_checkout(folder) is None
-            if outside and in_repository_without_work_tree(folder):
+            refused = repository_refused(folder) if outside else None
+            if refused is not None:
+                # a checkout git will not work in: its fix, not `git init`
+                result.notes.append(str(refused))
+            elif outside and in_repository_without_work_tree(folder):
                 result.notes.append(
                     f"{folder.resolve()} is a git repository with no work tree here (a bare "
                     "repository or a .git folder): an agent started here finds no project; "
