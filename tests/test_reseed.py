@@ -1024,6 +1024,61 @@ def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path) -> None
         assert "One writer only." in of(store, "db")[0].content
 
 
+def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path) -> None:
+    """A category folder of a seeded solutions folder this user may not read (chmod 000 on
+    docs/solutions/db) was skipped without a word: a run by hand listed the other docs and
+    exited 0, and a session said nothing while every change to its docs waited. Said now
+    as the unreadable solutions folder is, with the chmod that fixes it: the session ends
+    well (exit 0, one line), a run by hand exits 1, and its entries are kept. Run as a user
+    without root's file rights (as root, chmod 000 stops nothing)."""
+    from .test_store_folder import _as_a_user
+
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions").returncode == 0
+    write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
+    category = docs / "db"
+    category.chmod(0)
+    try:
+        said = subprocess.run(
+            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
+            cwd=root,
+            env=env(),
+            input=_session_payload(root),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        by_hand = subprocess.run(
+            _as_a_user(sys.executable, "-m", "kenning", "seed-solutions"),
+            cwd=root,
+            env=env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        category.chmod(0o755)
+    fix = f"let this user list and read it (as its owner: chmod -R u+rX {category})"
+    assert said.returncode == 0, said.stderr
+    (line,) = said.stderr.splitlines()  # (its long temp paths shortened in the middle)
+    assert line.startswith(
+        "kenning hook session-start: could not re-seed the solution docs of docs/solutions: "
+        "the category folder db of solutions folder /"
+    ), line
+    assert "/docs/solutions cannot be read (Permission denied); let this user list" in line
+    assert line.endswith("/docs/solutions/db) and run again"), line
+    assert by_hand.returncode == 1, (by_hand.stdout, by_hand.stderr)
+    assert "cannot be read (Permission denied); " + fix in by_hand.stderr, by_hand.stderr
+    with open_store(cwd=root) as store:  # kept, not retired; readable again, re-seeded
+        (kept,) = of(store, "db")
+        assert "One writer only." not in kept.content
+    assert session_start(root).returncode == 0
+    with open_store(cwd=root) as store:
+        assert "One writer only." in of(store, "db")[0].content
+
+
 def test_a_linked_work_tree_reads_a_doc_linked_inside_its_own_files(
     store: MemoryStore, docs: Path, minilm: Embedder, tmp_path: Path
 ) -> None:

@@ -86,6 +86,7 @@ from .solution_docs import (
     parse_solution_doc,
     scan_solution_docs,
     source_path,
+    unreadable_folder,
 )
 
 if TYPE_CHECKING:
@@ -703,11 +704,7 @@ def check_solutions_folder(directory: Path) -> None:
         os.scandir(directory).close()
     except OSError as exc:
         # (its docs were read as none: a session's re-seed said nothing, every change waited)
-        raise UserInputError(
-            f"solutions folder {directory} cannot be read ({exc.strerror}); let this user "
-            f"list and read it (as its owner: chmod -R u+rX {shlex.quote(str(directory))}) "
-            "and run again"
-        ) from None
+        raise unreadable_folder(f"solutions folder {directory}", directory, exc) from None
 
 
 def _seeded_folder(store: MemoryStore, directory: Path, source_prefix: str | None) -> bool:

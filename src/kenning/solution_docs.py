@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import shlex
 import stat
 from collections import Counter
 from collections.abc import Iterable
@@ -20,6 +21,7 @@ from datetime import date
 from pathlib import Path
 
 from .errorfix import FIX_MAX_CHARS, SIGNATURE_MAX_CHARS, SUMMARY_MAX_CHARS, ErrorFixEntry, one_line
+from .errors import UserInputError
 from .fingerprints import error_fingerprint
 from .lazyre import lazy
 from .log_formats import ANSI
@@ -33,6 +35,7 @@ __all__ = [
     "markdown_heading",
     "parse_solution_doc",
     "scan_solution_docs",
+    "unreadable_folder",
 ]
 
 #: At most this many distinct signatures are taken from one solution document.
@@ -58,6 +61,15 @@ class DocOutcome:
         return self.skipped_reason is not None
 
 
+def unreadable_folder(what: str, path: str | Path, exc: OSError) -> UserInputError:
+    """The error for a folder of solution docs this user may not list (chmod 000, a checkout
+    copied as another user), ``what`` naming it, with the ``chmod`` that lets it be read."""
+    return UserInputError(
+        f"{what} cannot be read ({exc.strerror}); let this user list and read it (as its "
+        f"owner: chmod -R u+rX {shlex.quote(str(path))}) and run again"
+    )
+
+
 def scan_solution_docs(root: Path) -> list[tuple[str, str, os.stat_result]]:
     """Every ``*/*.md`` exactly one directory below ``root`` that is a file (symlinks
     followed), minus the ``archived`` folder, as ``(relative path, path, stat)`` sorted by
@@ -73,8 +85,14 @@ def scan_solution_docs(root: Path) -> list[tuple[str, str, os.stat_result]]:
             if folder.name == "archived" or not folder.is_dir():
                 continue
             entries = list(os.scandir(folder.path))
-        except OSError:
-            continue
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # gone since it was listed
+        except OSError as exc:
+            # (read as a folder of no docs: its changes waited, unsaid, and a run by hand
+            # listed the others and exited 0)
+            raise unreadable_folder(
+                f"the category folder {folder.name} of solutions folder {root}", folder.path, exc
+            ) from None
         for entry in entries:
             if not entry.name.endswith(".md"):
                 continue
