@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import KenningError, StoreLocationError, UserInputError
 
@@ -262,24 +263,21 @@ def _hidden_in_an_id(gid: str) -> str | None:
     drops (controls, bidi overrides, zero-width and other invisible characters) and the
     line and paragraph separators (U+2028, U+2029), at which a reader breaks a line: an id
     is printed in a result's line and written into the recall block's attributes."""
-    return next(
-        (c for i, c in enumerate(gid) if not _shown(gid, i) or unicodedata.category(c) in _BREAKS),
-        None,
-    )
+    from .safety import is_spelling_joiner
+
+    for m in _hidden_pattern().finditer(gid):
+        if not is_spelling_joiner(gid, m.start()):
+            return str(m[0])
+    return None
 
 
-_BREAKS = ("Zl", "Zp")
+@functools.cache
+def _hidden_pattern() -> Any:
+    """What :func:`_shown_only` drops (spelling joiners aside), and U+2028/U+2029; compiled
+    on first use (the ``regex`` module: ``re`` has no Unicode properties)."""
+    import regex
 
-
-def _shown(name: str, i: int) -> bool:
-    """Whether ``name[i]`` shows: not a control or format character nor another invisible
-    one, but a joiner a spelling needs."""
-    from .safety import is_invisible, is_spelling_joiner
-
-    c = name[i]
-    return (
-        unicodedata.category(c) not in ("Cc", "Cf") and not is_invisible(c)
-    ) or is_spelling_joiner(name, i)
+    return regex.compile(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]")
 
 
 def _shown_only(name: str) -> str:
@@ -287,7 +285,14 @@ def _shown_only(name: str) -> str:
     zero-width characters) and the other characters that show nothing (variation selectors,
     Hangul fillers): a remote URL or a folder name is not checked by anyone, and the id it
     gives is printed (stats, doctor, the page) and written into every memory."""
-    return "".join(c for i, c in enumerate(name) if _shown(name, i))
+    from .safety import is_invisible, is_spelling_joiner
+
+    return "".join(
+        c
+        for i, c in enumerate(name)
+        if (unicodedata.category(c) not in ("Cc", "Cf") and not is_invisible(c))
+        or is_spelling_joiner(name, i)
+    )
 
 
 #: What git answered so far in one command (:func:`git_asked_once`), by folder and question.
@@ -573,7 +578,7 @@ def check_group_id(value: str, origin: str) -> str:
             "nothing or breaks a line where the id is shown; pass a name like owner/repo "
             "without control or invisible characters",
         )
-    if not gid or means_every_project(gid) or _shown_only(gid) != gid:
+    if not gid or means_every_project(gid):  # (all it shows: no hidden character above)
         raise refused(
             f"{_shown_id(value)!r} (from ",
             ") cannot be a project id: it must be a non-blank name like owner/repo without "
