@@ -868,10 +868,15 @@ def _say_redacted(redactions: Mapping[str, int]) -> None:
 
 
 def _plain(text: str) -> str:
-    """Stored text on a terminal: no control sequences, one line per result."""
+    """Stored text on a terminal: no control sequences, one line per result (U+2028 and
+    U+2029 break a line too, to ``str.splitlines`` and many viewers: qa73 F2)."""
     from .render import sanitise_for_terminal
 
-    return sanitise_for_terminal(text).replace("\n", " ")
+    return sanitise_for_terminal(text).translate(_LINE_BREAKS)
+
+
+#: What :func:`_plain` writes as a space: the line breaks a stored text may hold.
+_LINE_BREAKS = str.maketrans({"\n": " ", "\u2028": " ", "\u2029": " "})
 
 
 # -- search --------------------------------------------------------------------------------

@@ -405,8 +405,11 @@ def render_xml(
         lines.append(f"<read_in_part>{escape_xml_text(read_in_part)}</read_in_part>")
     for index, (escaped, shown, stale, marked, project, stored) in enumerate(rows, start=1):
         mark = f' stored="{stored.isoformat()}"' if stored else ""
-        # another project's finding says whose it is (`--project all`): not this codebase's
-        mark += f' project="{escape_xml_text(project)}"' if project else ""
+        # another project's finding says whose it is (`--project all`): not this codebase's;
+        # the id is stored text too (any writer picks it): on one line (U+2028 is a line
+        # break to many readers) and marked as a note's text is (qa73 F1)
+        if project:
+            mark += f' project="{_mark_own_lines(escape_xml_text(" ".join(project.split())))}"'
         mark += ' stale="true"' if stale else ""
         if marked:
             mark += ' truncated="true"'
