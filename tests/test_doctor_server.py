@@ -1396,3 +1396,53 @@ def test_export_names_the_notes_an_import_refuses_and_keeps_them(
     with open_store(cwd=project, embedder="hashing") as local:
         counts = import_memories(local, backup.read_text().splitlines())
     assert counts["imported"] == 3, counts
+
+
+def test_a_qdrant_point_another_writer_scaled_reads_as_its_direction_on_every_path(
+    project: Path, qdrant_folder: str
+) -> None:
+    """A vector another writer stored at length 5 in a Qdrant local folder, read after a
+    reload: qdrant-client 1.20's local mode keeps it normalised in memory only when it is
+    written in that process and persists it raw, so a reload's ``retrieve`` and ``scroll``
+    gave length 5 while its ``query_points`` scored (and returned) the direction, and a
+    server normalises it on upload. Measured before: ``iterate`` (both orders, either page
+    path) and ``get_vectors`` gave length 5, and doctor warned of a length search never
+    sees. The backend returns what search scores, the direction (ScoresDirections)."""
+    import numpy as np
+    from qdrant_client import QdrantClient, models
+
+    _remember(qdrant_folder, project)
+    client = QdrantClient(path=qdrant_folder.removeprefix("qdrant-local:"))
+    points, _ = client.scroll("kenning_memories", limit=10, with_vectors=True)
+    (point,) = [p for p in points if str((p.payload or {})["content"]).startswith("Deploys")]
+    direction = np.asarray(point.vector, dtype=np.float32)
+    # (an upsert: local mode persists the point as given; its update_vectors persists the
+    # normalised vector it keeps)
+    client.upsert(
+        "kenning_memories",
+        points=[models.PointStruct(id=point.id, vector=list(direction * 5), payload=point.payload)],
+    )
+    client.close()
+    scaled = str((point.payload or {})["kenning_id"])
+    with open_store(qdrant_folder, cwd=project, embedder="hashing") as store:
+        read = {
+            "iterate": store.backend.iterate(Filters()),
+            "iterate by 1": store.backend.iterate(Filters(), batch_size=1),  # (retrieve)
+            "iterate by 10^5": store.backend.iterate(Filters(), batch_size=100_000),  # (scroll)
+            "iterate oldest first": store.backend.iterate(Filters(), oldest_first=True),
+        }
+        vectors = {
+            how: {r.memory.id: np.asarray(r.vector) for r in records}
+            for how, records in read.items()
+        }
+        vectors["get_vectors"] = store.backend.get_vectors([scaled])
+        lengths = {how: float(np.linalg.norm(found[scaled])) for how, found in vectors.items()}
+        assert all(abs(n - 1.0) < 1e-6 for n in lengths.values()), lengths
+        for how, found in vectors.items():
+            assert np.allclose(found[scaled], direction, atol=1e-6), how
+            assert all(abs(np.linalg.norm(v) - 1.0) < 1e-6 for v in found.values()), how
+        assert scaled in {h.memory.id for h in store.search("Deploys").results}
+    result = _doctor(project, qdrant_folder, "--json")
+    assert result.returncode == 0, result.stdout
+    rows = _rows(result)
+    assert rows["status"] == "ok" and "length" not in rows["message"], rows

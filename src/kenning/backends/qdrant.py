@@ -19,8 +19,11 @@ but imports may carry arbitrary ids, so the point id is ``uuid5(namespace, kenni
 the kenning id is kept in the payload (``kenning_id``).
 
 Vectors: the collection uses cosine distance, so Qdrant stores vectors normalised and its
-score is the cosine in [-1, 1]; :meth:`QdrantBackend.iterate` returns the stored (unit)
-vectors, equal to what was written for kenning's normalised embeddings.
+score is the cosine in [-1, 1]; :meth:`QdrantBackend.iterate` and
+:meth:`~QdrantBackend.get_vectors` return the stored (unit) vectors, equal to what was
+written for kenning's normalised embeddings, and another writer's vector of another length
+as its direction, what search scores, in local mode too (which persists it as given:
+:func:`_as_searched`).
 
 Lexical search: BM25 with FTS5's formula (k1 = 1.2, b = 0.75, idf clamped at 1e-6), so the
 store's fused score means the same as on SQLite. Words are whole tokens (runs of letters and
@@ -101,7 +104,7 @@ from ..lexical import (
 from ..model import Memory, Provenance, parse_timestamp
 from ..protocol import MAX_SEEN_COUNT
 from ..redaction import password_needs_encoding, redact_url
-from ..vectors import checked_cosine
+from ..vectors import UNIT_NORM_TOLERANCE, checked_cosine, direction_of
 from .base import (
     BLANK_FIX,
     PROVENANCE_KEY,
@@ -365,6 +368,32 @@ _LOCAL_PAGE = 100_000
 _KENNING_TIME = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{6})?\+00:00"
 )
+
+
+#: Below this length Qdrant's cosine leaves a vector as it is (f32::EPSILON, in the server
+#: and in qdrant-client's local mode): a zero vector stays zero and scores 0.
+_QDRANT_EPSILON = 1.1920929e-7
+
+
+def _as_searched(values: Any) -> np.ndarray:
+    """A stored vector as the collection's cosine searches it, and as a server returns it
+    (it normalises on upload, :class:`~.base.ScoresDirections`): its direction. qdrant-client
+    1.20's local mode normalises a point only in the memory of the process that wrote it and
+    persists it as given, so a folder opened again returned another writer's vector of
+    length 5 from ``retrieve`` and ``scroll`` (iterate and get_vectors) while its
+    ``query_points`` scored the direction, and doctor warned of a length search never sees.
+    A unit vector (within :data:`~kenning.vectors.UNIT_NORM_TOLERANCE`: kenning's own) is
+    returned as read, and so is one of no direction (zero, or below Qdrant's epsilon) or not
+    finite, as Qdrant keeps it."""
+    vector = np.asarray(values, dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        length = float(np.linalg.norm(vector.astype(np.float64)))
+    if not math.isfinite(length) or length <= _QDRANT_EPSILON:
+        return vector
+    if abs(length - 1.0) <= UNIT_NORM_TOLERANCE:
+        return vector
+    direction, _ = direction_of(vector, None)
+    return vector if direction is None else direction
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -1807,7 +1836,7 @@ class QdrantBackend:
             for p in points:
                 memory = self._decode(p)
                 if memory is not None:
-                    yield MemoryRecord(memory=memory, vector=np.asarray(p.vector, dtype=np.float32))
+                    yield MemoryRecord(memory=memory, vector=_as_searched(p.vector))
 
     def _pages_oldest_first(self, filters: Filters, batch_size: int) -> Iterator[list[Any]]:
         """The points of :meth:`iterate` in :func:`~kenning.backends.base.oldest_first`'s
@@ -2108,7 +2137,7 @@ class QdrantBackend:
                     with_vectors=True,
                 ):
                     if (p.payload or {}).get("kenning_id") is not None:
-                        out[str(p.payload["kenning_id"])] = np.asarray(p.vector, dtype=np.float32)
+                        out[str(p.payload["kenning_id"])] = _as_searched(p.vector)
         return out
 
     def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[ScoredMemory]:
