@@ -387,6 +387,9 @@ def _as_searched(values: Any) -> np.ndarray:
     finite, as Qdrant keeps it."""
     vector = np.asarray(values, dtype=np.float32)
     with np.errstate(over="ignore", invalid="ignore"):
+        squared = float(np.dot(vector, vector))  # (~1 µs; kenning's own vectors end here)
+        if abs(squared - 1.0) <= UNIT_NORM_TOLERANCE:
+            return vector
         length = float(np.linalg.norm(vector.astype(np.float64)))
     if not math.isfinite(length) or length <= _QDRANT_EPSILON:
         return vector
