@@ -19,7 +19,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
@@ -177,6 +177,21 @@ class MemoryStore(StoreCuration):
             return [e.stored_at for e in entries if e.stored_at >= since and e.id not in skipped]
         return self.backend.stored_since(filters, since)
 
+    def _unknown_kinds(
+        self, damaged: Mapping[tuple[object, object, object], int]
+    ) -> dict[tuple[str, str], int]:
+        """The store's rows of every project of a kind kenning does not know
+        (:func:`~kenning.model.known_kind`) by ``(collection, type)``, less those of them
+        ``damaged`` counts (stats leaves those out of the total already): one count per kind
+        (a server's counts table, SQLite's ``(group_id, collection, type)`` index)."""
+        kinds = self.backend.count_by(None)
+        unknown = {key: n for key, n in kinds.items() if not known_kind(key[1], key[0])}
+        for (_, coll, typ), n in damaged.items():
+            key = cast(tuple[str, str], (coll, typ))
+            if key in unknown:
+                unknown[key] -= n
+        return {key: n for key, n in unknown.items() if n > 0}
+
     def stats(self, group_id: str | None = None) -> dict[str, Any]:
         """Counts (of this project, or of ``group_id``'s; ``"all"``: of every project), the
         store's path, provenance and settings."""
@@ -204,9 +219,15 @@ class MemoryStore(StoreCuration):
         # a row another writer left of a kind kenning does not know is held, not served
         # (model.known_kind): not a memory search can find, counted apart as well
         unknown = {key: n for key, n in by.items() if not known_kind(key[1], key[0])}
+        mine = sum(by.values())  # (the rows of this project search does not skip)
         for key in unknown:
             del by[key]
-        everything -= sum(unknown.values())  # (another project's such rows stay in it)
+        # and so are every project's in the store's total: those of the projects beside this
+        # one counted by kind when there are any (a store of one project, an embedded
+        # store's usual case, asks nothing more)
+        other = gid is not None and everything > mine
+        everywhere = self._unknown_kinds(damaged or {}) if other else unknown
+        everything -= sum(everywhere.values())
         by_collection: dict[str, int] = {}
         by_type: dict[str, int] = {}
         for (coll, typ), n in by.items():
