@@ -1,8 +1,12 @@
 """Chained errors as the programs print them, for the tests of the causes asked after the
 crash's error (:func:`kenning.querybuild.chained_causes`). Each was printed by its program
 (Python 3.11.7, pytest 9, rustc and cargo 1.95 with anyhow 1.0.104, Node 20.20.2, OpenJDK 17.0.15
-and Spring 4.3.30; paths shortened to ``/app/``, ``/work/ws/`` and ``/usr/lib/python3.11/``).
-Each program was a few lines, run as ``node x.js`` or ``javac`` then ``java``, its stderr kept.
+and Spring 4.3.30, .NET Core 3.1.23 and Mono 6.8.0.105; paths shortened to ``/app/``,
+``/work/ws/`` and ``/usr/lib/python3.11/``). Each program was a few lines, run as ``node x.js``
+or ``javac`` then ``java``, its stderr kept; the C# ones compiled by Mono's ``mcs -debug`` (Debian
+12's mono-mcs) and run by ``mono --debug x.exe`` and by the .NET Core 3.1 runtime (PyPI's
+dotnetcore2 3.1.23 wheel: ``dotnet x.exe`` with a runtimeconfig.json naming
+Microsoft.NETCore.App 3.1.23), stdout and stderr kept.
 """
 
 from __future__ import annotations
@@ -521,5 +525,190 @@ JAVA_SUPPRESSED = "\n".join(
         "\t\t... 2 more",
         "Caused by: java.net.SocketTimeoutException: Read timed out",
         "\t... 1 more",
+    ]
+)
+
+#: .NET Core 3.1.23: an ApplicationException over the app's ConfigException over
+#: File.ReadAllText's DirectoryNotFoundException (``throw new …(msg, e)`` in ``catch``), each
+#: inner exception on a line of its own after `` ---> ``
+DOTNET_CAUSES = "\n".join(
+    [
+        "Unhandled exception. System.ApplicationException: the app could not start",
+        " ---> ConfigException: could not read the configuration /etc/app/config.json",
+        " ---> System.IO.DirectoryNotFoundException: Could not find a part of the path '/etc/app/config.json'.",
+        "   at Interop.ThrowExceptionForIoErrno(ErrorInfo errorInfo, String path, Boolean isDirectory, Func`2 errorRewriter)",
+        "   at Microsoft.Win32.SafeHandles.SafeFileHandle.Open(String path, OpenFlags flags, Int32 mode)",
+        "   at System.IO.FileStream.OpenHandle(FileMode mode, FileShare share, FileOptions options)",
+        "   at System.IO.FileStream..ctor(String path, FileMode mode, FileAccess access, FileShare share, Int32 bufferSize, FileOptions options)",
+        "   at System.IO.StreamReader.ValidateArgsAndOpenPath(String path, Encoding encoding, Int32 bufferSize)",
+        "   at System.IO.StreamReader..ctor(String path, Encoding encoding, Boolean detectEncodingFromByteOrderMarks)",
+        "   at System.IO.File.InternalReadAllText(String path, Encoding encoding)",
+        "   at System.IO.File.ReadAllText(String path)",
+        "   at Program.ReadConfig(String path)",
+        "   --- End of inner exception stack trace ---",
+        "   at Program.ReadConfig(String path)",
+        "   at Program.Start()",
+        "   --- End of inner exception stack trace ---",
+        "   at Program.Start()",
+        "   at Program.Main()",
+    ]
+)
+
+#: .NET Core 3.1.23: an InvalidOperationException over TcpClient.Connect's refused connection
+#: (3.1 throws a nested class, ``SocketExceptionFactory+ExtendedSocketException``)
+DOTNET_REFUSED = "\n".join(
+    [
+        "Unhandled exception. System.InvalidOperationException: could not start the server",
+        " ---> System.Net.Internals.SocketExceptionFactory+ExtendedSocketException (111): Connection refused [::ffff:127.0.0.1]:1",
+        "   at System.Net.Sockets.Socket.DoConnect(EndPoint endPointSnapshot, SocketAddress socketAddress)",
+        "   at System.Net.Sockets.Socket.Connect(EndPoint remoteEP)",
+        "   at System.Net.Sockets.TcpClient.Connect(IPEndPoint remoteEP)",
+        "   at System.Net.Sockets.TcpClient.Connect(String hostname, Int32 port)",
+        "--- End of stack trace from previous location where exception was thrown ---",
+        "   at System.Net.Sockets.TcpClient.Connect(String hostname, Int32 port)",
+        "   at Program.Connect()",
+        "   at Program.StartServer()",
+        "   --- End of inner exception stack trace ---",
+        "   at Program.StartServer()",
+        "   at Program.Main()",
+    ]
+)
+
+#: .NET Core 3.1.23: ``Task.WhenAll(…).Wait()`` of two failed tasks: an AggregateException,
+#: its first inner exception after `` ---> ``, the other after `` ---> (Inner Exception #1)``
+DOTNET_AGGREGATE = "\n".join(
+    [
+        "Unhandled exception. System.AggregateException: One or more errors occurred. (Could not find a part of the path '/var/cache/app/index.bin'.) (Connection refused [::ffff:127.0.0.1]:1)",
+        " ---> System.IO.DirectoryNotFoundException: Could not find a part of the path '/var/cache/app/index.bin'.",
+        "   at Interop.ThrowExceptionForIoErrno(ErrorInfo errorInfo, String path, Boolean isDirectory, Func`2 errorRewriter)",
+        "   at Microsoft.Win32.SafeHandles.SafeFileHandle.Open(String path, OpenFlags flags, Int32 mode)",
+        "   at System.IO.FileStream.OpenHandle(FileMode mode, FileShare share, FileOptions options)",
+        "   at System.IO.FileStream..ctor(String path, FileMode mode, FileAccess access, FileShare share, Int32 bufferSize, FileOptions options)",
+        "   at System.IO.StreamReader.ValidateArgsAndOpenPath(String path, Encoding encoding, Int32 bufferSize)",
+        "   at System.IO.StreamReader..ctor(String path, Encoding encoding, Boolean detectEncodingFromByteOrderMarks)",
+        "   at System.IO.File.InternalReadAllText(String path, Encoding encoding)",
+        "   at System.IO.File.ReadAllText(String path)",
+        "   at Program.LoadCache()",
+        "   --- End of inner exception stack trace ---",
+        "   at System.Threading.Tasks.Task.Wait(Int32 millisecondsTimeout, CancellationToken cancellationToken)",
+        "   at System.Threading.Tasks.Task.Wait()",
+        "   at Program.Main()",
+        " ---> (Inner Exception #1) System.Net.Internals.SocketExceptionFactory+ExtendedSocketException (111): Connection refused [::ffff:127.0.0.1]:1",
+        "   at System.Net.Sockets.Socket.DoConnect(EndPoint endPointSnapshot, SocketAddress socketAddress)",
+        "   at System.Net.Sockets.Socket.Connect(EndPoint remoteEP)",
+        "   at System.Net.Sockets.TcpClient.Connect(IPEndPoint remoteEP)",
+        "   at System.Net.Sockets.TcpClient.Connect(String hostname, Int32 port)",
+        "--- End of stack trace from previous location where exception was thrown ---",
+        "   at System.Net.Sockets.TcpClient.Connect(String hostname, Int32 port)",
+        "   at Program.ConnectDatabase()<---",
+    ]
+)
+
+#: Mono 6.8.0.105 (.NET Framework's format): the same chain as DOTNET_CAUSES on one line,
+#: printed twice (the second time behind ``[ERROR] FATAL UNHANDLED EXCEPTION:``)
+MONO_CAUSES = "\n".join(
+    [
+        "",
+        "Unhandled Exception:",
+        'System.ApplicationException: the app could not start ---> ConfigException: could not read the configuration /etc/app/config.json ---> System.IO.DirectoryNotFoundException: Could not find a part of the path "/etc/app/config.json".',
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.Boolean anonymous, System.IO.FileOptions options) [0x001ac] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.IO.FileOptions options) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.FileStream..ctor(string,System.IO.FileMode,System.IO.FileAccess,System.IO.FileShare,int,System.IO.FileOptions)",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks, System.Int32 bufferSize) [0x00061] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.StreamReader..ctor(string,System.Text.Encoding,bool)",
+        "  at System.IO.File.InternalReadAllText (System.String path, System.Text.Encoding encoding) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.File.ReadAllText (System.String path) [0x00032] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at Program.ReadConfig (System.String path) [0x00003] in /app/config.cs:11 ",
+        "   --- End of inner exception stack trace ---",
+        "  at Program.ReadConfig (System.String path) [0x0001c] in /app/config.cs:13 ",
+        "  at Program.Start () [0x00007] in /app/config.cs:18 ",
+        "   --- End of inner exception stack trace ---",
+        "  at Program.Start () [0x0001b] in /app/config.cs:20 ",
+        "  at Program.Main () [0x00001] in /app/config.cs:24 ",
+        '[ERROR] FATAL UNHANDLED EXCEPTION: System.ApplicationException: the app could not start ---> ConfigException: could not read the configuration /etc/app/config.json ---> System.IO.DirectoryNotFoundException: Could not find a part of the path "/etc/app/config.json".',
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.Boolean anonymous, System.IO.FileOptions options) [0x001ac] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.IO.FileOptions options) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.FileStream..ctor(string,System.IO.FileMode,System.IO.FileAccess,System.IO.FileShare,int,System.IO.FileOptions)",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks, System.Int32 bufferSize) [0x00061] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.StreamReader..ctor(string,System.Text.Encoding,bool)",
+        "  at System.IO.File.InternalReadAllText (System.String path, System.Text.Encoding encoding) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.File.ReadAllText (System.String path) [0x00032] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at Program.ReadConfig (System.String path) [0x00003] in /app/config.cs:11 ",
+        "   --- End of inner exception stack trace ---",
+        "  at Program.ReadConfig (System.String path) [0x0001c] in /app/config.cs:13 ",
+        "  at Program.Start () [0x00007] in /app/config.cs:18 ",
+        "   --- End of inner exception stack trace ---",
+        "  at Program.Start () [0x0001b] in /app/config.cs:20 ",
+        "  at Program.Main () [0x00001] in /app/config.cs:24 ",
+    ]
+)
+
+#: Mono 6.8.0.105: the same AggregateException as DOTNET_AGGREGATE (each inner exception
+#: listed again, ``(Inner Exception #0)`` too), printed twice
+MONO_AGGREGATE = "\n".join(
+    [
+        "",
+        "Unhandled Exception:",
+        'System.AggregateException: One or more errors occurred. (Could not find a part of the path "/var/cache/app/index.bin".) (Connection refused) ---> System.IO.DirectoryNotFoundException: Could not find a part of the path "/var/cache/app/index.bin".',
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.Boolean anonymous, System.IO.FileOptions options) [0x001ac] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.IO.FileOptions options) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.FileStream..ctor(string,System.IO.FileMode,System.IO.FileAccess,System.IO.FileShare,int,System.IO.FileOptions)",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks, System.Int32 bufferSize) [0x00061] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.StreamReader..ctor(string,System.Text.Encoding,bool)",
+        "  at System.IO.File.InternalReadAllText (System.String path, System.Text.Encoding encoding) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.File.ReadAllText (System.String path) [0x00032] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at Program.LoadCache () [0x00073] in /app/aggregate.cs:9 ",
+        "   --- End of inner exception stack trace ---",
+        "  at System.Threading.Tasks.Task.ThrowIfExceptional (System.Boolean includeTaskCanceledExceptions) [0x00014] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.Threading.Tasks.Task.Wait (System.Int32 millisecondsTimeout, System.Threading.CancellationToken cancellationToken) [0x00052] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.Threading.Tasks.Task.Wait () [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at Program.Main () [0x0001c] in /app/aggregate.cs:18 ",
+        '---> (Inner Exception #0) System.IO.DirectoryNotFoundException: Could not find a part of the path "/var/cache/app/index.bin".',
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.Boolean anonymous, System.IO.FileOptions options) [0x001ac] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.IO.FileOptions options) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.FileStream..ctor(string,System.IO.FileMode,System.IO.FileAccess,System.IO.FileShare,int,System.IO.FileOptions)",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks, System.Int32 bufferSize) [0x00061] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.StreamReader..ctor(string,System.Text.Encoding,bool)",
+        "  at System.IO.File.InternalReadAllText (System.String path, System.Text.Encoding encoding) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.File.ReadAllText (System.String path) [0x00032] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at Program.LoadCache () [0x00073] in /app/aggregate.cs:9 <---",
+        "",
+        "---> (Inner Exception #1) System.Net.Sockets.SocketException (0x80004005): Connection refused",
+        "  at System.Net.Sockets.TcpClient.Connect (System.String hostname, System.Int32 port) [0x001fe] in <a85c1a570f9a4f9f9c3d2cfa5504e34f>:0 ",
+        "  at Program.ConnectDatabase () [0x0007c] in /app/aggregate.cs:14 <---",
+        "",
+        '[ERROR] FATAL UNHANDLED EXCEPTION: System.AggregateException: One or more errors occurred. (Could not find a part of the path "/var/cache/app/index.bin".) (Connection refused) ---> System.IO.DirectoryNotFoundException: Could not find a part of the path "/var/cache/app/index.bin".',
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.Boolean anonymous, System.IO.FileOptions options) [0x001ac] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.IO.FileOptions options) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.FileStream..ctor(string,System.IO.FileMode,System.IO.FileAccess,System.IO.FileShare,int,System.IO.FileOptions)",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks, System.Int32 bufferSize) [0x00061] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.StreamReader..ctor(string,System.Text.Encoding,bool)",
+        "  at System.IO.File.InternalReadAllText (System.String path, System.Text.Encoding encoding) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.File.ReadAllText (System.String path) [0x00032] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at Program.LoadCache () [0x00073] in /app/aggregate.cs:9 ",
+        "   --- End of inner exception stack trace ---",
+        "  at System.Threading.Tasks.Task.ThrowIfExceptional (System.Boolean includeTaskCanceledExceptions) [0x00014] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.Threading.Tasks.Task.Wait (System.Int32 millisecondsTimeout, System.Threading.CancellationToken cancellationToken) [0x00052] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.Threading.Tasks.Task.Wait () [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at Program.Main () [0x0001c] in /app/aggregate.cs:18 ",
+        '---> (Inner Exception #0) System.IO.DirectoryNotFoundException: Could not find a part of the path "/var/cache/app/index.bin".',
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.Boolean anonymous, System.IO.FileOptions options) [0x001ac] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.FileStream..ctor (System.String path, System.IO.FileMode mode, System.IO.FileAccess access, System.IO.FileShare share, System.Int32 bufferSize, System.IO.FileOptions options) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.FileStream..ctor(string,System.IO.FileMode,System.IO.FileAccess,System.IO.FileShare,int,System.IO.FileOptions)",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks, System.Int32 bufferSize) [0x00061] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.StreamReader..ctor (System.String path, System.Text.Encoding encoding, System.Boolean detectEncodingFromByteOrderMarks) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at (wrapper remoting-invoke-with-check) System.IO.StreamReader..ctor(string,System.Text.Encoding,bool)",
+        "  at System.IO.File.InternalReadAllText (System.String path, System.Text.Encoding encoding) [0x00000] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at System.IO.File.ReadAllText (System.String path) [0x00032] in <12b418a7818c4ca0893feeaaf67f1e7f>:0 ",
+        "  at Program.LoadCache () [0x00073] in /app/aggregate.cs:9 <---",
+        "",
+        "---> (Inner Exception #1) System.Net.Sockets.SocketException (0x80004005): Connection refused",
+        "  at System.Net.Sockets.TcpClient.Connect (System.String hostname, System.Int32 port) [0x001fe] in <a85c1a570f9a4f9f9c3d2cfa5504e34f>:0 ",
+        "  at Program.ConnectDatabase () [0x0007c] in /app/aggregate.cs:14 <---",
     ]
 )

@@ -170,6 +170,23 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         chained_causes,
         "AggregateError: x\n  [errors]: [\n" + "    Error: y\n" * (NOTE // 13),
     ),
+    ".NET's causes: one line": (
+        chained_causes,
+        "a.BException: x" + " ---> a.CException: y" * (NOTE // 20),
+    ),
+    ".NET's causes: a dotted name": (
+        chained_causes,
+        "a." * (NOTE // 2) + "BException: x\n ---> " + "a." * (NOTE // 2) + "CException: y",
+    ),
+    ".NET's causes: lines of a message": (
+        chained_causes,
+        "a.BException: x\n" + ("m\n" * 40 + " ---> a.CException: y\n") * (NOTE // 100),
+    ),
+    ".NET's causes: an AggregateException's": (
+        chained_causes,
+        "AggregateException: x\n"
+        + " ---> (Inner Exception #1) a.BException: y<---\n" * (NOTE // 48),
+    ),
     # (gh's job and step before a CI log's lines: two tabs and the runner's time)
     "signature: a line of tabs": (extract_error_signature, "x\t" * NOTE + "y"),
     "signature: lines of tabs": (extract_error_signature, "x\tx\tx\t2024-05-01\n" * (NOTE // 20)),

@@ -1027,6 +1027,20 @@ _SPRING_MIDDLE = (
 )
 
 
+def _not_found(path: str, quote: str) -> str:
+    """DirectoryNotFoundException's message, its path quoted as .NET Core (') or Mono (")
+    quotes it."""
+    return f"System.IO.DirectoryNotFoundException: Could not find a part of the path {quote}{path}{quote}."
+
+
+_DOTNET_OUTER = "System.ApplicationException: the app could not start"
+_DOTNET_MIDDLE = "ConfigException: could not read the configuration /etc/app/config.json"
+_DOTNET_3_1_REFUSED = (
+    "System.Net.Internals.SocketExceptionFactory+ExtendedSocketException (111): "
+    "Connection refused [::ffff:127.0.0.1]:1"
+)
+
+
 @pytest.mark.parametrize(
     ("printed", "crash", "causes"),
     [
@@ -1115,6 +1129,36 @@ _SPRING_MIDDLE = (
                 "Suppressed: java.lang.IllegalStateException: close failed",
             ],
         ),
+        # .NET's innermost ---> is the signature; the outer exception, then the middle one
+        # (on lines of their own, or on the outer's line as Mono prints them, twice)
+        (
+            chained_errors.DOTNET_CAUSES,
+            _not_found("/etc/app/config.json", "'"),
+            [_DOTNET_OUTER, _DOTNET_MIDDLE],
+        ),
+        (
+            chained_errors.MONO_CAUSES,
+            _not_found("/etc/app/config.json", '"'),
+            [_DOTNET_OUTER, _DOTNET_MIDDLE],
+        ),
+        # (3.1's nested class is no signature's: the outer exception is, the inner one asked)
+        (
+            chained_errors.DOTNET_REFUSED,
+            "Unhandled exception. System.InvalidOperationException: could not start the server",
+            [_DOTNET_3_1_REFUSED],
+        ),
+        # an AggregateException's other inner exceptions; its own ("One or more errors
+        # occurred.") is none
+        (
+            chained_errors.DOTNET_AGGREGATE,
+            _not_found("/var/cache/app/index.bin", "'"),
+            [_DOTNET_3_1_REFUSED],
+        ),
+        (
+            chained_errors.MONO_AGGREGATE,
+            _not_found("/var/cache/app/index.bin", '"'),
+            ["System.Net.Sockets.SocketException (0x80004005): Connection refused"],
+        ),
     ],
     ids=[
         "anyhow",
@@ -1131,6 +1175,11 @@ _SPRING_MIDDLE = (
         "java",
         "spring",
         "java-suppressed",
+        "dotnet",
+        "mono",
+        "dotnet-refused",
+        "dotnet-aggregate",
+        "mono-aggregate",
     ],
 )
 def test_causes_other_programs_print_are_asked_after_the_crash(
@@ -1139,10 +1188,11 @@ def test_causes_other_programs_print_are_asked_after_the_crash(
     """Rust's anyhow lists an error's causes under ``Caused by:`` (numbered when there are
     several), under the error the program ends with: only that was asked (``Error: failed
     to start the server``), not the ``No such file or directory`` it comes from. Python's
-    exception group asked its last sub-exception alone. Java's last ``Caused by:`` and Node's
-    innermost ``[cause]:`` are the signature, and their outer error (Spring's
-    ``BeanCreationException``, the app's own) and the causes between were never asked; nor
-    the other errors of Node's ``AggregateError``. Each cause, and each other sub-exception,
+    exception group asked its last sub-exception alone. Java's last ``Caused by:``, .NET's
+    innermost `` ---> `` and Node's innermost ``[cause]:`` are the signature, and their outer
+    error (Spring's ``BeanCreationException``, the app's own) and the causes between were
+    never asked; nor the other errors of Node's ``AggregateError`` and .NET's
+    ``AggregateException``. Each cause, and each other sub-exception,
     is a fallback now, as a Python chain's cause is: the root first, then the outermost
     error, then those between."""
     from kenning.fingerprints import error_fingerprint

@@ -1819,8 +1819,8 @@ def test_a_chained_traceback_s_cause_fix_is_recalled_after_the_crash_s(store: Me
 def test_a_java_or_node_chain_s_outer_error_fix_is_recalled_after_the_root_s(
     store: MemoryStore,
 ) -> None:
-    """Java's last ``Caused by:`` and Node's innermost ``[cause]:`` are a chain's signature,
-    and its outer error was never asked: a fix stored for Spring's ``BeanCreationException``
+    """Java's last ``Caused by:``, Node's innermost ``[cause]:`` and .NET's innermost
+    `` ---> `` are a chain's signature, and its outer error was never asked: a fix stored for Spring's ``BeanCreationException``
     (its first line, as a developer copies it) or for the app's own outer error was not
     recalled by the trace. It is now, as a fallback: alone it leads, and beside the root's
     own fix it comes after it."""
@@ -1850,6 +1850,18 @@ def test_a_java_or_node_chain_s_outer_error_fix_is_recalled_after_the_root_s(
     node = store.recall(chained_errors.NODE_OWN_CAUSES)
     assert node.query.startswith("Error: ENOENT: no such file or directory")
     assert [h.memory.content for h in node.hits][:1] == [own], node.hits
+    # .NET: the app's outer exception over its ConfigException over the missing directory,
+    # as .NET Core and Mono print it
+    app = (
+        "ERROR-FIX: System.ApplicationException: the app could not start | FIX: run "
+        "deploy/make-config.sh before the first start"
+    )
+    assert store.remember(app, "error_fix").ok
+    for printed in (chained_errors.DOTNET_CAUSES, chained_errors.MONO_CAUSES):
+        dotnet = store.recall(printed)
+        assert dotnet.query.startswith("System.IO.DirectoryNotFoundException: Could not find")
+        assert [h.memory.content for h in dotnet.hits][:1] == [app], dotnet.hits
+        assert dotnet.hits[0].match == "fingerprint", dotnet.hits
 
 
 def test_a_cause_s_exact_fix_the_crash_finds_loosely_is_held_by_its_exact_match(

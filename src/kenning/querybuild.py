@@ -510,12 +510,14 @@ def chained_causes(raw: str, asked: Collection[str] = ()) -> list[str]:
       next (Spring's ``BeanCreationException``, the app's own), then those between, the
       root's side first (:func:`_in_chain_order`); the last trace first;
     * the other errors a Node ``AggregateError`` lists under ``[errors]: [`` (not the
-      ``AggregateError`` itself).
+      ``AggregateError`` itself);
+    * a .NET exception and the inner ones after its `` ---> ``, and an ``AggregateException``'s
+      other inner exceptions (:func:`_dotnet_causes`): the innermost is the signature, the
+      outermost asked next, as Java's.
 
     At most :data:`MOST_CAUSES_ASKED`, an error once, and none that ``asked`` holds (of the
-    same kind, :func:`_error_kind`). .NET's innermost ``--->`` is the signature, its outer
-    exceptions are not asked. Of a huge log, the part :func:`~kenning.log_window.log_window`
-    reads."""
+    same kind, :func:`_error_kind`). Of a huge log, the part
+    :func:`~kenning.log_window.log_window` reads."""
     text = as_printed(read_of_log(raw))
     lines = text.splitlines()
     group = "Exception Group Traceback" in text
@@ -532,6 +534,8 @@ def chained_causes(raw: str, asked: Collection[str] = ()) -> list[str]:
         causes.append(_node_causes(lines))
     if "[errors]:" in text:
         causes.append(_aggregated_errors(lines))
+    if "--->" in text:
+        causes.append(_dotnet_causes(lines))
     known = {_error_kind(query) for query in asked}
     found: dict[str, str] = {}
     for error in itertools.chain.from_iterable(causes):
@@ -629,20 +633,30 @@ _NODE_LISTED_ERROR = lazy(r"(?:[A-Z][\w$]*)?Error(?:[ \t]\[[A-Z][A-Z0-9_]*\])?:[
 
 def _in_chain_order(chains: Sequence[Sequence[int]], lines: Sequence[str]) -> Iterator[str]:
     """The errors of ``chains`` (each the line numbers of a chain's errors, the outermost
-    first, its root cause last), as :func:`chained_causes` asks them: the last chain first;
-    of each, its root, its outermost error, then the causes between them, the root's side
-    first (Java's and Node's signature is the root: their outer error, the app's own or
-    Spring's ``BeanCreationException``, is the next asked)."""
+    first, its root cause last), as :func:`chained_causes` asks them
+    (:func:`_chains_in_order`)."""
+    return _chains_in_order(
+        [[without_container_prefix(lines[at]) for at in errors] for errors in chains]
+    )
+
+
+def _chains_in_order(chains: Sequence[Sequence[str]], named: bool = False) -> Iterator[str]:
+    """The errors of ``chains`` (each a chain's errors as printed, the outermost first, its
+    root cause last), as :func:`chained_causes` asks them: the last chain first; of each, its
+    root, its outermost error, then the causes between them, the root's side first (Java's,
+    Node's and .NET's signature is the root: their outer error, the app's own or Spring's
+    ``BeanCreationException``, is the next asked). ``named``: each error is known to name
+    its exception (.NET's by its class, ``Foo+BarException`` too), none is a line of no
+    error."""
     read: set[str] = set()  # (a trace logged again, a retry's, is read once)
     for errors in reversed(chains):
         ordered = [errors[-1], errors[0], *reversed(errors[1:-1])] if len(errors) > 1 else errors
-        for at in ordered:
-            line = without_container_prefix(lines[at])
+        for line in ordered:
             if line in read:
                 continue
             read.add(line)
             error = _error_of([line])
-            if error is not None and _an_error_of_its_own(error, _SYSTEM_ERROR):
+            if error is not None and (named or _an_error_of_its_own(error, _SYSTEM_ERROR)):
                 yield error
 
 
@@ -731,6 +745,87 @@ def _node_causes(lines: Sequence[str]) -> Iterator[str]:
         else:
             chains.append([parent, at])
     return _in_chain_order(chains, lines)
+
+
+#: .NET's inner exception after `` ---> `` (``Exception.ToString()``): on a line of its own
+#: under the outer one's message (.NET Core and later) or on the outer one's line (.NET
+#: Framework, Mono); a nested class by ``+`` (``SocketExceptionFactory+ExtendedSocketException``).
+#: An ``AggregateException``'s other inner exceptions after its frames, each `` ---> (Inner
+#: Exception #1) …<---``. (No ``[\w$.+]*`` here is followed by what it could hold, and none
+#: starts inside another's run: linear on any line.)
+_DOTNET_ARROW = lazy(r"(?:^|[^\S\n])--->[^\S\n]+(?=[A-Za-z_][\w$.+]*(?:Error|Exception)\b)")
+_DOTNET_MEMBER = lazy(r"^[^\S\n]*--->[^\S\n]+\(Inner[^\S\n]Exception[^\S\n]#\d+\)[^\S\n]*")
+#: The outer exception's line a `` ---> `` line is under (``Unhandled exception.
+#: System.InvalidOperationException: could not start the server``), and the lines that end
+#: a message (a frame, ``--- End of inner exception stack trace ---``).
+_DOTNET_EXCEPTION = lazy(
+    r"(?<!\S)(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$+]*(?:Exception|Error)\b"
+    r"(?:[^\S\n]\(\w+\))?(?::[^\S\n]|:?$)"
+)
+_DOTNET_AGGREGATE = lazy(r"^(?:System\.)?AggregateException:")
+_DOTNET_TRACE_LINE = lazy(r"^[^\S\n]*(?:at[^\S\n]|---[^\S\n>])")
+
+
+def _dotnet_causes(lines: Sequence[str]) -> Iterator[str]:
+    """The errors of the .NET exceptions among ``lines`` that print inner ones
+    (:func:`chained_causes`): each exception and the inner ones after its `` ---> ``, on its
+    line or each on a line of its own under its message (its message's other lines between),
+    as :func:`_in_chain_order` asks them (the innermost is the signature, the outermost is
+    asked next), the last chain first; then an ``AggregateException``'s other inner
+    exceptions (`` ---> (Inner Exception #1) …<---``), in order, not the
+    ``AggregateException`` itself. Not an exception a logger printed under a record below an
+    error's level (``warn:``, ``info:``)."""
+    marks = [i for i, line in enumerate(lines) if "--->" in line][-CHAIN_LINES_READ:]
+    chains: list[tuple[int, list[str]]] = []  # (each chain's outer line, its errors)
+    ending: dict[int, list[str]] = {}  # each chain's errors by its last line
+    members: list[str] = []
+    for at in marks:
+        line = without_container_prefix(lines[at])
+        member = _DOTNET_MEMBER.match(line)
+        if member is not None:
+            listed = _DOTNET_ARROW.split(line[member.end() :])[0].strip().removesuffix("<---")
+            if _DOTNET_EXCEPTION.match(listed):
+                members.append(listed.strip())
+            continue
+        parts = [part.strip() for part in _DOTNET_ARROW.split(line)]
+        if len(parts) < 2:
+            continue  # (no exception after the arrow)
+        if parts[0]:
+            # (the outer exception and its inner ones on one line: the outer from its class,
+            # not Mono's "[ERROR] FATAL UNHANDLED EXCEPTION: "; of a long chain, its last
+            # inner ones, the root's side)
+            head = _DOTNET_EXCEPTION.search(parts[0])
+            inner = parts[1:][-CHAIN_LINES_READ:]
+            parts = [parts[0][head.start() :], *inner] if head else inner
+            chains.append((at, parts))
+            ending[at] = parts
+            continue
+        # (an inner exception on a line of its own: the exception above it, over the lines
+        # of its message, is its outer one, or the inner one before it in the chain)
+        for j in range(at - 1, max(-1, at - RECORD_LINES_READ - 1), -1):
+            above = without_container_prefix(lines[j])
+            if not above.strip() or _DOTNET_TRACE_LINE.match(above):
+                break
+            if j in ending:
+                ending[at] = ending.pop(j)
+                ending[at] += parts[1:]
+                break
+            outer = _DOTNET_EXCEPTION.search(above) if "--->" not in above else None
+            if outer is not None:  # (from its class: not "Unhandled exception. ")
+                chains.append((j, [above[outer.start() :].strip(), *parts[1:]]))
+                ending[at] = chains[-1][1]
+                break
+    levels: dict[int, str | None] = {}
+    kept = [
+        errors[1:] if _DOTNET_AGGREGATE.search(errors[0]) else errors
+        for at, errors in chains
+        if _record_level(lines, at, _own_level(lines, at, levels), levels) not in BELOW_ERROR
+    ]
+    yield from _chains_in_order(kept, named=True)
+    for listed in members:
+        error = _error_of([listed])
+        if error is not None:
+            yield error
 
 
 def _aggregated_errors(lines: Sequence[str]) -> list[str]:
