@@ -2697,6 +2697,46 @@ def test_a_pasted_pytest_report_s_own_lines_are_no_words_of_the_prompt(
     assert not any("Linux" in text or "pluggy" in text for text, _ in given), given
 
 
+def test_a_pasted_java_trace_s_thread_words_are_no_words_of_the_prompt(
+    store: MemoryStore,
+) -> None:
+    """A Java trace's first line (``Exception in thread "main" java.lang.…``) was split at
+    its exception and its thread's words were the prompt's: 'The app will not start, why?
+    Exception in thread "main' was the words query, and 'Exception in thread "main' the
+    whole words query of a trace pasted alone. They pulled a note about threads (0.51, 0.82
+    alone) and the main class (0.53) above the config note the crash asks (0.45). They are
+    left out now."""
+    for content, kind in (
+        (
+            "Uncaught exceptions in a thread other than main are logged by the default "
+            "handler and the JVM keeps running",
+            "context",
+        ),
+        ("Run the app with ./gradlew run; the main class is app.Main", "context"),
+        (
+            "The app reads its settings from /etc/app/config.properties at startup; copy "
+            "config.example.properties there in dev",
+            "context",
+        ),
+    ):
+        assert store.remember(content, kind).ok
+    crash = (
+        "Caused by: java.io.FileNotFoundException: /etc/app/config.properties (No such file "
+        "or directory)"
+    )
+    prompt = f"The app will not start, why?\n{chained_errors.JAVA_CAUSES}"
+    assert claude_code.prompt_recall_queries(prompt)[0] == [
+        ("The app will not start, why?", False),
+        (crash, True),
+    ]
+    alone = claude_code.prompt_recall_queries(chained_errors.JAVA_SUPPRESSED)[0]
+    assert alone == [("Caused by: java.net.SocketTimeoutException: Read timed out", True)]
+    given = findings(
+        claude_code.context_for("prompt-submit", {"cwd": str(store.project.root), "prompt": prompt})
+    )
+    assert [text[:40] for text, _ in given] == ["The app reads its settings from /etc/app"], given
+
+
 def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: MemoryStore) -> None:
     """qa-s60b N4: the first line of a log that reports an error was a retry's WARNING, and
     the hook read it as a person's sentence: it asked "ConnectionError: timed out" as the

@@ -23,6 +23,7 @@ from kenning.querybuild import (
     query_from_plan,
     reports_error,
     warned_errors,
+    without_runtime_words,
 )
 from kenning.safety import normalise_content
 from kenning.signatures import clean_line, extract_error_signature, line_score, looks_like_error
@@ -186,6 +187,14 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         chained_causes,
         "AggregateException: x\n"
         + " ---> (Inner Exception #1) a.BException: y<---\n" * (NOTE // 48),
+    ),
+    "a prompt's words: the JVM's thread words": (
+        without_runtime_words,
+        'Exception in thread "x" ' * (NOTE // 24) + "y",
+    ),
+    "a prompt's words: an unended thread name": (
+        without_runtime_words,
+        'Exception in thread "' + " " * NOTE + "y",
     ),
     # (gh's job and step before a CI log's lines: two tabs and the runner's time)
     "signature: a line of tabs": (extract_error_signature, "x\t" * NOTE + "y"),

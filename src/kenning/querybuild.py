@@ -1672,6 +1672,24 @@ def is_runner_boilerplate(line: str) -> bool:
     return _RUNNER_BOILERPLATE.fullmatch(text) is not None
 
 
+#: The JVM's words before an uncaught exception's class (``Exception in thread "main"
+#: java.lang.IllegalStateException: …``), which :func:`errors_in_sentence` leaves before the
+#: error it finds, its quote cut (``Exception in thread "main``). (``[^"\n]*`` stops at the
+#: next quote: linear on any line.)
+_JVM_THREAD_WORDS = lazy(r'(?<!\S)Exception[^\S\n]in[^\S\n]thread[^\S\n]"[^"\n]*"?[^\S\n]*$')
+
+
+def without_runtime_words(words: str) -> str:
+    """``words``, a prompt's before the error its line tells (:func:`errors_on_line`),
+    without the JVM's ``Exception in thread "main`` at their end: a pasted Java trace's first
+    line put them in the words query ('The app will not start, why? Exception in thread
+    "main'), where they pulled a note about threads or the main class level with the ones the
+    words ask, and were the whole words query of a trace pasted alone."""
+    if "thread" not in words:
+        return words
+    return _JVM_THREAD_WORDS.sub("", words).rstrip()
+
+
 #: What a sentence of a prompt does not hold and a pasted log's line does: a path, an option,
 #: a shell prompt, brackets, an assignment.
 _PASTED_MARK = lazy(r"[/\\=<>\[\]{}`$|]|(?:^|\s)--?\w")

@@ -338,6 +338,7 @@ def _recall_queries_of(
         query_from_plan,
         reports_error,
         without_diffs,
+        without_runtime_words,
     )
     from ..signatures import names_error, written_below_error
 
@@ -366,6 +367,7 @@ def _recall_queries_of(
         # the error query ("… fails with KeyError: 'user' when I log in"); a log's line is
         # the paste's, whole
         before, told = errors_on_line(lines[first_error])
+        before = without_runtime_words(before)  # (the JVM's 'Exception in thread "main')
         error, more = told[0], told[1:]
         # (a log's warning above the crash: the errors it tells, asked only when the
         # paste's error line names none of its own, "ERROR api: request failed")
