@@ -69,6 +69,7 @@ from .model import (
 )
 
 if TYPE_CHECKING:
+    from .backends import compat
     from .project import Project
 
 __all__ = ["Check", "DoctorReport", "expected_provenance", "held_credentials", "run_doctor"]
@@ -436,14 +437,9 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
             "point --store or KENNING_STORE at a kenning store (by default <git top "
             "level>/.kenning/memory.db); leave this file where it is",
         )
-    if version > SCHEMA_VERSION:
-        return Check(
-            "schema",
-            FAILED,
-            f"schema version {version} is newer than this kenning understands ({SCHEMA_VERSION})",
-            "upgrade kenning (the store was written by a newer version); nothing is wrong with "
-            "the file",
-        )
+    newer = _newer_schema(conn, version, tables)
+    if newer is not None and newer.status == FAILED:
+        return newer
     if version == 0:
         if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
             return _empty_schema(path)
@@ -477,10 +473,64 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
             OK,
             f"schema version {version}; the next write migrates it to {SCHEMA_VERSION}",
         )
+    if newer is not None:
+        return newer
     owed = _vacuum_owed(conn, path, tables)
     if owed is not None:
         return owed
     return Check("schema", OK, f"schema version {version}, every table present")
+
+
+def _newer_schema(conn: sqlite3.Connection, version: int, tables: set[str]) -> Check | None:
+    """For a store of a newer schema than this kenning's: failed when this kenning may not
+    read it, a warning when it reads but may not write it, ok when it does both (the
+    store's record says which: :mod:`kenning.backends.compat`); None for any other store."""
+    from .backends import compat
+    from .backends.sqlite import SCHEMA_VERSION
+
+    if version <= SCHEMA_VERSION:
+        return None
+    text = None
+    if "meta" in tables:
+        row = conn.execute(
+            "SELECT value FROM meta WHERE key = ?", (compat.COMPATIBLE_KEY,)
+        ).fetchone()
+        text = row and row[0]
+    return newer_schema_check(compat.decode(text, version), SCHEMA_VERSION)
+
+
+def newer_schema_check(record: compat.Compatible, own: int) -> Check:
+    """The schema check of a store ``record`` describes, newer than this kenning's ``own``."""
+    from .backends import compat
+
+    upgrade = "upgrade kenning (`pip install -U kenning`, or your team's way)"
+    refused = compat.too_new("the store", record, own, write=False)
+    if refused is not None:
+        return Check(
+            "schema",
+            FAILED,
+            f"schema version {record.version} is newer than this kenning understands "
+            f"({own}): a newer kenning (a teammate's) upgraded the store"
+            + (
+                f"; a kenning of schema {record.reader} or later reads it"
+                if record.reader < record.version
+                else ""
+            ),
+            f"{upgrade}; nothing is wrong with the store",
+        )
+    said = (
+        f"schema version {record.version}, newer than this kenning's ({own}): a newer kenning "
+        f"upgraded the store, and says a kenning of schema {record.reader} or later reads it"
+    )
+    if compat.too_new("the store", record, own, write=True) is not None:
+        return Check(
+            "schema",
+            WARNING,
+            f"{said}, but only one of schema {record.writer} or later writes it: this "
+            "kenning's writes are refused",
+            upgrade,
+        )
+    return Check("schema", OK, f"{said} and one of schema {record.writer} or later writes it")
 
 
 def _vacuum_owed(conn: sqlite3.Connection, path: Path, tables: set[str]) -> Check | None:

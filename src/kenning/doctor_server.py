@@ -69,6 +69,7 @@ from .doctor import (
     credentials_only,
     expected_provenance,
     held_credentials,
+    newer_schema_check,
     project_check,
     provenance_check,
     rows_check,
@@ -255,6 +256,8 @@ def _pg_schema(health: StoreHealth) -> Check:
             "restore the database from a backup; or, if only those are gone, `kenning export "
             "--group-id all -o backup.jsonl` reads out what it can for a new store",
         )
+    if health.compatible is not None:  # a newer schema this kenning reads
+        return newer_schema_check(health.compatible, SCHEMA_VERSION)
     if health.dimension is None:
         return Check(
             "schema",

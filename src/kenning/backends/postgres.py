@@ -115,6 +115,7 @@ from ..redaction import (
 )
 from ..render import escaped_line
 from ..vectors import checked_cosine
+from . import compat
 from .base import (
     BLANK_FIX,
     PROVENANCE_KEY,
@@ -405,6 +406,25 @@ MIGRATIONS: tuple[str, ...] = (
 #: that computes each row's words stays on.
 _STATISTICS_TRIGGERS = ("kenning_rows_added", "kenning_rows_removed", "kenning_rows_truncated")
 SCHEMA_VERSION = len(MIGRATIONS)
+#: What each migration asks of a kenning that opens a store it brought up (see
+#: :mod:`kenning.backends.compat`). 1 and 2 made the store; 3 and 4 added columns a writer
+#: fills (a sighting, the metadata as written: an older writer's edit would leave it
+#: stale); 5 and 7 changed how words are split, which a query's words must match; 6 and 9
+#: replaced triggers, 8 and 10 added indexes: a kenning of the schema before reads and
+#: writes such a store as before.
+MIGRATION_RAISES: tuple[compat.Raises, ...] = (
+    compat.BOTH,
+    compat.BOTH,
+    compat.WRITERS,
+    compat.WRITERS,
+    compat.BOTH,
+    compat.NEITHER,
+    compat.BOTH,
+    compat.NEITHER,
+    compat.NEITHER,
+    compat.NEITHER,
+)
+assert len(MIGRATION_RAISES) == SCHEMA_VERSION
 #: The first schema version that holds the memories table (created by the first write that
 #: knows the vectors' dimension): a store recorded at an earlier one holds no memories yet,
 #: and completing it is no upgrade of another kenning's store.
@@ -609,6 +629,9 @@ class StoreHealth:
     #: The server is a standby (a copy of a primary, which refuses every write): a fix that
     #: writes runs on the primary.
     standby: bool = False
+    #: A store of a newer schema than this kenning's (that it reads): who may read and
+    #: write it, as it records (:mod:`~kenning.backends.compat`); None for any other.
+    compatible: compat.Compatible | None = None
 
 
 @dataclass(frozen=True)
@@ -928,6 +951,15 @@ def _recorded_schema_version(conn: psycopg.Connection[Any]) -> int:
     """The last migration ``kenning_schema`` records (0: none)."""
     found = conn.execute("SELECT coalesce(max(version), 0) FROM kenning_schema")
     return int(_first(found)[0])
+
+
+def _recorded_compatible(conn: psycopg.Connection[Any], version: int) -> compat.Compatible:
+    """What a store of schema ``version`` (newer than this kenning's) asks of the kenning
+    that reads or writes it: its record in ``kenning_meta`` (:mod:`~kenning.backends.compat`)."""
+    found = conn.execute(
+        "SELECT value FROM kenning_meta WHERE key = %s", (compat.COMPATIBLE_KEY,)
+    ).fetchone()
+    return compat.decode(found and found[0], version)
 
 
 class _BoundedConnection(psycopg.Connection[Any]):
@@ -1457,12 +1489,14 @@ class PostgresBackend:
             return 0
         version = _recorded_schema_version(conn)
         if version > SCHEMA_VERSION:
-            raise SchemaTooNew(
-                f"the store in {self.location} has schema version {version}, newer than "
-                f"this kenning understands ({SCHEMA_VERSION}); upgrade kenning",
-                version,
+            refused = compat.too_new(
+                f"the store in {self.location}",
+                _recorded_compatible(conn, version),
                 SCHEMA_VERSION,
+                write=False,
             )
+            if refused:
+                raise SchemaTooNew(f"{refused}; upgrade kenning", version, SCHEMA_VERSION)
         return version
 
     def _has_schema_table(self, conn: psycopg.Connection[Any]) -> bool:
@@ -1544,7 +1578,8 @@ class PostgresBackend:
 
     def _migrate(self, conn: psycopg.Connection[Any], dimension: int | None) -> None:
         current = self._schema_version(conn)
-        if current == SCHEMA_VERSION:  # nothing to do: no DDL (a role may not have the right)
+        if current >= SCHEMA_VERSION:  # nothing to do: no DDL (a role may not have the right)
+            # (a newer schema this kenning still reads; its writes check their own)
             self._set_schema(current)
             return
         before = self._run_migrations(conn, dimension)
@@ -1579,11 +1614,8 @@ class PostgresBackend:
                 "version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
             )
             version = _recorded_schema_version(conn)
-            if version > SCHEMA_VERSION:
-                raise StoreCorrupted(
-                    f"the store in {self.location} has schema version {version}, newer than "
-                    f"this kenning understands ({SCHEMA_VERSION}); upgrade kenning"
-                )
+            if version >= SCHEMA_VERSION:  # another process migrated it meanwhile
+                return version
             found = version
             for number in range(version, SCHEMA_VERSION):
                 script = MIGRATIONS[number]
@@ -1613,6 +1645,17 @@ class PostgresBackend:
                         "--store or KENNING_STORE at a database of its own (or a new one)"
                     ) from None
                 conn.execute("INSERT INTO kenning_schema (version) VALUES (%s)", (number + 1,))
+            reached = _recorded_schema_version(conn)
+            if reached > version:
+                # who may still read and write it, in the migration's own transaction
+                conn.execute(
+                    "INSERT INTO kenning_meta (key, value) VALUES (%s, %s) "
+                    "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                    (
+                        compat.COMPATIBLE_KEY,
+                        compat.encode(compat.compatible_at(MIGRATION_RAISES, reached)),
+                    ),
+                )
         return found
 
     def _use_word_collation(self, conn: psycopg.Connection[Any]) -> None:
@@ -1895,13 +1938,23 @@ class PostgresBackend:
         while this process ran) may have migrated the store since it was opened, and rows
         written by code that does not know that schema could be incomplete or damaged."""
         version = _recorded_schema_version(conn)
-        if version > SCHEMA_VERSION:
-            raise StoreCorrupted(
-                f"the store in {self.location} has schema version {version}, newer than "
-                f"this kenning understands ({SCHEMA_VERSION}): a newer kenning migrated it "
-                "since this process opened it; nothing was written. Upgrade kenning and restart "
-                "this process (the MCP server, `kenning ui`)"
-            )
+        if version <= SCHEMA_VERSION:
+            return
+        refused = compat.too_new(
+            f"the store in {self.location}",
+            _recorded_compatible(conn, version),
+            SCHEMA_VERSION,
+            write=True,
+        )
+        if refused is None:  # a newer schema this kenning still writes
+            return
+        if version == self._schema:  # as it was when this process opened it
+            raise StoreCorrupted(f"{refused}; nothing was written. Upgrade kenning")
+        raise StoreCorrupted(
+            f"{refused}: a newer kenning migrated it since this process opened it; nothing "
+            "was written. Upgrade kenning and restart this process (the MCP server, "
+            "`kenning ui`)"
+        )
 
     @contextmanager
     def _turn_to_write(self, deadline: float) -> Iterator[None]:
@@ -2256,7 +2309,8 @@ class PostgresBackend:
                 hnsw = self._hnsw_state(conn)
                 rows = int(_first(conn.execute("SELECT count(*) FROM kenning_memories"))[0])
             standby = bool(_first(conn.execute("SELECT pg_is_in_recovery()"))[0])
-        return StoreHealth(version, tuple(missing), dimension, hnsw, rows, standby)
+            newer = _recorded_compatible(conn, version) if version > SCHEMA_VERSION else None
+        return StoreHealth(version, tuple(missing), dimension, hnsw, rows, standby, newer)
 
     @staticmethod
     def _build_hnsw(conn: psycopg.Connection[Any]) -> None:

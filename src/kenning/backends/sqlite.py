@@ -51,7 +51,7 @@ from ..model import Memory, Provenance, parse_timestamp
 from ..project import STORE_FILENAME
 from ..protocol import MAX_SEEN_COUNT
 from ..vectors import bad_rows, checked_cosine, vector_problem
-from . import annindex
+from . import annindex, compat
 from .annindex import AnnFile, AnnView
 from .base import (
     PROVENANCE_KEY,
@@ -176,6 +176,19 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+#: What each migration asks of a kenning that opens a store it brought up (see
+#: :mod:`kenning.backends.compat`): 1 made the store; 2–5 added indexes, a derived table
+#: and triggers; 6 added columns with defaults, but a writer must delete with
+#: secure_delete on (and record sightings), so only a kenning of 6 or later writes it.
+MIGRATION_RAISES: tuple[compat.Raises, ...] = (
+    compat.BOTH,
+    compat.NEITHER,
+    compat.NEITHER,
+    compat.NEITHER,
+    compat.NEITHER,
+    compat.WRITERS,
+)
+assert len(MIGRATION_RAISES) == SCHEMA_VERSION
 #: The first schema version written with secure_delete on: a store older than this is
 #: VACUUMed when it is migrated, so no text of a deleted row survives in its free pages.
 SECURE_DELETE_SINCE = 6
@@ -816,6 +829,7 @@ class SQLiteBackend:
                 str(r[0])
                 for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             }
+            newer = self._compatible(version) if version > SCHEMA_VERSION else None
         finally:
             _end_if_open(conn, "COMMIT")
         if tables and not tables & set(STORE_TABLES):
@@ -825,11 +839,9 @@ class SQLiteBackend:
                 f"{shown}); kenning leaves it as it is. Point --store or KENNING_STORE at a "
                 "kenning store (by default <git top level>/.kenning/memory.db)"
             )
-        if version > SCHEMA_VERSION:
-            raise StoreCorrupted(
-                f"{self.path} has schema version {version}, newer than this kenning understands "
-                f"({SCHEMA_VERSION}); upgrade kenning, or export it with the newer version"
-            )
+        refused = newer and compat.too_new(str(self.path), newer, SCHEMA_VERSION, write=False)
+        if refused:
+            raise StoreCorrupted(f"{refused}; upgrade kenning, or export it with the newer version")
         if version == 0:
             if tables:
                 raise StoreCorrupted(
@@ -865,6 +877,15 @@ class SQLiteBackend:
                 for statement in _statements(MIGRATIONS[number]):
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {number + 1}")
+            if version < SCHEMA_VERSION:
+                # who may still read and write it, in the migration's own transaction
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                    (
+                        compat.COMPATIBLE_KEY,
+                        compat.encode(compat.compatible_at(MIGRATION_RAISES, SCHEMA_VERSION)),
+                    ),
+                )
             if 0 < version < SECURE_DELETE_SINCE:
                 # Rewrite the file once: pages freed before secure_delete was on may still
                 # hold text of deleted rows. Owed from this commit on: a process killed
@@ -892,7 +913,7 @@ class SQLiteBackend:
             raise
         finally:
             self._lock.release()  # taken by _begin_write
-        self._schema = SCHEMA_VERSION
+        self._schema = max(int(version), SCHEMA_VERSION)
         self._vacuum_if_owed()
 
     def _vacuum_if_owed(self) -> None:
@@ -989,13 +1010,31 @@ class SQLiteBackend:
         it was opened (one installed while an MCP server or the web page ran), and rows
         written by code that does not know that schema could be incomplete or damaged."""
         version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
-        if version > SCHEMA_VERSION:
-            raise StoreCorrupted(
-                f"{self.path} has schema version {version}, newer than this kenning understands "
-                f"({SCHEMA_VERSION}): a newer kenning migrated it since this process opened it; "
-                "nothing was written. Restart this process (the MCP server, `kenning ui`) with "
-                "the newer kenning"
-            )
+        if version <= SCHEMA_VERSION:
+            return
+        refused = compat.too_new(
+            str(self.path), self._compatible(version), SCHEMA_VERSION, write=True
+        )
+        if refused is None:  # a newer schema this kenning still writes
+            return
+        if version == self._schema:  # as it was when this process opened it
+            raise StoreCorrupted(f"{refused}; nothing was written. Upgrade kenning")
+        raise StoreCorrupted(
+            f"{refused}: a newer kenning migrated it since this process opened it; "
+            "nothing was written. Restart this process (the MCP server, `kenning ui`) with "
+            "the newer kenning"
+        )
+
+    def _compatible(self, version: int) -> compat.Compatible:
+        """What the store (of schema ``version``, newer than this kenning's) asks of the
+        kenning that reads or writes it: its record (:mod:`~kenning.backends.compat`)."""
+        try:
+            row = self._conn.execute(
+                "SELECT value FROM meta WHERE key = ?", (compat.COMPATIBLE_KEY,)
+            ).fetchone()
+        except sqlite3.OperationalError:  # no meta table: no record
+            row = None
+        return compat.decode(row and row[0], version)
 
     def _refuse_replaced(self) -> None:
         """Inside the write transaction: the file this connection has open is still the one
