@@ -276,3 +276,38 @@ def test_an_upgrade_writes_the_record_with_its_migrations(project: Path, pg_url:
     assert compat.decode(_record(pg_url), pg.SCHEMA_VERSION) == compat.compatible_at(
         pg.MIGRATION_RAISES, pg.SCHEMA_VERSION
     )
+
+
+def test_the_prompt_hook_reads_a_newer_store_it_may_read(project: Path, location: str) -> None:
+    """The hooks went silent on every newer store (the refusal on stderr, no context): a
+    store whose record lets this kenning read it gives the hook its context."""
+    from tests.test_hooks import context_of, run_hook
+
+    _remembered(project, location)
+    own = _own_version(location)
+    _newer(location, own, own + 1)
+    prompt = {"hook_event_name": "UserPromptSubmit", "prompt": "When do deploys happen? Tuesdays?"}
+    proc = run_hook(
+        "prompt-submit",
+        json.dumps({**prompt, "cwd": str(project)}).encode(),
+        project,
+        env={"KENNING_STORE": location},
+    )
+    assert NOTE in context_of(proc, "UserPromptSubmit"), proc.stderr
+
+
+def test_a_failed_upgrade_leaves_neither_the_new_version_nor_the_record(project: Path) -> None:
+    """The record is written in the migration's transaction: an upgrade that fails (here:
+    migration 6 finds its columns there already) leaves the old version and no record."""
+    location = str(project / ".kenning" / "memory.db")
+    _remembered(project, location)
+    with contextlib.closing(sqlite3.connect(location)) as conn:
+        conn.execute("PRAGMA user_version = 5")
+        conn.execute("DELETE FROM meta WHERE key = ?", (compat.COMPATIBLE_KEY,))
+        conn.commit()
+    code, said = _cli(project, location, "remember", "--type", "rule", "Ship on Fridays never")
+    assert code != 0, said
+    with contextlib.closing(sqlite3.connect(location)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+    assert _record(location) is None
+    assert _count(location) == 1
