@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kenning import protocol
+from kenning import protocol, search
 
 from .cli_runner import run_cli
 
@@ -46,6 +46,7 @@ def _numbers_after(text: str, pattern: str) -> list[float]:
         ),
         (r"`--limit` \(default (\d+)\)", protocol.SEARCH_DEFAULT_LIMIT),
         (r"dedup threshold \((0\.\d+)\)", protocol.DEDUP_THRESHOLD),
+        (r"or one that scores (0\.\d+), or the project's recall", search.FALLBACK_LOOSE_FLOOR),
     ],
 )
 def test_readme_states_the_constants(pattern: str, expected: float) -> None:

@@ -32,6 +32,7 @@ from kenning.errors import (
 )
 from kenning.migrate import BATCH as MIGRATE_BATCH
 from kenning.model import COLLECTIONS, DEDUP_CHECK_FAILED, NEAR_DUPLICATE, REJECTED, STORED
+from kenning.querybuild import error_recall_queries
 from kenning.redaction import redact_secrets
 from kenning.reembed import reembed
 from kenning.safety import normalise_content
@@ -1889,6 +1890,61 @@ def test_a_cause_s_exact_fix_the_crash_finds_loosely_is_held_by_its_exact_match(
     both = store.recall(chained_errors.DIRECT_CAUSE)
     assert [h.memory.content for h in both.hits][:1] == [fix], both.hits
     assert both.hits[0].match == "fingerprint", both.hits
+
+
+#: rustc's explanation of E0463 (``rustc --explain E0463``, its first sections), and one of
+#: yellow's ERROR-FIX entries (../shared/eval): loose matches of a chain's causes
+E0463_EXPLANATION = (
+    "A crate was declared but cannot be found.\nA crate was declared but cannot be found.\n\n"
+    "Erroneous code example:\n\n```\nextern crate foo; // error: can't find crate\n```\n\n"
+    "You need to link your code to the relevant crate in order to be able to use it\n(through "
+    "Cargo or the `-L` option of rustc, for example).\n\n## Common causes\n\n- The crate is "
+    "not present at all. If using Cargo, add it to `[dependencies]`\n  in Cargo.toml.\n- The "
+    "crate is present, but under a different name. If using Cargo, look for\n  `package = ` "
+    "under `[dependencies]` in Cargo.toml."
+)
+CODEX_FLAGS_FIX = (
+    "ERROR-FIX: error: unexpected argument '-a' found | FIX: Replace `-a`/`-s` with `-c "
+    "key=value` config overrides scoped to the subcommand, on every Codex invocation site: "
+    '```bash # exec review (read-only, ephemeral) codex exec review \\ --base "$BASE_REF" '
+    "\\ -c 'approval_policy=\"never\"' \\ -c 'sandbox_mode=\"read-only\"' \\ -c "
+    "'mcp_servers={}' \\ --ephemeral \\ --json \\ -m \"${CODEX_MODEL:-gpt-5.4}\" \\ -o "
+    '"$OUTPUT_FILE" ``` | SOURCE: docs/solutions/integration-issues/codex-cli-exec-review-'
+    "flags-rejected-0140.md — codex exec/exec review reject -a/-s flags on codex-cli 0.140.0, "
+    "exit 2 misreads as auth"
+)
+
+
+def test_a_fallback_s_loose_hit_needs_the_fallback_floor(store: MemoryStore) -> None:
+    """A chain's causes, asked as fallbacks, pulled notes about other things at the generic
+    floor (0.5): cargo's context ``failed to read `…/Cargo.toml``` rustc's E0463 explanation
+    (a crate not found, 0.65), Node's middle cause ``Error: could not read the config`` a
+    codex CLI fix (0.59). A fallback's hit that is no exact match of its error needs
+    FALLBACK_LOOSE_FLOOR (0.70); a note about the cause in its error's words is still given
+    after the crash's hits (0.99), and the crash's own queries' hits are unchanged."""
+    from kenning.search import FALLBACK_LOOSE_FLOOR
+
+    assert store.remember(E0463_EXPLANATION, "error_fix").ok
+    assert store.remember(CODEX_FLAGS_FIX, "error_fix").ok
+    for chained in (chained_errors.CARGO_CAUSES, chained_errors.NODE_OWN_CAUSES):
+        queries, fallbacks = error_recall_queries(chained)
+        assert fallbacks, chained
+        lead = store.recall_many(queries)
+        given = store.recall_many(queries, fallbacks=fallbacks)
+        assert given.hits == lead.hits, (given.hits, lead.hits)
+        # (each note is a loose hit of a fallback, between the two floors)
+        loose = [hit for fallback in fallbacks for hit in store.recall_many([fallback]).hits]
+        assert any(h.score >= store.settings.recall_floor for h in loose), loose
+        assert all(h.match != "fingerprint" and h.score < FALLBACK_LOOSE_FLOOR for h in loose)
+    cause = (
+        "psycopg2.OperationalError: connection to server at db, port 5432 failed: Connection "
+        "refused means the db container is down; start it with docker compose up -d db"
+    )
+    assert store.remember(cause, "context").ok
+    result = store.recall(chained_errors.DIRECT_CAUSE)
+    assert result.query == "RuntimeError: could not start the app", result
+    assert [h.memory.content for h in result.hits][-1:] == [cause], result.hits
+    assert result.hits[-1].match == "hybrid" and result.hits[-1].score >= 0.95, result.hits
 
 
 def test_a_fallback_s_hit_past_the_budget_cuts_nothing(store: MemoryStore) -> None:

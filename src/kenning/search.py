@@ -332,6 +332,21 @@ FINGERPRINT_SCORE = 0.95
 #: this one's, though its words are almost the query's (the cosine of two such lines is
 #: 0.90-0.98).
 ANOTHER_CODE_SCORE = 0.3
+#: A fallback's hit (:meth:`~kenning.store.MemoryStore.recall_many`: a chain's cause, a
+#: warning's error) that is no exact match of its error is given only from this score (or the
+#: project's recall floor, if higher): the loose matches of a chain's causes scored below it,
+#: a note about the cause in words of its error above (0.99, test_store). Calibrated with
+#: MiniLM on one store of the eval data (yellow's 37 ERROR-FIX entries, rust's 518
+#: explanations, ruff's 973 rules, stored as bench.quality stores them): the 21 chained
+#: outputs of tests/chained_errors.py had 5 such hits at 0.5 or more, none wanted (Node's
+#: 'could not read the config' -> a codex fix 0.58, cargo's 'failed to read …/Cargo.toml' ->
+#: E0463 0.65, KeyError: 'user' -> ruff's G101 0.57, a JSONDecodeError -> COM818 0.53, an
+#: int() ValueError -> RUF048 0.76); the error lines of yellow's 37 raw logs
+#: (bench/data/yellow_queries.jsonl), each asked alone as a fallback is, found their own
+#: entry loosely 15 times at 0.5 or more and another entry 15 times, the highest wrong at
+#: 0.65; from 0.70, 8 right and 0 wrong (0.60: 12 and 1, 0.65: 10 and 1). 0.70 is the lowest
+#: step of 0.05 above all of yellow's wrong ones and 4 of the chains' 5 (RUF048 stays).
+FALLBACK_LOOSE_FLOOR = 0.70
 #: What a fingerprint keeps of an error besides its words: a number that stands alone (an
 #: exit code, a status, an assert's value; not digits glued to a word, a host's ``web1`` or a
 #: replica's ``worker2``, which are names), and a quoted name (every other quoted name is
@@ -756,6 +771,14 @@ def _another_code(query_fingerprint: str, entry_fingerprint: object) -> bool:
         return False
     differ = set(_kept_values(query_fingerprint)) ^ set(_kept_values(entry_fingerprint))
     return all(value.isdigit() for value in differ)
+
+
+def fallback_hit_given(result: SearchResult, recall_floor: float) -> bool:
+    """Whether a fallback's hit is given: an exact match of its error, or one that scores
+    :data:`FALLBACK_LOOSE_FLOOR` (``recall_floor``, the project's, when higher)."""
+    return result.match == "fingerprint" or result.semantic >= max(
+        recall_floor, FALLBACK_LOOSE_FLOOR
+    )
 
 
 def held_for(candidate: Candidate, fingerprints: Sequence[str]) -> float:

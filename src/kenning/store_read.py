@@ -42,6 +42,7 @@ from .search import (
     check_limit,
     check_whole_number,
     expansion_reason,
+    fallback_hit_given,
     held_for,
     hybrid_candidates,
     lexical_idfs,
@@ -483,12 +484,12 @@ class StoreReads(StoreFreshness):
         ``fallbacks``, pairs as ``queries`` (at most :data:`MOST_FALLBACKS`; a pasted log's
         are the causes its chain prints and the errors its warnings name above its crash,
         :func:`~kenning.querybuild.fallbacks_of_pasted_error`): the queries' best hit keeps the
-        first place, and a fallback's hit (an exact match of its error, or one that scores the
-        generic floor) competes with the queries' other hits for the places after it: the
-        cause's fix after the crash's, never in its place. A best hit that is no exact match
-        competes too when a fallback's is one (another error's fix, close to the crash's
-        words, does not lead the cause's exact fix), and a memory the queries found loosely
-        that a fallback matches exactly is held by that match."""
+        first place, and a fallback's hit (an exact match of its error, or one that scores
+        :data:`~kenning.search.FALLBACK_LOOSE_FLOOR`) competes with the queries' other hits
+        for the places after it: the cause's fix after the crash's, never in its place. A best
+        hit that is no exact match competes too when a fallback's is one (another error's fix,
+        close to the crash's words, does not lead the cause's exact fix), and a memory the
+        queries found loosely that a fallback matches exactly is held by that match."""
         from .freshness import best_fresh_first
         from .querybuild import (
             fallbacks_of_pasted_error,
@@ -530,14 +531,13 @@ class StoreReads(StoreFreshness):
         guessed: set[str] = set()  # the memories only a fallback found
         if fallbacks and keep > len(hits[:1]):
             more = self._held_candidates(fallbacks, top_k, filters, settings, held.fingerprints)
-            # a fallback's hit is a guess: only an exact match of its error, or one as close
-            # as a note must be to any query, is one (its error floor let in the fixes of
-            # other errors that share a word or two with it, qa-s62 F4)
+            # a fallback's hit is a guess: an exact match of its error, or one as close as a
+            # note about it is (qa-s62 F4: its error floor let in other errors' fixes; the
+            # generic floor, for a chain's causes, other errors' fixes and rules at 0.53-0.65)
             found = [
                 r
                 for memory_id, r in more.best.items()
-                if memory_id not in held.best
-                and (r.match == "fingerprint" or r.semantic >= settings.recall_floor)
+                if memory_id not in held.best and fallback_hit_given(r, settings.recall_floor)
             ]
             # a memory the queries found loosely that a fallback matches exactly (a chain's
             # cause's fix, which the crash's words are close to) is held by that match
