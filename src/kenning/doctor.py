@@ -13,7 +13,9 @@ Checks, in order (a check whose precondition failed is ``skipped``):
 * ``schema`` — ``PRAGMA user_version`` is one this kenning understands, and the tables and
   columns of the embedded store are all there; a ``warning`` when the one-time rewrite
   (VACUUM) an upgrade from an older kenning owes has not run yet (a write runs it once the
-  disk has room for it), with the room it needs.
+  disk has room for it), with the room it needs; a ``warning`` too when the one-time update
+  of the error fingerprints an older kenning stored waits for room (a write does it once
+  the disk has the room), with the room it needs.
 * ``integrity`` — ``PRAGMA integrity_check``.
 * ``provenance`` — the store is stamped (when it holds memories), the stamp is readable, no
   ``kenning reembed`` is half done, and the stamp matches the current embedder's provenance
@@ -475,7 +477,7 @@ def _schema(conn: sqlite3.Connection, path: Path) -> Check:
         )
     if newer is not None:
         return newer
-    owed = _vacuum_owed(conn, path, tables)
+    owed = _vacuum_owed(conn, path, tables) or _fingerprints_owed(conn, path, tables)
     if owed is not None:
         return owed
     return Check("schema", OK, f"schema version {version}, every table present")
@@ -531,6 +533,40 @@ def newer_schema_check(record: compat.Compatible, own: int) -> Check:
             upgrade,
         )
     return Check("schema", OK, f"{said} and one of schema {record.writer} or later writes it")
+
+
+def _fingerprints_owed(conn: sqlite3.Connection, path: Path, tables: set[str]) -> Check | None:
+    """A warning when the error fingerprints an older kenning stored wait for room to be
+    brought up to this kenning's rules: a write does it only once the disk has the room
+    (it says so once), and an error's exact match misses those entries meanwhile. Read only
+    while the store records older rules (until the first write of this kenning)."""
+    from .backends.sqlite import room_said, update_needs
+    from .fingerprint_renewal import FINGERPRINT_RULES_KEY, rules_version, stale_as_stored
+    from .fingerprints import RULES_VERSION
+
+    if "meta" not in tables:
+        return None
+    recorded = conn.execute("SELECT value FROM meta WHERE key = ?", (FINGERPRINT_RULES_KEY,))
+    row = recorded.fetchone()
+    if rules_version(None if row is None else str(row[0])) >= RULES_VERSION:
+        return None
+    stale = [
+        str(i)
+        for i, content, metadata in conn.execute("SELECT id, content, metadata FROM memories")
+        if stale_as_stored(content, metadata)
+    ]
+    short = room_said(update_needs(conn, path, stale)) if stale else None
+    if short is None:
+        return None  # none to change, or the next write has the room to
+    return Check(
+        "schema",
+        WARNING,
+        f"the error fingerprints of {len(stale)} entries in {path}, stored by an older "
+        "kenning, are owed a one-time update to this kenning's rules, which waits for room "
+        f"({short}): an error's exact match misses those entries until then",
+        "free some space on that disk; the next kenning command that writes (a remember) "
+        "then does it",
+    )
 
 
 def _vacuum_owed(conn: sqlite3.Connection, path: Path, tables: set[str]) -> Check | None:

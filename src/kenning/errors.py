@@ -170,6 +170,10 @@ class StoreWriteFailed(KenningError):
     the same write can be tried again once the disk or that process allows it."""
 
 
+class DiskFull(StoreWriteFailed):
+    """The disk holding the store had no room for the write (SQLite's SQLITE_FULL)."""
+
+
 class ProvenanceMismatch(KenningError):
     """The store was embedded with another model; mixing vectors is refused."""
 

@@ -466,7 +466,7 @@ def _carry_fingerprint_rules(source: Backend, target: Backend) -> None:
     write of a kenning of newer rules brings the copied entries up to them
     (:meth:`~kenning.store.MemoryStore.renew_fingerprints`), where the target's own record
     would have said they already were."""
-    from .store_write import FINGERPRINT_RULES_KEY, rules_version
+    from .fingerprint_renewal import FINGERPRINT_RULES_KEY, rules_version
 
     copied = rules_version(source.get_meta(FINGERPRINT_RULES_KEY))
     with target.exclusive():

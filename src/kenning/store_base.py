@@ -199,9 +199,6 @@ class StoreBase:
         self._lexical_worker: ThreadPoolExecutor | None = None
         self._worker_forks = forks_so_far()
         self._worker_lock = threading.Lock()
-        #: The store's fingerprints are known to be under this kenning's rules or newer ones
-        #: (the recorded version only rises): no write of this process checks them again.
-        self._fingerprints_current = False
         renew_after_fork(self)
         #: Check on every read whether the files memories name changed (``stale``); off
         #: only to measure what the check costs.

@@ -21,6 +21,7 @@ from .errors import (
     UnknownMemoryError,
     UserInputError,
 )
+from .fingerprint_renewal import renewed_fingerprint
 from .model import (
     DEDUP_CHECK_FAILED,
     NEAR_DUPLICATE,
@@ -48,7 +49,6 @@ from .store_write import (
     NewMemory,
     StoreWrites,
     _refusal_reason,
-    _renewed_fingerprint,
     check_metadata_argument,
 )
 
@@ -529,7 +529,7 @@ class StoreCuration(StoreWrites):
                 memory = dataclasses.replace(r.memory, group_id=target)
                 # judged as remember judges a new note: its error fingerprint under the
                 # rules now (the one stored with it may be an older kenning's)
-                renewed = _renewed_fingerprint(memory)
+                renewed = renewed_fingerprint(memory)
                 judged = (
                     memory if renewed is None else dataclasses.replace(memory, metadata=renewed)
                 )

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Any, cast
 
 import numpy as np
@@ -18,6 +19,10 @@ import numpy as np
 from . import protocol
 from .backends.base import Filters, MemoryRecord, skip_unsaid
 from .errors import ContentError, EditConflict, KenningError, UserInputError
+from .fingerprint_renewal import (
+    FINGERPRINT_RULES_KEY,
+    FingerprintRenewal,
+)
 from .model import (
     DEDUP_CHECK_FAILED,
     EDITED_AT,
@@ -129,37 +134,6 @@ class PreparedMemory:
     #: True when the note came with its id (an import): a memory stored under that id
     #: meanwhile is the same memory, never replaced (a new id is unique by construction).
     id_given: bool = False
-
-
-#: The version of the fingerprint rules (:data:`kenning.fingerprints.RULES_VERSION`) the
-#: stored error fingerprints were last brought up to: meta key (none: written before any).
-FINGERPRINT_RULES_KEY = "kenning:fingerprint_rules"
-
-
-def rules_version(recorded: str | None) -> int:
-    """The rules version a store records; 0 for none, or for a value that is no version
-    (written by hand: the fingerprints are checked again)."""
-    try:
-        return int(recorded) if recorded is not None else 0
-    except ValueError:
-        return 0
-
-
-def _renewed_fingerprint(memory: Memory) -> dict[str, Any] | None:
-    """``memory``'s metadata with its error fingerprint under this kenning's rules, or None
-    when the stored one already is (only that key changes)."""
-    now = _fingerprint_now(memory)
-    if memory.metadata.get("error_fingerprint") == now:
-        return None
-    if now is None and "error_fingerprint" not in memory.metadata:
-        return None
-    metadata = dict(memory.metadata)
-    if now is None:
-        # no longer one (its signature is all masks now): a stale one would claim a match
-        del metadata["error_fingerprint"]
-    else:
-        metadata["error_fingerprint"] = now
-    return metadata
 
 
 def _add_counts(total: dict[str, int], more: Mapping[str, int]) -> None:
@@ -519,34 +493,17 @@ class StoreWrites(StoreReads):
         also came up as one of the query's dense or lexical candidates. A store a newer
         kenning brought up to its rules is left as it is. Only ``metadata.error_fingerprint``
         changes (content, ids, timestamps and vectors stay), in one transaction: a failure
-        leaves the store as it was. The number of entries changed."""
-        from .fingerprints import RULES_VERSION
+        leaves the store as it was. On a disk without the room it needs it waits (said once),
+        and one that fails for lack of room leaves no grown WAL
+        (:class:`~kenning.fingerprint_renewal.FingerprintRenewal`). The number of entries
+        changed."""
+        return self._renewal.renew(self.backend)
 
-        if self._fingerprints_current:
-            return 0
-        if rules_version(self.backend.get_meta(FINGERPRINT_RULES_KEY)) >= RULES_VERSION:
-            self._fingerprints_current = True
-            return 0
-        # the scan reads without the write lock (other processes' writes go on); what it
-        # found is read again under the lock, where no edit can come between
-        stale = [
-            r.memory.id
-            for r in self.backend.iterate(Filters())
-            if _renewed_fingerprint(r.memory) is not None
-        ]
-        with self.backend.exclusive():
-            if rules_version(self.backend.get_meta(FINGERPRINT_RULES_KEY)) >= RULES_VERSION:
-                changes = []  # another process did it meanwhile
-            else:
-                changes = [
-                    (m.id, metadata)
-                    for m in self.backend.get(stale)
-                    if (metadata := _renewed_fingerprint(m)) is not None
-                ]
-                self.backend.update_metadata(changes)
-                self.backend.set_meta(FINGERPRINT_RULES_KEY, str(RULES_VERSION))
-        self._fingerprints_current = True
-        return len(changes)
+    @cached_property
+    def _renewal(self) -> FingerprintRenewal:
+        """This store's renewal of the fingerprints: done (no write of this process checks
+        them again), or waiting for room."""
+        return FingerprintRenewal()
 
     def _record_rules_if_empty(self) -> None:
         """Under the write lock of a write's first batch, until the store's rules are known
@@ -562,19 +519,6 @@ class StoreWrites(StoreReads):
         recorded = self.backend.get_meta(FINGERPRINT_RULES_KEY)
         if recorded is None and self.backend.count(Filters()) == 0:
             self.backend.set_meta(FINGERPRINT_RULES_KEY, str(RULES_VERSION))
-
-    def _renew_fingerprints_after_write(self) -> None:
-        """:meth:`renew_fingerprints` after a write: a failure is said, and never fails the
-        write (the read path still finds an older entry among its candidates)."""
-        try:
-            self.renew_fingerprints()
-        except Exception as exc:
-            log.warning(
-                "kenning: the error fingerprints in %s could not be brought up to this "
-                "kenning's rules (%s); nothing was changed, and the next write tries again",
-                self.backend.location,
-                exc,
-            )
 
     def remember_prepared(
         self,
@@ -658,7 +602,7 @@ class StoreWrites(StoreReads):
         if prepared:
             # a kenning's first write to a store brings its older entries' fingerprints up
             # to its rules (once: the rules are recorded in the store)
-            self._renew_fingerprints_after_write()
+            self._renewal.after_write(self.backend)
         self._redact_merged_into(holding_secrets)
 
     def _redact_merged_into(self, memories: Sequence[Memory]) -> None:
@@ -687,7 +631,7 @@ class StoreWrites(StoreReads):
                 # a new store, since this batch's vectors were made refuses them here (the
                 # check before embedding could not see it; the store would mix two models)
                 self._check_provenance(stamp=True)
-                if first and not self._fingerprints_current:
+                if first and not self._renewal.current:
                     self._record_rules_if_empty()
                 # An import checked its ids before this transaction; one written since (by
                 # another import of the same backup) is kept, not replaced by this one.

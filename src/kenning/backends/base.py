@@ -16,6 +16,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
@@ -552,6 +553,32 @@ class KnowsItIsReadOnly(Protocol):
 
     def check_writable(self) -> None:
         """Raise the error a write would meet when the store is read-only; else nothing."""
+        ...
+
+
+@runtime_checkable
+class NeedsRoomToRewrite(Protocol):
+    """A backend on a disk kenning can look at (SQLite), where a one-time update of many
+    rows (the renewal of the error fingerprints an older kenning stored) needs room beside
+    the store: every page it changes goes into the WAL before it commits. The room is looked
+    at before it runs, and one that fails for lack of room leaves no grown WAL."""
+
+    def room_to_update(self, ids: Sequence[str], *, failed: bool = False) -> Mapping[Path, int]:
+        """The room (bytes, by the folder whose disk it is on) that changing a field of each
+        memory of ``ids`` in one transaction needs. ``failed``: such an update just failed
+        for lack of room (:class:`~kenning.errors.DiskFull`), so it needs more than each
+        disk has now, whatever the reckoning said."""
+        ...
+
+    def short_of_room(self, needs: Mapping[Path, int]) -> str | None:
+        """None when each disk of ``needs`` has its room now; else what it needs and has,
+        as said (``it needs about 11 MiB free on the disk holding …, which has 8 MiB``)."""
+        ...
+
+    def checkpoint(self) -> None:
+        """Empty the WAL of what is committed (without waiting for a reader), before such an
+        update: one that fails then leaves a WAL of its own frames only, which the rollback's
+        checkpoint drops without writing to the full disk."""
         ...
 
 

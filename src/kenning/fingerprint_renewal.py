@@ -1,0 +1,177 @@
+"""The one-time renewal of the error fingerprints an older kenning stored, which a write of
+:class:`~kenning.store.MemoryStore` runs (:meth:`~kenning.store.MemoryStore.renew_fingerprints`):
+each entry's ``metadata.error_fingerprint`` brought up to this kenning's rules, once per
+version of the rules (recorded in the store). On a store on a disk (SQLite) it runs only
+when the disk has the room it needs, and one that fails for lack of room leaves no grown
+WAL (qaup F1).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .backends.base import Backend, Filters, NeedsRoomToRewrite
+from .errors import DiskFull
+from .model import Memory
+from .store_read import _fingerprint_now
+
+log = logging.getLogger("kenning")
+
+#: The version of the fingerprint rules (:data:`kenning.fingerprints.RULES_VERSION`) the
+#: stored error fingerprints were last brought up to: meta key (none: written before any).
+FINGERPRINT_RULES_KEY = "kenning:fingerprint_rules"
+
+
+def rules_version(recorded: str | None) -> int:
+    """The rules version a store records; 0 for none, or for a value that is no version
+    (written by hand: the fingerprints are checked again)."""
+    try:
+        return int(recorded) if recorded is not None else 0
+    except ValueError:
+        return 0
+
+
+def renewed_fingerprint(memory: Memory) -> dict[str, Any] | None:
+    """``memory``'s metadata with its error fingerprint under this kenning's rules, or None
+    when the stored one already is (only that key changes)."""
+    now = _fingerprint_now(memory)
+    if memory.metadata.get("error_fingerprint") == now:
+        return None
+    if now is None and "error_fingerprint" not in memory.metadata:
+        return None
+    metadata = dict(memory.metadata)
+    if now is None:
+        # no longer one (its signature is all masks now): a stale one would claim a match
+        del metadata["error_fingerprint"]
+    else:
+        metadata["error_fingerprint"] = now
+    return metadata
+
+
+def stale_as_stored(content: object, metadata: object) -> bool:
+    """Whether a row read as stored (``metadata`` its JSON text) holds a fingerprint that
+    is not this kenning's rules' (:func:`renewed_fingerprint` would change it); a field
+    that does not decode is no such row (doctor's rows check names it)."""
+    from .store_read import _error_fingerprint_of
+
+    try:
+        found = json.loads(metadata) if isinstance(metadata, str) else None
+    except ValueError:
+        return False
+    if not isinstance(found, dict) or not isinstance(content, str):
+        return False
+    now = _error_fingerprint_of(content)
+    return found.get("error_fingerprint") != now and (
+        now is not None or "error_fingerprint" in found
+    )
+
+
+def stale_fingerprints(backend: Backend) -> list[str]:
+    """The ids of the entries whose stored fingerprint is not this kenning's rules' (read
+    without the write lock)."""
+    return [
+        r.memory.id for r in backend.iterate(Filters()) if renewed_fingerprint(r.memory) is not None
+    ]
+
+
+@dataclass
+class FingerprintRenewal:
+    """One MemoryStore's renewal: done (``current``: the store's fingerprints are under this
+    kenning's rules or newer ones; the recorded version only rises), or waiting for room.
+    Waiting is for this process: its later writes look at the room again (a statvfs), and
+    run the renewal once the disk has it; another process reckons the room again."""
+
+    current: bool = False
+    #: The room the renewal needs (by folder), while the disk lacks it; else None.
+    waiting: Mapping[Path, int] | None = None
+    #: Said once that it waits for room.
+    warned: bool = False
+    #: The ids the last scan found stale.
+    _stale: list[str] = field(default_factory=list)
+
+    def renew(self, backend: Backend) -> int:
+        """Bring the stored error fingerprints up to this kenning's rules (see
+        :meth:`kenning.store.MemoryStore.renew_fingerprints`). The number of entries
+        changed: 0 too while it waits for room (said once)."""
+        from .fingerprints import RULES_VERSION
+
+        if self.current:
+            return 0
+        if (
+            self.waiting is not None
+            and isinstance(backend, NeedsRoomToRewrite)
+            and backend.short_of_room(self.waiting) is not None
+        ):
+            return 0  # the disk has not the room yet: said when it was found short
+        if rules_version(backend.get_meta(FINGERPRINT_RULES_KEY)) >= RULES_VERSION:
+            self.current = True
+            return 0
+        # the scan reads without the write lock (other processes' writes go on); what it
+        # found is read again under the lock, where no edit can come between
+        stale = self._stale = stale_fingerprints(backend)
+        if stale and isinstance(backend, NeedsRoomToRewrite):
+            needs = backend.room_to_update(stale)
+            short = backend.short_of_room(needs)
+            if short is not None:
+                self._wait(backend, needs, short, len(stale))
+                return 0
+            self.waiting = None
+            # what is committed out of the WAL first: an update that fails for lack of
+            # room then leaves a WAL of its own frames only, which the rollback's
+            # checkpoint drops without writing to the full disk
+            backend.checkpoint()
+        with backend.exclusive():
+            if rules_version(backend.get_meta(FINGERPRINT_RULES_KEY)) >= RULES_VERSION:
+                changes = []  # another process did it meanwhile
+            else:
+                changes = [
+                    (m.id, metadata)
+                    for m in backend.get(stale)
+                    if (metadata := renewed_fingerprint(m)) is not None
+                ]
+                backend.update_metadata(changes)
+                backend.set_meta(FINGERPRINT_RULES_KEY, str(RULES_VERSION))
+        self.current = True
+        return len(changes)
+
+    def _wait(self, backend: Backend, needs: Mapping[Path, int], short: str, count: int) -> None:
+        self.waiting = needs
+        if self.warned:
+            return
+        self.warned = True
+        log.warning(
+            "kenning: the error fingerprints of %d entries in %s, stored by an older kenning, "
+            "wait to be brought up to this kenning's rules (a one-time update, so that an "
+            "error's exact match finds them): %s, so nothing was changed, and the next write "
+            "that finds the room does it (recall still finds them as before meanwhile)",
+            count,
+            backend.location,
+            short,
+        )
+
+    def after_write(self, backend: Backend) -> None:
+        """:meth:`renew` after a write: a failure is said, and never fails the write (the
+        read path still finds an older entry among its candidates). One that failed for
+        lack of room (the disk filled since it looked) waits, in this process, for more room
+        than the disk has after it."""
+        try:
+            self.renew(backend)
+        except Exception as exc:
+            short = None
+            if isinstance(exc, DiskFull) and isinstance(backend, NeedsRoomToRewrite):
+                self.waiting = backend.room_to_update(self._stale, failed=True)
+                self.warned = True
+                short = backend.short_of_room(self.waiting)
+            log.warning(
+                "kenning: the error fingerprints in %s could not be brought up to this "
+                "kenning's rules (%s)%s; nothing was changed, and the next write %s",
+                backend.location,
+                exc,
+                f": {short}" if short else "",
+                "that finds more room tries again" if short else "tries again",
+            )
