@@ -706,7 +706,10 @@ def connect(*args, **kwargs):
 sqlite3.connect = connect
 with open_store(cwd=mount / "p", embedder="hashing") as store:
     wal = Path(store.backend.location + "-wal")
-    print(store.remember("Payments retry five times", "rule").status, flush=True)
+    # a long note: its pages go past the end of the file, which a checkpoint on the full
+    # disk could not write (the renewal then leaves its WAL unless the note left it first)
+    long = " ".join(f"Payments step {i} retries {i % 5} times" for i in range(1500))
+    print(store.remember(long, "rule").status, flush=True)
     print(wal.stat().st_size if wal.exists() else 0, len(tried), flush=True)
     print(store.remember("Deploys happen on Tuesdays only", "rule").status, flush=True)
     print(len(tried), flush=True)
@@ -718,7 +721,9 @@ def test_a_renewal_that_fails_for_lack_of_room_leaves_no_grown_wal(tmp_path: Pat
     kenning looked) left the WAL it had grown, filling the disk, and said "nothing was
     changed". It is truncated: the store is as it was (the older fingerprints, no rules
     recorded), the warning says the room the renewal needs, the write goes on, and the same
-    process does not try the doomed renewal again at its next write."""
+    process does not try the doomed renewal again at its next write. The write's own pages
+    (a long note's, past the end of the file) leave the WAL before the renewal: on the full
+    disk a checkpoint could not write them, nor truncate the WAL."""
     import subprocess
     import sys
 

@@ -164,9 +164,12 @@ class FingerprintRenewal:
         except Exception as exc:
             short = None
             if isinstance(exc, DiskFull) and isinstance(backend, NeedsRoomToRewrite):
-                self.waiting = backend.room_to_update(self._stale, failed=True)
+                try:
+                    self.waiting = backend.room_to_update(self._stale, failed=True)
+                    short = backend.short_of_room(self.waiting)
+                except Exception:  # (the write is not failed by the reckoning either)
+                    self.waiting = None
                 self.warned = True
-                short = backend.short_of_room(self.waiting)
             log.warning(
                 "kenning: the error fingerprints in %s could not be brought up to this "
                 "kenning's rules (%s)%s; nothing was changed, and the next write %s",
