@@ -2819,5 +2819,8 @@ for _name in (
     "lexical_search_with_statistics",
     "vector_search",
     "integrity_check",
+    "room_to_update",
+    "short_of_room",
+    "checkpoint",
 ):
     setattr(SQLiteBackend, _name, _guard(getattr(SQLiteBackend, _name)))
