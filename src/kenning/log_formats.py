@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 
 from .lazyre import lazy
+from .remembered import remembered
 
 __all__ = [
     "ANSI",
@@ -467,6 +468,7 @@ def _zap_message(line: str) -> str:
     return ": ".join(part for part in (said, failed) if part)
 
 
+@remembered
 def without_container_prefix(line: str) -> str:
     """``line`` as its container or runner printed it: without kubectl's ``[pod/…/…] ``,
     Docker Compose's ``name-1  | `` and gh's job and step (nor a terminal's colours), its own

@@ -35,6 +35,7 @@ from .log_formats import (
 )
 from .log_window import read_of_log
 from .protocol import MAX_QUERY_CHARS
+from .remembered import remembered
 from .render import sanitise_for_terminal
 from .safety import has_visible_text
 from .signatures import (
@@ -1259,6 +1260,7 @@ _PROSE_WORD = lazy(r"(?:^|\s)[a-z][a-z']*[^\S\n]")
 _SENTENCE_WORD = lazy(r"(?:^|\s)[A-Za-z][a-z']*[^\S\n]")
 
 
+@remembered
 def reports_error(text: str) -> bool:
     """Whether ``text`` (a prompt, a line of one) reports an error: :func:`looks_like_error`,
     except that an exception class, the ERROR level or a stack trace a sentence merely names

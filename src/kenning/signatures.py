@@ -35,7 +35,8 @@ from .log_formats import (
     without_run_log_prefixes,
 )
 from .log_window import read_of_log
-from .prefilter import holds_one, needed_words, prefiltered
+from .prefilter import needed_words, prefiltered
+from .remembered import remembered
 from .truncation import cut_at_word_boundary
 
 __all__ = [
@@ -566,13 +567,28 @@ def _leveled_line(line: str) -> tuple[str, str | None]:
 _remembered_leveled_line = functools.lru_cache(maxsize=_REMEMBERED_LINES)(_leveled_line)
 
 
+@remembered
 def line_score(line: str) -> int:
+    # (holds_one's answer, the line folded once for all the rules: not once a rule)
+    folded = line.lower() if line.isascii() else None
     for score, rule, words in _scored_rules():
-        if words is not None and not holds_one(line, words):
+        if words is not None and not _holds_one(line, folded, words):
             continue  # (no match of the rule can be in a line without one of its words)
         if rule.search(line):
             return score
     return 0
+
+
+def _holds_one(line: str, folded: str | None, words: tuple[tuple[str, bool], ...]) -> bool:
+    """:func:`~kenning.prefilter.holds_one` of ``line``, given ``folded``: ``line`` in
+    lower case, or None when it is not ASCII (every word of any case is then held)."""
+    for word, any_case in words:
+        if not any_case:
+            if word in line:
+                return True
+        elif folded is None or word in folded:  # (re finds "s" in "ſ": searched)
+            return True
+    return False
 
 
 @functools.cache
@@ -1634,6 +1650,7 @@ _LINE_STAMP = lazy(
 )
 
 
+@remembered
 def looks_like_error(text: str) -> bool:
     """Heuristic: is ``text`` an error message, log or ERROR-FIX entry (0.40 floor)? Of a
     huge log, the part :func:`~kenning.log_window.log_window` reads."""
