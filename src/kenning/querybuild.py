@@ -1319,6 +1319,8 @@ _TOLD_ASSERT = lazy(
     r"|\b(?:get(?:ting)?|got|see(?:ing)?|hit(?:ting)?)(?:[^\S\n]+an?)?[^\S\n]+)"
     r"(assert[^\S\n]+(?:-?\d|['\"]|None\b|True\b|False\b))"
 )
+#: What every match of :data:`_TOLD_ASSERT` holds: a text without it is not searched.
+_ASSERT = "assert"
 
 
 #: Where a sentence goes on to the error it gives now, after one it told fixed ("…, but
@@ -1334,6 +1336,8 @@ def _fixed_then(line: str) -> tuple[re.Match[str], re.Match[str]] | None:
     "now" after which it tells the one it gives now; the last such "now" ("…, now A: …, now
     B: …" gives B now). Without a word that says it was dealt with, the earlier error is
     still one ("the api fails with KeyError: 'user'. the worker now crashes with …")."""
+    if "now" not in line:  # (what _NOW_ANOTHER needs: most lines of a log say nothing now)
+        return None
     now = next(reversed(list(_NOW_ANOTHER.finditer(line))), None)
     fixed = None if now is None else _ERROR_WITH_MESSAGE.search(line, 0, now.start())
     if now is None or fixed is None or _DEALT_WITH.search(line, 0, now.start()) is None:
@@ -1358,9 +1362,8 @@ def _cut_at_joined_error(error: str) -> str:
     """``error`` up to another error joined to its message, when one is."""
     for joined in _JOINED.finditer(error):
         reach = joined.end() + _JOINED_REACH
-        if (
-            _ERROR_WITH_MESSAGE.search(error, joined.end(), reach) is not None
-            or _TOLD_ASSERT.search(error, joined.start(), reach) is not None
+        if _ERROR_WITH_MESSAGE.search(error, joined.end(), reach) is not None or (
+            _ASSERT in error and _TOLD_ASSERT.search(error, joined.start(), reach)
         ):
             return error[: joined.start()].rstrip()
     return error
@@ -1378,7 +1381,13 @@ def error_in_sentence(line: str) -> tuple[str, str]:
     then the parser's to find. Of a line that tells an error fixed and the one it gives
     now ("I fixed the KeyError: 'user' but now I get TypeError: …"), the error is the later
     one, and the earlier is left out (its fix is the one just applied)."""
-    told = _fixed_then(line)
+    return _error_in_sentence(line, _fixed_then(line))
+
+
+def _error_in_sentence(
+    line: str, told: tuple[re.Match[str], re.Match[str]] | None
+) -> tuple[str, str]:
+    """:func:`error_in_sentence` of ``line`` whose :func:`_fixed_then` is ``told``."""
     if told is not None:
         fixed, now = told
         later = line[now.end() :].strip()
@@ -1400,9 +1409,10 @@ def errors_in_sentence(line: str) -> tuple[str, list[str]]:
     first as :func:`error_in_sentence` finds it, then each told in what follows the one
     before, up to :data:`MOST_ERRORS_TOLD`; the words are those before the first and after
     the last. (An error told fixed before the one given now is no error of it.)"""
-    words, error = error_in_sentence(line)
+    fixed = _fixed_then(line)  # (read once: error_in_sentence's too)
+    words, error = _error_in_sentence(line, fixed)
     first = line.find(error) if error else -1
-    if first < 0 or _fixed_then(line) is not None:
+    if first < 0 or fixed is not None:
         return words, [error]
     joined = _cut_at_joined_error(error)
     if joined == error == line:
@@ -1419,7 +1429,9 @@ def errors_in_sentence(line: str) -> tuple[str, list[str]]:
     at = first + len(error)
     while at < len(line) and len(errors) < MOST_ERRORS_TOLD:
         rest = line[at:]
-        if _ERROR_WITH_MESSAGE.search(rest) is None and _TOLD_ASSERT.search(rest) is None:
+        if _ERROR_WITH_MESSAGE.search(rest) is None and not (
+            _ASSERT in rest and _TOLD_ASSERT.search(rest)
+        ):
             break
         error = error_in_sentence(rest)[1]
         found = rest.find(error) if error and error != rest.strip() else -1
@@ -1566,7 +1578,7 @@ def _error_told(line: str) -> tuple[str, str]:
         error = error.strip()
         if error:
             return before.rstrip(" \t`'\"(:"), error
-    told = _TOLD_ASSERT.search(line)
+    told = _TOLD_ASSERT.search(line) if _ASSERT in line else None
     if told is not None:  # "test_admin fails: assert 403 == 200": pytest's failed assert
         error = line[told.start(1) :]
         values = _ASSERT_VALUES.match(error)
