@@ -242,3 +242,18 @@ def test_a_report_among_other_lines_is_replaced_where_it_stands() -> None:
     lines = as_printed(text).splitlines()
     assert lines[0] == "I ran the tests:" and lines[-1] == "any idea?"
     assert "FAIL src/cart.test.js" in lines
+
+
+def test_a_report_s_line_is_read_as_json_loads_reads_it() -> None:
+    """Each line that may be a report is decoded as ``json.loads`` decodes it (asked of its
+    decoder directly: go test -json's 100,000 events): whitespace after the object is
+    allowed, anything else after it makes the line no report, as does a broken object; an
+    event's output keeps its colours' escapes out, and is the same string without them."""
+    event = {"Action": "output", "Package": "example.com/cart", "Output": "    ok\n"}
+    line = json.dumps(event)
+    for after, read in (("", True), ("  \t\r", True), (" {}", False), (" x", False)):
+        assert (as_printed(line + after) != line + after) is read, repr(after)
+    assert as_printed(line[:-1]) == line[:-1]  # (not closed: no report)
+    coloured = json.dumps({**event, "Output": "\x1b[31m--- FAIL: TestAdd\x1b[0m\n"})
+    assert as_printed(coloured) == "--- FAIL: TestAdd"
+    assert as_printed(line) == "    ok"

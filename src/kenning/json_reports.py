@@ -88,19 +88,35 @@ def _report_of(line: str) -> tuple[str, str] | None:
     if len(line) > REPORT_MAX_CHARS or not _MAYBE_REPORT.match(line):
         return None
     try:
-        event = json.loads(line)
+        event = _json_object(line)
     except (ValueError, RecursionError):
         return None
     if not isinstance(event, dict):
         return None
     if _is_test2json(event):
         output = event.get("Output")
-        return "go", ANSI.sub("", output) if isinstance(output, str) else ""
+        if not isinstance(output, str):
+            return "go", ""
+        return "go", ANSI.sub("", output) if "\x1b" in output else output  # (ANSI's ESC)
     for read in (_jest_failures, _mocha_failures, _diagnostic):
         printed = read(event)
         if printed is not None:
             return "text", ANSI.sub("", printed)
     return None
+
+
+#: json.loads' own decoder, asked directly (:func:`_json_object`).
+_DECODER = json.JSONDecoder()
+
+
+def _json_object(line: str) -> object:
+    """``json.loads(line)`` of a line that starts with ``{`` (as :data:`_MAYBE_REPORT`
+    matches it): without loads' checks of a text that does not (its type, a BOM, the
+    whitespace before it), ~1 µs a line of go test -json's 100,000 events."""
+    event, end = _DECODER.raw_decode(line)
+    if end != len(line) and line[end:].strip(" \t\n\r"):  # (loads' whitespace after it)
+        raise json.JSONDecodeError("Extra data", line, end)
+    return event
 
 
 def _is_test2json(event: dict[str, object]) -> bool:
