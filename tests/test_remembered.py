@@ -10,7 +10,7 @@ from kenning.log_formats import without_container_prefix
 from kenning.log_window import BOUNDS, log_window, read_of_log
 from kenning.querybuild import error_recall_queries, reports_error
 from kenning.remembered import REMEMBERED_LINE_CHARS, remembered
-from kenning.signatures import line_score, looks_like_error
+from kenning.signatures import leveled_line, line_score, looks_like_error
 
 from .test_log_window import other_services, python_chain
 
@@ -36,7 +36,7 @@ def test_the_remembered_readers_answer_as_they_read() -> None:
     forgotten, gets the same answers."""
     chain, _, _ = python_chain([30, 30, 30], during=False)
     lines = [*other_services(300), *chain, "[pod/api-7d9f/api] ERROR boom: KeyError: 'user'"]
-    readers = (line_score, looks_like_error, reports_error, without_container_prefix)
+    readers = (leveled_line, line_score, looks_like_error, reports_error, without_container_prefix)
     first = [[read(line) for line in lines] for read in readers]
     again = [[read(line) for line in lines] for read in readers]
     for read in readers:

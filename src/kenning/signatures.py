@@ -538,33 +538,17 @@ def written_below_error(line: str) -> bool:
     return leveled_line(line)[1] in BELOW_ERROR
 
 
+@remembered  # (read by each reader of a pasted error: its signature, parts, causes, warnings)
 def leveled_line(line: str) -> tuple[str, str | None]:
     """:func:`clean_line`'s line, and the level it was written at (None: no level): as its
     log's prefix says it (:func:`~kenning.log_formats.read_log_line`: an error's, a
     warning's or one below it), or an error's for what pytest says failed (its ``E   ``
     lines, a failed assert pasted with its values)."""
-    if len(line) > _REMEMBERED_LINE_CHARS:
-        return _leveled_line(line)
-    return _remembered_leveled_line(line)
-
-
-#: A pasted error is read several times over (its signature, each part's, its chain's
-#: causes, the errors it warns of): each of its lines is read once and remembered, up to
-#: this many lines of at most this many characters (a few MB at most in a long-lived MCP
-#: server). A 330 KB window's queries: 0.35 → 0.29 s.
-_REMEMBERED_LINES = 4096
-_REMEMBERED_LINE_CHARS = 1000
-
-
-def _leveled_line(line: str) -> tuple[str, str | None]:
     line, level = read_log_line(line)
     if _PYTEST_E.match(line) or _failed_assert_alone(line):  # what failed
         level = AT_ERROR
     line = PYTEST_SUMMARY.sub("", _PYTEST_E.sub("", line))
     return line.strip(), level
-
-
-_remembered_leveled_line = functools.lru_cache(maxsize=_REMEMBERED_LINES)(_leveled_line)
 
 
 @remembered
