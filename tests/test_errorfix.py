@@ -22,6 +22,7 @@ from kenning.signatures import extract_error_signature, looks_like_error
 from kenning.solution_docs import discover_solution_docs, parse_solution_doc
 from kenning.truncation import cut_at_word_boundary
 
+from . import chained_errors
 from .conftest import needs_eval
 
 EVAL_YELLOW = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "yellow-solutions"
@@ -2034,6 +2035,61 @@ def test_a_dotnet_exception_is_known_by_its_innermost_exception(raw: str) -> Non
     other = "Invalid object name 'dbo.Orders'."
     assert error_fingerprint(extract_error_signature(raw.format(message=other))) != (
         error_fingerprint(inner)
+    )
+
+
+#: .NET Core 3.1's refused connection (tests/chained_errors.py's DOTNET_REFUSED): a class
+#: nested in another (``+``) and the socket's native error code after it.
+DOTNET_NESTED = (
+    "System.Net.Internals.SocketExceptionFactory+ExtendedSocketException (111): "
+    "Connection refused [::ffff:127.0.0.1]:1"
+)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        chained_errors.DOTNET_REFUSED,
+        f"Unhandled exception. {DOTNET_NESTED}",
+        f"System.InvalidOperationException: could not start the server ---> {DOTNET_NESTED}",
+        f"ERROR-FIX: {DOTNET_NESTED} | FIX: start the database before the app",
+    ],
+)
+def test_a_dotnet_nested_exception_class_is_known_by_itself(raw: str) -> None:
+    # the exception pattern did not read "+" (nor a Win32Exception's code, "(111)"): the
+    # signature of the chain was its outer InvalidOperationException, the line under
+    # "Unhandled exception." kept those words in its fingerprint and the one-line chain was
+    # fingerprinted whole: one refused connection had four fingerprints
+    if "\n" in raw:
+        assert extract_error_signature(raw) == DOTNET_NESTED
+    else:  # (as an entry stores it)
+        assert error_fingerprint(raw) == error_fingerprint(DOTNET_NESTED)
+    assert error_fingerprint(extract_error_signature(raw)) == error_fingerprint(DOTNET_NESTED)
+    assert error_fingerprint(DOTNET_NESTED) == (
+        "system.net.internals.socketexceptionfactory+extendedsocketexception: "
+        "connection refused [<n>]:<n>"
+    )
+    # another inner exception is another error
+    other = DOTNET_NESTED.replace("Connection refused", "Network is unreachable")
+    assert error_fingerprint(extract_error_signature(raw.replace(DOTNET_NESTED, other))) != (
+        error_fingerprint(DOTNET_NESTED)
+    )
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "System.Net.Sockets.SocketException (111): Connection refused",
+        "Unhandled exception. System.Net.Sockets.SocketException (111): Connection refused",
+        "System.Net.Sockets.SocketException (0x80004005): Connection refused",
+        "System.Net.Sockets.SocketException: Connection refused",
+    ],
+)
+def test_a_dotnet_native_error_code_is_left_out_as_its_hresult_is(raw: str) -> None:
+    # .NET Core prints a SocketException's native code, Mono its HResult: one error, as
+    # an entry quotes it without either
+    assert error_fingerprint(extract_error_signature(raw)) == (
+        "system.net.sockets.socketexception: connection refused"
     )
 
 

@@ -884,6 +884,8 @@ FINGERPRINT_RULES_PROBES = {
     28: "880e2337f6cb334b",
     # (29: a path rustc could not resolve is kept whole, E0433's item and its module)
     29: "1361f195d60f41c5",
+    # (30: a .NET class nested in another, "+", is read; a Win32Exception's code left out)
+    30: "6025ede07d49b9c6",
 }
 
 
@@ -897,7 +899,7 @@ def _fingerprint_probe() -> str:
     from kenning.fingerprints import error_fingerprint
     from kenning.signatures import extract_error_signature
 
-    from .test_errorfix import DIFFERENT_ERROR, SAME_ERROR, VITEST
+    from .test_errorfix import DIFFERENT_ERROR, DOTNET_NESTED, SAME_ERROR, VITEST
 
     def rows(name: str) -> list[dict[str, str]]:
         return [json.loads(line) for line in (EVAL_DIR / name).read_text().splitlines()]
@@ -946,6 +948,11 @@ def _fingerprint_probe() -> str:
         "error[E0433]: failed to resolve: could not find `sync` in `tokio`",
         "error[E0432]: unresolved imports `mylib::Foo`, `mylib::Bar`",
         "error[E0425]: cannot find value `Settings2` in module `crate::config`",
+    ]
+    raw += [  # (rules 30: a .NET nested class is read, a native error code left out)
+        DOTNET_NESTED,
+        f"Unhandled exception. {DOTNET_NESTED}",
+        "System.Net.Sockets.SocketException (111): Connection refused",
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):

@@ -1141,11 +1141,11 @@ _DOTNET_3_1_REFUSED = (
             _not_found("/etc/app/config.json", '"'),
             [_DOTNET_OUTER, _DOTNET_MIDDLE],
         ),
-        # (3.1's nested class is no signature's: the outer exception is, the inner one asked)
+        # (3.1's nested class, "SocketExceptionFactory+ExtendedSocketException", too)
         (
             chained_errors.DOTNET_REFUSED,
-            "Unhandled exception. System.InvalidOperationException: could not start the server",
-            [_DOTNET_3_1_REFUSED],
+            _DOTNET_3_1_REFUSED,
+            ["System.InvalidOperationException: could not start the server"],
         ),
         # an AggregateException's other inner exceptions; its own ("One or more errors
         # occurred.") is none

@@ -24,7 +24,7 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "missing_names", 
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 29
+RULES_VERSION = 30
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"
@@ -786,14 +786,18 @@ _RUST_THREAD = lazy(r"^thread\s+'(?P<name>[^'\s]{1,200})'(?=\s+panicked\b)")
 _EXCEPTION_INTRO = lazy(
     r"^(?:Uncaught(?:\s+\(in\s+promise\))?|Unhandled(?:\s+exception\.)?|Caused\s+by:"
     r"|Exception\s+in\s+thread\s+\"[^\"\n]{0,200}\")\s+"
-    r"(?=(?:[A-Za-z_][\w$]*\.)*(?:[A-Z][\w$]*)?(?:Error|Exception|Rejection)\b)"
+    r"(?=(?:[A-Za-z_][\w$]*\.)*(?:[A-Z][\w$]*\+)?(?:[A-Z][\w$]*)?(?:Error|Exception|Rejection)\b)"
 )
 
 
 #: .NET prints some exceptions' HResult after their class (``SqlException (0x80131904):
-#: …``, as its ``ToString()`` does, not as a log or a message quotes it): one error.
+#: …``), a Win32Exception's its native error code (``SocketException (111): …``, Mono's
+#: ``SocketException (0x80004005): …``), as its ``ToString()`` does, not as a log or a
+#: message quotes it: one error (a nested class's too: ``SocketExceptionFactory+
+#: ExtendedSocketException (111)``).
 _DOTNET_HRESULT = lazy(
-    r"^((?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception))\s+\(0x[0-9A-Fa-f]{1,16}\)(?=:)"
+    r"^((?:[A-Za-z_][\w$]*\.)*(?:[A-Z][\w$]*\+)?[A-Z][\w$]*(?:Error|Exception))"
+    r"\s+\((?:0x[0-9A-Fa-f]{1,16}|\d{1,10})\)(?=:)"
 )
 
 
@@ -1384,10 +1388,10 @@ def error_fingerprint(signature: str) -> str:
     and a compiler's warning made an error (``error: … [-Werror=unused-variable]``) as the
     warning (``warning: … [-Wunused-variable]``). What a runtime says before an exception's
     class (``Uncaught``, ``Exception in thread "main"``, ``Caused by:``) and after it (.NET's
-    HResult, ``(0x80131904)``), and the suggestion Python 3.10+ appends (``Did you mean: 'x'?``)
-    are left out, and a credential in the signature reads as its redaction marker
-    (``[redacted:github_token]``), as the stored entry holds it. Whitespace collapsed,
-    lowercased.
+    HResult, ``(0x80131904)``, or native error code, ``(111)``), and the suggestion Python
+    3.10+ appends (``Did you mean: 'x'?``) are left out, and a credential in the signature
+    reads as its redaction marker (``[redacted:github_token]``), as the stored entry holds
+    it. Whitespace collapsed, lowercased.
     """
     text = one_line(CONTROL.sub("", ANSI.sub("", signature or "")))
     if text.upper().startswith(ERROR_FIX_PREFIX):

@@ -168,9 +168,13 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
         lazy(
             r"^(?:Uncaught\s+|Unhandled(?:\s+exception\.)?\s+|Caused\s+by:\s+"
             r"|Exception\s+in\s+thread\s+\"[^\"]*\"\s+)?"
-            r"(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)"
-            # (.NET's HResult after the class: "SqlException (0x80131904): …")
-            r"(?:\s*\[[\w-]+\]|\s+\(0x[0-9A-Fa-f]{1,16}\))?(?::\s.*|:?$)"
+            # (a .NET class nested in another after "+": .NET Core 3.1's "System.Net.
+            # Internals.SocketExceptionFactory+ExtendedSocketException")
+            r"(?:[A-Za-z_][\w$]*\.)*(?:[A-Z][\w$]*\+)?"
+            r"[A-Z][\w$]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)"
+            # (.NET's HResult after the class, "SqlException (0x80131904): …", or a
+            # Win32Exception's native error code, "SocketException (111): …")
+            r"(?:\s*\[[\w-]+\]|\s+\((?:0x[0-9A-Fa-f]{1,16}|\d{1,10})\))?(?::\s.*|:?$)"
         ),
     ),
     # Python's lower-case exceptions of a module: socket.gaierror, socket.herror,
@@ -477,8 +481,12 @@ _GHC_HEADER = lazy(r"^error:\s+\[GHC-\d+\]$")
 _CMAKE_HEADER = lazy(r"^CMake\s+(?:Error|Warning)(?:\s+\(dev\))?\s+at\s+\S+\s+\(\w+\):$")
 #: .NET prints an exception's inner exception after ``--->``, on a line of its own (its
 #: ``ToString()``) or on the outer one's: the innermost is the error, as Java's last ``Caused
-#: by:`` is (``InvalidOperationException: … ---> SqlException (0x80131904): Login failed…``).
-_DOTNET_INNER = lazy(r"(?:^|\s)--->\s+(?=(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*(?:Error|Exception)\b)")
+#: by:`` is (``InvalidOperationException: … ---> SqlException (0x80131904): Login failed…``),
+#: a nested class too (``---> System.Net.Internals.SocketExceptionFactory+ExtendedSocket…``).
+_DOTNET_INNER = lazy(
+    r"(?:^|\s)--->\s+"
+    r"(?=(?:[A-Za-z_][\w$]*\.)*(?:[A-Z][\w$]*\+)?[A-Z][\w$]*(?:Error|Exception)\b)"
+)
 #: Node prints an error's cause under it, among its properties: ``[cause]: Error: connect
 #: ECONNREFUSED 127.0.0.1:3000`` under fetch's ``TypeError: fetch failed``: the cause is the
 #: error, as Java's last ``Caused by:`` is.
