@@ -1359,6 +1359,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "percent_placeholders": _repeat("password=%3Ca%20b%3E "),
     "percent_bracketed_values": _repeat("password%3D%3Ca%22%3E%26"),
     "percent_then_references": _repeat("password%3D%3Ca&gt;&lt;&amp;&gt=1"),
+    # a value in encoded brackets read on over '&amp;' to its '&gt;', or never closed
+    "percent_bracketed_ampersands": _repeat("password%3D%3CHy6t&amp;B1q9Zx&gt;&amp;"),
+    "percent_unclosed_references": _repeat("password%3D%3Ca&amp;&#00000000&gt=&lt;"),
     "string_escapes": _repeat("\\u0041\\/\\x41\\\\"),
     "escaped_assignments": _repeat("\\u0070assword\\u003d\\u0022a"),
     "escaped_placeholders": _repeat("password=\\u003ca\\u003e "),
@@ -3202,6 +3205,41 @@ def test_percent_encoded_values_an_html_page_separates_are_each_redacted_whole()
     marker = R("password_assignment")
     assert out == f"password%3D{marker}&amp;token%3D{marker}&amp;x=1"
     assert counts == {"password_assignment": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("password%3D%3CHy6t&amp;B1q9ZxKqW3mR&gt;", "%3CHy6t&amp;B1q9ZxKqW3mR&gt;"),
+        ("password%3D%3CHy6t&amp;B1q9ZxKqW3mR%3E", "%3CHy6t&amp;B1q9ZxKqW3mR%3E"),
+        (
+            "?q=password%3D%3CHy6t&amp;B1q9ZxKqW3mR&gt;&amp;page=2",
+            "%3CHy6t&amp;B1q9ZxKqW3mR&gt;",
+        ),
+        (
+            "?q=password%3D%3CHy6t&amp;B1q9ZxKqW3mR%3E&amp;page=2",
+            "%3CHy6t&amp;B1q9ZxKqW3mR%3E",
+        ),
+    ],
+)
+def test_a_percent_encoded_bracketed_value_runs_over_an_html_ampersand_to_its_bracket(
+    text: str, written: str
+) -> None:
+    """A value in encoded angle brackets holding ``&amp;`` (``password%3D%3CHy6t&amp;
+    B1q9…&gt;``): the HTML re-read judged it whole, but it was cut at the ``&`` as at a
+    URL's separator, so only ``%3CHy6t`` was redacted and ``B1q9ZxKqW3mR&gt;`` left in
+    clear. A URL's separator is not inside a bracketed value: it runs to its closing
+    bracket, and the parameters after it are kept."""
+    assert text.count(written) == 1
+    out, counts = redact_secrets(text)
+    assert out == text.replace(written, R(PA)), out
+    assert counts == {PA: 1}
+    assert redact_secrets(out) == (out, {})  # a fixed point
+    # a placeholder so written is still kept, and a bracket not closed still ends at '&'
+    kept = text.replace("Hy6t&amp;B1q9ZxKqW3mR", "your&amp;password")
+    assert redact_secrets(kept) == (kept, {}), kept
+    unclosed = text.replace(written, "%3CHy6tB1q9ZxKqW3mR") + "&amp;page=3"
+    assert redact_secrets(unclosed)[0] == unclosed.replace("%3CHy6tB1q9ZxKqW3mR", R(PA))
 
 
 def _b64(text: str) -> str:

@@ -3340,7 +3340,9 @@ def _find_percent_encoded(scan: str, written: list[_Hit], hits: list[_Hit]) -> l
         # own separator (``?q=password%3D…&page=2``, HTML-escaped ``&amp;``), an encoded
         # one is ``%26``; a value with a literal ``&`` of its own is found as written too.
         # A reference to another character is the value's (``%3CHy6t…&gt;``)
-        amp = decoded.find("&", h.start + 1, end)
+        # (not inside the value's percent-encoded angle brackets: '%3CHy6t&amp;B1q9…&gt;'
+        # is one value, a placeholder's shape a URL's separator is not inside)
+        amp = decoded.find("&", _after_encoded_brackets(scan, decoded, starts, h), end)
         while amp >= 0 and (scan[starts[amp]] != "&" or _references_no_ampersand(decoded, amp)):
             amp = decoded.find("&", amp + 1, end)
         if amp >= 0:
@@ -3401,6 +3403,33 @@ def _ampersands(text: str) -> Iterator[int]:
     while at >= 0:
         yield at
         at = text.find("&", at + 1)
+
+
+#: What closes a value the percent-decoded reading opened with ``\\u003c`` (a ``%3C``): a
+#: ``%3E`` (read as ``\\u003e``) or a character reference (``&gt;``).
+_DECODED_CLOSING = lazy(r"\\u003e|&")
+
+
+def _after_encoded_brackets(scan: str, decoded: str, starts: list[int], hit: _Hit) -> int:
+    """Where in ``decoded`` (``scan`` percent-decoded, each character's start in ``scan`` in
+    ``starts``) the value of ``hit`` may end at a URL's ``&``: after its closing angle
+    bracket (``%3E``, ``&gt;`` with its ``;``) when ``%3C`` opens it and that bracket closes
+    it inside the hit, else after its first character. (Each ``&`` in the hit's span is read
+    once.)"""
+    after = hit.start + 1
+    if not decoded.startswith("\\u003c", hit.start) or scan[starts[hit.start]] != "%":
+        return after
+    for m in _DECODED_CLOSING.finditer(decoded, hit.start + 6, hit.end):
+        if m.group(0) != "&":
+            if scan[starts[m.start()]] == "%":
+                return m.end()
+            continue
+        ref = _CHARACTER_REFERENCE.match(decoded, m.start())
+        if ref is not None:
+            end, char = _unescaped(ref)
+            if char == ">" and decoded[end - 1] == ";" and end <= hit.end:
+                return end  # (with its ';': "&gt=" is a query's parameter)
+    return after
 
 
 def _references_no_ampersand(text: str, at: int) -> bool:
