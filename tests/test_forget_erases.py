@@ -680,6 +680,50 @@ def test_a_renewal_of_fingerprints_waits_for_room_on_a_small_disk(
         assert run_doctor(store_path=db, cwd=project).check("schema").status == "ok"
 
 
+def test_a_renewal_of_fingerprints_leaves_the_rows_of_a_kind_kenning_does_not_know(
+    tmp_path: Path,
+) -> None:
+    """A row another writer gave a type kenning does not know is held, not served and
+    never written (kenning.model.known_kind): measured (qa74 F3), the renewal rewrote its
+    fingerprint too, counted it in its waiting line ("the error fingerprints of 3000
+    entries" with 300 such rows) and reckoned room for its pages, and doctor counted it.
+    The renewal leaves such rows as they are, and neither counts them nor their room."""
+    from kenning.doctor import run_doctor
+
+    from .test_store_folder import _tmpfs
+
+    env = {"KENNING_EMBEDDER": "hashing"}
+    foreign = 300
+    with _tmpfs(tmp_path / "mnt", "24m") as mount:
+        project = _older_fingerprints_on_a_small_disk(mount)
+        db = project / ".kenning" / "memory.db"
+        conn = sqlite3.connect(db, isolation_level=None)
+        conn.execute(
+            "UPDATE memories SET type = 'bogus', collection = 'nowhere' WHERE rowid IN "
+            "(SELECT rowid FROM memories ORDER BY rowid LIMIT ?)",
+            (foreign,),
+        )
+        conn.close()
+        stored = run_cli(project, "remember", "Payments retry five times", env=env)
+        assert stored.returncode == 0, stored.stderr
+        (warning,) = stored.stderr.splitlines()
+        assert f" {_FIXES - foreign} entries in {db}" in warning, warning
+        schema = run_doctor(store_path=db, cwd=project).check("schema")
+        assert f" {_FIXES - foreign} entries in {db}" in schema.message, schema
+        (mount / "filler").unlink()
+        stored = run_cli(project, "remember", "Hotfixes branch from the tag", env=env)
+        assert stored.returncode == 0 and not stored.stderr, stored.stderr
+        # every fingerprint of a kenning row renewed; another writer's rows as they were
+        assert _old_fingerprints(db)[0] == foreign and _old_fingerprints(db)[1] is not None
+        conn = sqlite3.connect(db)
+        kinds = conn.execute(
+            "SELECT DISTINCT type FROM memories WHERE json_extract(metadata, "
+            "'$.error_fingerprint') LIKE 'error: %'"
+        ).fetchall()
+        conn.close()
+        assert kinds == [("bogus",)], kinds
+
+
 _FILLED_AT_ITS_RENEWAL = """
 import os, sqlite3, sys
 from pathlib import Path

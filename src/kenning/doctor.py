@@ -552,8 +552,10 @@ def _fingerprints_owed(conn: sqlite3.Connection, path: Path, tables: set[str]) -
         return None
     stale = [
         str(i)
-        for i, content, metadata in conn.execute("SELECT id, content, metadata FROM memories")
-        if stale_as_stored(content, metadata)
+        for i, type_, collection, content, metadata in conn.execute(
+            "SELECT id, type, collection, content, metadata FROM memories"
+        )
+        if stale_as_stored(type_, collection, content, metadata)
     ]
     short = room_said(update_needs(conn, path, stale)) if stale else None
     if short is None:

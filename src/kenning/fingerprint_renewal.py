@@ -17,7 +17,7 @@ from typing import Any
 
 from .backends.base import Backend, Filters, NeedsRoomToRewrite
 from .errors import DiskFull
-from .model import Memory
+from .model import Memory, known_kind, served
 from .store_read import _fingerprint_now
 
 log = logging.getLogger("kenning")
@@ -53,12 +53,21 @@ def renewed_fingerprint(memory: Memory) -> dict[str, Any] | None:
     return metadata
 
 
-def stale_as_stored(content: object, metadata: object) -> bool:
+def stale_as_stored(
+    memory_type: object, collection: object, content: object, metadata: object
+) -> bool:
     """Whether a row read as stored (``metadata`` its JSON text) holds a fingerprint that
     is not this kenning's rules' (:func:`renewed_fingerprint` would change it); a field
-    that does not decode is no such row (doctor's rows check names it)."""
+    that does not decode is no such row (doctor's rows check names it), nor is a row of a
+    kind kenning does not know (:func:`stale_fingerprints` leaves it)."""
     from .store_read import _error_fingerprint_of
 
+    if not (
+        isinstance(memory_type, str)
+        and isinstance(collection, str)
+        and known_kind(memory_type, collection)
+    ):
+        return False
     try:
         found = json.loads(metadata) if isinstance(metadata, str) else None
     except ValueError:
@@ -73,9 +82,13 @@ def stale_as_stored(content: object, metadata: object) -> bool:
 
 def stale_fingerprints(backend: Backend) -> list[str]:
     """The ids of the entries whose stored fingerprint is not this kenning's rules' (read
-    without the write lock)."""
+    without the write lock). A row of a kind kenning does not know (another writer's,
+    :func:`~kenning.model.known_kind`) is none of them: it is held, not served, and never
+    written, so neither counted nor reckoned room for (qa74 F3)."""
     return [
-        r.memory.id for r in backend.iterate(Filters()) if renewed_fingerprint(r.memory) is not None
+        r.memory.id
+        for r in backend.iterate(Filters())
+        if served(r.memory) and renewed_fingerprint(r.memory) is not None
     ]
 
 
@@ -132,7 +145,8 @@ class FingerprintRenewal:
                 changes = [
                     (m.id, metadata)
                     for m in backend.get(stale)
-                    if (metadata := renewed_fingerprint(m)) is not None
+                    # (a row another writer gave an unknown kind since the scan: left too)
+                    if served(m) and (metadata := renewed_fingerprint(m)) is not None
                 ]
                 backend.update_metadata(changes)
                 backend.set_meta(FINGERPRINT_RULES_KEY, str(RULES_VERSION))
