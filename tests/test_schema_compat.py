@@ -311,3 +311,42 @@ def test_a_failed_upgrade_leaves_neither_the_new_version_nor_the_record(project:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
     assert _record(location) is None
     assert _count(location) == 1
+
+
+def test_a_fix_on_a_store_this_kenning_may_not_write_says_to_upgrade_first(
+    project: Path, location: str
+) -> None:
+    """On a store a newer kenning upgraded so that this one reads but does not write it,
+    migrate's and doctor's fixes for a row of a kind kenning does not know said `kenning
+    edit ID --type TYPE` (and doctor's `kenning forget`), which this kenning refuses there
+    (qa74 F6): each now says to upgrade kenning first, then run it with the newer one."""
+    from tests.test_unknown_kind import _set_kind
+
+    with open_store(location, cwd=project, embedder="hashing") as store:
+        ids = [store.remember(note, "decision").id for note in (NOTE, "Tags are signed")]
+    assert ids[0] is not None
+    _set_kind(location, "postgres" if location.startswith("postgresql") else "sqlite",
+              ids[0], "bogus", "nowhere")  # fmt: skip
+    own = _own_version(location)
+    version = _newer(location, own, own + 1)
+    code, said = _cli(project, location, "migrate", "--to", str(project / "copy.db"))
+    assert code == 1, said
+    upgrade = "upgrade kenning first (`pip install -U kenning`, or your team's way)"
+    assert f"{ids[0]} (type 'bogus' in collection 'nowhere')" in said, said
+    assert f"{upgrade}: " in said and said.index(upgrade) < said.index("`kenning edit ID"), said
+    assert f"a kenning of schema {own + 1} or later writes it" in said, said
+    code, said = _cli(project, location, "doctor", "--json")
+    rows = next(
+        c for c in json.loads(said[: said.rindex("}") + 1])["checks"] if c["name"] == "rows"
+    )
+    assert rows["status"] == "warning" and ids[0] in rows["message"], rows
+    assert rows["fix"].startswith(f"{upgrade}: this kenning may read this store but not write")
+    assert "then, with the newer kenning: " in rows["fix"] and "`kenning edit ID" in rows["fix"]
+    # a store this kenning writes: the fix as before
+    if location.startswith("postgresql"):
+        with psycopg.connect(location) as conn:
+            conn.execute("DELETE FROM kenning_schema WHERE version = %s", (version,))
+    record = json.dumps({"version": version, "read": own, "write": own})
+    _migrated_by_newer(location, version, record)
+    code, said = _cli(project, location, "migrate", "--to", str(project / "copy2.db"))
+    assert code == 1 and upgrade not in said and "`kenning edit ID" in said, said

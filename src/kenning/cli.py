@@ -1684,11 +1684,20 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             "to copy this store's instead, run `kenning forget ID"
             f"{project} --store {where}` for {'it' if one else 'each'}, then migrate again"
         )
+    # on a source this kenning may read but not write (a newer schema), the fix on it is
+    # run with the newer kenning (qa74 F6): this one's edit or reembed would be refused
+    first = (
+        f"upgrade kenning first (`pip install -U kenning`, or your team's way): "
+        f"{report.source_writes_refused}, so this kenning's writes to it are refused; then, "
+        "with the newer kenning, "
+        if report.source_writes_refused
+        else ""
+    )
     if report.damaged:
         _say_error(
             f"{_damaged(len(report.damaged))} could not be read and "
             f"{'was' if len(report.damaged) == 1 else 'were'} not copied: "
-            f"{_listing(report.damaged)}; "
+            f"{_listing(report.damaged)}; {first}"
             f"{report.damaged_fix or 'run `kenning doctor` for the fix'}, then migrate again"
         )
     if report.unknown_kind:
@@ -1697,7 +1706,8 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             f"{len(report.unknown_kind)} {'memory was' if one else 'memories were'} not "
             f"copied: another writer gave {'it' if one else 'them'} a type and collection "
             "kenning does not write (recall and search do not return such a note) — "
-            f"{_listing(report.unknown_kind)}; run `kenning edit ID --type TYPE` on this store "
+            f"{_listing(report.unknown_kind)}; {first}run `kenning edit ID --type TYPE` on "
+            "this store "
             f"for {'it' if one else 'each'} (TYPE one of {', '.join(TYPE_TO_COLLECTION)}), "
             "or `kenning forget ID --group-id all`, then migrate again"
         )

@@ -501,6 +501,31 @@ def _newer_schema(conn: sqlite3.Connection, version: int, tables: set[str]) -> C
     return newer_schema_check(compat.decode(text, version), SCHEMA_VERSION)
 
 
+#: How the schema check ends when this kenning may read the store but not write it.
+WRITES_REFUSED = "this kenning's writes are refused"
+#: The kenning commands that write the store, which a fix may print.
+_WRITING_COMMANDS = re.compile(r"`kenning (edit|reembed|forget|remember|import|seed)\b")
+
+
+def upgrade_first(checks: Sequence[Check]) -> tuple[Check, ...]:
+    """``checks`` with "upgrade kenning first" before each fix that runs a kenning command
+    that writes, when the schema check says this kenning may read the store but not write it
+    (a newer kenning upgraded it): that command of this kenning would be refused (qa74 F6)."""
+    if not any(c.name == "schema" and c.message.endswith(WRITES_REFUSED) for c in checks):
+        return tuple(checks)
+    return tuple(
+        replace(
+            c,
+            fix="upgrade kenning first (`pip install -U kenning`, or your team's way): this "
+            "kenning may read this store but not write it (see the schema check); then, with "
+            f"the newer kenning: {c.fix}",
+        )
+        if c.name != "schema" and c.fix and _WRITING_COMMANDS.search(c.fix)
+        else c
+        for c in checks
+    )
+
+
 def newer_schema_check(record: compat.Compatible, own: int) -> Check:
     """The schema check of a store ``record`` describes, newer than this kenning's ``own``."""
     from .backends import compat
@@ -528,8 +553,7 @@ def newer_schema_check(record: compat.Compatible, own: int) -> Check:
         return Check(
             "schema",
             WARNING,
-            f"{said}, but only one of schema {record.writer} or later writes it: this "
-            "kenning's writes are refused",
+            f"{said}, but only one of schema {record.writer} or later writes it: {WRITES_REFUSED}",
             upgrade,
         )
     return Check("schema", OK, f"{said} and one of schema {record.writer} or later writes it")
@@ -1175,6 +1199,7 @@ def run_doctor(
             # the store as the report names it: a password in the URL is left out (libpq
             # reads it from PGPASSWORD or ~/.pgpass)
             checks = tuple(_naming_store(c, report.store) for c in checks)
+        checks = upgrade_first(checks)
         return replace(report, checks=tuple(_without_secrets(c) for c in checks))
     report = _check_store(located, path, cwd, now)
     if report.store is not None:
@@ -1185,6 +1210,7 @@ def run_doctor(
     if path is not None and report.store is not None:
         named = report.store
         checks = tuple(_naming_store(c, named) for c in checks)
+    checks = upgrade_first(checks)
     return DoctorReport(report.store, tuple(_without_secrets(c) for c in checks))
 
 

@@ -37,6 +37,7 @@ from .backends.base import (
     Filters,
     IdentifiedStore,
     KnowsItIsReadOnly,
+    KnowsItsSchema,
     MemoryRecord,
     bulk_writes,
     reads_directions,
@@ -123,6 +124,11 @@ class MigrationReport:
     #: left out of the verification; ``kenning edit ID --type TYPE`` on the source, then
     #: migrate again, copies them.
     unknown_kind: dict[str, str] = field(default_factory=dict)
+    #: When memories were left out (``damaged``, ``unknown_kind``) and the source's schema
+    #: is newer than this kenning writes (it may read it only): why its writes are refused
+    #: there, so the edit or reembed that copies them is run with the newer kenning
+    #: (qa74 F6); else None.
+    source_writes_refused: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -430,6 +436,11 @@ def migrate(
         zero_vectors=zero,
         zero_not_copied=left_out,
         unknown_kind=unknown,
+        source_writes_refused=(
+            source.newer_schema_refuses_writes()
+            if (unknown or unreadable) and isinstance(source, KnowsItsSchema)
+            else None
+        ),
     )
 
 

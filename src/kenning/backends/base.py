@@ -557,6 +557,18 @@ class KnowsItIsReadOnly(Protocol):
 
 
 @runtime_checkable
+class KnowsItsSchema(Protocol):
+    """A backend whose store records a schema version (SQLite, PostgreSQL): it can tell
+    whether a newer kenning upgraded the store so that this one may read but not write it
+    (:mod:`kenning.backends.compat`)."""
+
+    def newer_schema_refuses_writes(self) -> str | None:
+        """Why a write of this kenning would be refused as the store's schema is newer than
+        it writes (as the write says it); None when this kenning writes it."""
+        ...
+
+
+@runtime_checkable
 class NeedsRoomToRewrite(Protocol):
     """A backend on a disk kenning can look at (SQLite), where a one-time update of many
     rows (the renewal of the error fingerprints an older kenning stored) needs room beside

@@ -1813,6 +1813,17 @@ class PostgresBackend:
             )
         return None
 
+    def newer_schema_refuses_writes(self) -> str | None:
+        """See :class:`~kenning.backends.base.KnowsItsSchema`."""
+        with self._connection() as conn:
+            version = _recorded_schema_version(conn)
+            if version <= SCHEMA_VERSION:
+                return None
+            compatible = _recorded_compatible(conn, version)
+        return compat.too_new(
+            f"the store in {self.location}", compatible, SCHEMA_VERSION, write=True
+        )
+
     def check_writable(self) -> None:
         # the open's verdict; a read-only one is asked again (a GRANT since, a standby
         # promoted) before it refuses, so that a long-lived process is not held to it

@@ -1057,6 +1057,15 @@ class SQLiteBackend:
             "the newer kenning"
         )
 
+    def newer_schema_refuses_writes(self) -> str | None:
+        """See :class:`~kenning.backends.base.KnowsItsSchema`."""
+        with self._lock:
+            version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+            if version <= SCHEMA_VERSION:
+                return None
+            compatible = self._compatible(version)
+        return compat.too_new(str(self.path), compatible, SCHEMA_VERSION, write=True)
+
     def _compatible(self, version: int) -> compat.Compatible:
         """What the store (of schema ``version``, newer than this kenning's) asks of the
         kenning that reads or writes it: its record (:mod:`~kenning.backends.compat`)."""
