@@ -1101,6 +1101,55 @@ def test_migrate_into_sqlite_copies_a_vector_of_another_length_as_its_direction(
     assert abs(float(np.linalg.norm(vectors[zero])) - 1.0) < 1e-3  # embedded from its text
 
 
+def test_migrate_into_postgresql_copies_a_sqlite_vector_of_another_length_as_its_direction(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """The other direction (qa74 F2): from SQLite, whose search skips a vector another
+    writer scaled (length 3) as damaged, into PostgreSQL, migrate said "skipped the damaged
+    memory" and then copied the vector as it was (length 3 on the server, where doctor then
+    warned of it). It copies its direction, as from a server into SQLite, and says so."""
+    import sqlite3
+
+    import numpy as np
+
+    local = str(project / ".kenning" / "memory.db")
+    _remember(local, project)
+    conn = sqlite3.connect(local, isolation_level=None)
+    scaled, blob = conn.execute(
+        "SELECT id, embedding FROM memories WHERE content LIKE 'The CI%'"
+    ).fetchone()
+    direction = np.frombuffer(blob, dtype=np.float32).astype(np.float64)
+    conn.execute(
+        "UPDATE memories SET embedding = ? WHERE id = ?",
+        ((direction * 3).astype(np.float32).tobytes(), scaled),
+    )
+    conn.close()
+    result = run_cli(project, "migrate", "--to", pg_url)
+    assert result.returncode == 0, result.stderr
+    assert "copied 3, already present 0" in result.stdout and "verified" in result.stdout
+    assert "skipped" not in result.stderr, result.stderr
+    assert (
+        "1 memory holds a vector of another length than 1 (another writer's: kenning writes "
+        "unit vectors), which this store's search skips as damaged: copied as its "
+        f"direction, of length 1 (`kenning reembed` recomputes it from its text): {scaled} "
+        "(length 3)"
+    ) in result.stderr, result.stderr
+    with psycopg.connect(pg_url) as pg:
+        norm = pg.execute(
+            "SELECT vector_norm(embedding) FROM kenning_memories WHERE id = %s", (scaled,)
+        ).fetchone()[0]
+    assert abs(norm - 1.0) < 1e-5, norm
+    assert _statuses(run_doctor(pg_url, project))["rows"] == "ok"
+    # into another SQLite file, which took unit vectors only: the migration failed whole
+    # ("a vector has length 3, not 1 …; nothing was written"), and now copies the direction
+    result = run_cli(project, "migrate", "--to", str(project / ".kenning" / "copy.db"))
+    assert result.returncode == 0, result.stderr
+    assert "copied 3, already present 0" in result.stdout and f"{scaled} (length 3)" in (
+        result.stderr
+    )
+
+
 def test_migrate_without_embed_leaves_a_zero_vectors_note_out_of_sqlite_and_says_so(
     project: Path,
     pg_url: str,  # noqa: F811

@@ -323,6 +323,51 @@ def _damaged_rows_counted() -> Iterator[None]:
                 )
 
 
+class _VectorSkipsHeld(logging.Filter):
+    """Holds back the warnings that a SQLite store's read skipped a row whose vector alone
+    is damaged (its count of them, before a migration), for ``kenning migrate``, which
+    copies such a vector's direction and says so: "skipped" then read as not copied
+    (qa74 F2). At the end those said of a row not in ``copied_as_directions`` are said (all
+    of them when the migration failed)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[logging.LogRecord] = []
+        self.copied_as_directions: Mapping[str, str] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        if (
+            isinstance(record.msg, str)
+            and record.msg.startswith("kenning: skipped the damaged memory")
+            and len(args) >= 3
+            and args[2] == "vector"
+        ):
+            self.held.append(record)
+            return False
+        return True
+
+    def release(self) -> None:
+        for record in self.held:
+            args = record.args if isinstance(record.args, tuple) else ()
+            if not args or str(args[0]) not in self.copied_as_directions:
+                logging.getLogger(record.name).handle(record)
+
+
+@contextmanager
+def _vector_skips_held() -> Iterator[_VectorSkipsHeld]:
+    held = _VectorSkipsHeld()
+    loggers = [logging.getLogger(name) for name in _DAMAGE_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(held)
+    try:
+        yield held
+    finally:
+        for logger in loggers:
+            logger.removeFilter(held)
+        held.release()
+
+
 class _IndexWarningHeld(logging.Filter):
     """Leaves out the warning a server store without its vector index gives as it opens
     (:data:`kenning.backends.postgres.INDEX_MISSING_LOG_MARK`), for a command that says so
@@ -1626,10 +1671,11 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
     from .config import is_store_url
     from .migrate import migrate_store
 
-    with _open(store_path, create=False, group_id=group_id) as store:
+    with _open(store_path, create=False, group_id=group_id) as store, _vector_skips_held() as held:
         total = store.count(group_id=group_id, readable=True)  # damaged rows are not copied
         with _progress("migrating", total, not as_json) as tick:
             report = migrate_store(store, target, group_id=group_id, progress=tick)
+        held.copied_as_directions = report.directions
     if as_json:
         _echo_json(report.to_dict())
     else:
@@ -1644,7 +1690,9 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             f"source {report.source_count}, target {report.target_count}, "
             f"{'verified' if report.verified else 'NOT verified'} (sha256 {report.checksum[:12]})"
         )
-    _say_directions(report.directions, report.zero_vectors, "copied")
+    _say_directions(
+        report.directions, report.zero_vectors, "copied", server=report.source_reads_directions
+    )
     if report.redacted:
         one = report.redacted == 1
         click.echo(
@@ -2229,17 +2277,26 @@ def _refused_by_import(refused: Mapping[str, str]) -> str | None:
     )
 
 
-def _say_directions(scaled: Mapping[str, str], zero: Sequence[str], done: str) -> None:
+def _say_directions(
+    scaled: Mapping[str, str], zero: Sequence[str], done: str, *, server: bool = True
+) -> None:
     """What an export or a migration of a server store did with the vectors another writer
     left at another length than 1 (``scaled``: id → its length) or all zeros (``zero``),
-    as ``kenning doctor`` says them."""
+    as ``kenning doctor`` says them; ``server=False``: a migration of a SQLite store, whose
+    search skips such a vector as damaged (and copies its direction all the same)."""
     if scaled:
         one = len(scaled) == 1
+        read = (
+            f"the server's cosine reads as {'its direction' if one else 'their directions'}: "
+            f"{done} as {'that direction' if one else 'those directions'}"
+            if server
+            else f"this store's search skips as damaged: {done} as "
+            f"{'its direction' if one else 'their directions'}"
+        )
         click.echo(
             f"{len(scaled)} {'memory holds a vector' if one else 'memories hold vectors'} of "
             "another length than 1 (another writer's: kenning writes unit vectors), which "
-            f"the server's cosine reads as {'its direction' if one else 'their directions'}: "
-            f"{done} as {'that direction' if one else 'those directions'}, of length 1 "
+            f"{read}, of length 1 "
             f"(`kenning reembed` recomputes {'it' if one else 'them'} from "
             f"{'its' if one else 'their'} text): {_listing(scaled)}",
             err=True,

@@ -112,6 +112,9 @@ class MigrationReport:
     #: (id → ``length 5``); and those whose vector is all zeros, their text embedded again.
     directions: dict[str, str] = field(default_factory=dict)
     zero_vectors: list[str] = field(default_factory=list)
+    #: Whether the source's search read ``directions`` by their direction (a server's), or
+    #: skipped them as damaged (SQLite's, which copies their direction all the same).
+    source_reads_directions: bool = True
     #: From a server store, migrated without ``embed`` into a store that takes unit vectors
     #: only (SQLite): memories whose vector is all zeros, not copied (nothing to embed their
     #: text with, and the target refuses the vector), so the migration is not verified;
@@ -356,11 +359,16 @@ def migrate(
                         rehashed[record.memory.id] = copy.memory.content_hash
                 projects.add(record.memory.group_id)
                 pointless = False  # a zero vector: its text embedded again
-                if directions and vector_problem(copy.vector, provenance.dimension):
+                if vector_problem(copy.vector, provenance.dimension):
                     direction, length = direction_of(copy.vector, provenance.dimension)
                     if direction is not None:
+                        # from SQLite too, whose search skips it as damaged: its raw copy
+                        # was refused by a SQLite target and kept at its length by a
+                        # server (qa74 F2)
                         copy = MemoryRecord(copy.memory, direction)
                         scaled[record.memory.id] = f"length {length:.6g}"
+                    elif not directions:
+                        pass  # (as before: a zero or broken vector of an embedded store)
                     elif length == 0.0 and embed is not None:
                         zero.append(record.memory.id)
                         pointless = True
@@ -434,6 +442,7 @@ def migrate(
         redacted=redacted,
         directions=scaled,
         zero_vectors=zero,
+        source_reads_directions=directions,
         zero_not_copied=left_out,
         unknown_kind=unknown,
         source_writes_refused=(
