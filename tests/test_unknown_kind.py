@@ -240,3 +240,26 @@ def test_the_stores_total_leaves_out_every_projects_row_of_an_unknown_kind(
             here = store.stats()
         assert here["damaged_all_projects"] == 1, here
         assert here["memories_all_projects"] == 3, here
+
+
+def test_the_pages_header_says_the_rows_of_an_unknown_kind_apart(project: Path) -> None:
+    """The web page's header said "2 memories" over a list of "3 memories, newest first"
+    holding the row of an unknown kind (qa74 F5); it says them apart, from the core's
+    numbers, as kenning stats does."""
+    from .test_ui_parts import _page_client
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        ids = [store.remember(note, "decision").id for note in NOTES]
+        location = store.location
+    assert ids[0] is not None
+    _set_kind(location, "sqlite", ids[0], "bogus", "nowhere")
+    client, source = _page_client(project)
+    try:
+        html = client.get("/").text
+        header = html.split('<span class="where">', 1)[1].split("</span>\n", 1)[0]
+        assert (
+            "2 memories · 1 of a kind kenning does not know, not served (see kenning doctor)"
+            in header
+        ), header
+    finally:
+        source.close()
