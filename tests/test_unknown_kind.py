@@ -263,3 +263,32 @@ def test_the_pages_header_says_the_rows_of_an_unknown_kind_apart(project: Path) 
         ), header
     finally:
         source.close()
+
+
+def test_doctors_fixes_each_name_their_rows(project: Path) -> None:
+    """With a damaged vector and a row of an unknown kind in one store, doctor's rows fix
+    read "run `kenning reembed`: it recomputes the vectors …, which is intact; recall and
+    search never return such a note, …": "such a note" read as the damaged one (qa74 F8).
+    Each fix names the rows it is for."""
+    import numpy as np
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        ids = [store.remember(note, "decision").id for note in NOTES]
+        location = store.location
+    assert ids[0] is not None
+    _set_kind(location, "sqlite", ids[0], "bogus", "nowhere")
+    conn = sqlite3.connect(location, isolation_level=None)
+    conn.execute(
+        "UPDATE memories SET embedding = ? WHERE id = ?",
+        (np.full(384, 0.5, dtype=np.float32).tobytes(), ids[1]),
+    )
+    conn.close()
+    rows = run_doctor(cwd=project).check("rows")
+    assert rows.status == "failed", rows
+    fix = rows.fix or ""
+    assert (
+        "run `kenning reembed`: it recomputes the vectors from the memories' text, which is "
+        "intact; for the row of a kind kenning does not know: recall and search never return "
+        "it, stats counts it apart"
+    ) in fix, fix
+    assert "such a note" not in fix, fix

@@ -923,7 +923,8 @@ def rows_check(
         # kenning refuses such a time on every write: another writer's clock (or damage) left
         # it, and until that date search ranks the note as new and the session-start hook
         # leaves it out
-        "kenning stores no time more than a day ahead; until that date search's decay ranks "
+        "for the rows stamped ahead: kenning stores no time more than a day ahead; until "
+        "that date search's decay ranks "
         "such a memory as new and the session-start hook leaves it out: if the clock that "
         f"wrote it was wrong, {remove_each}"
     )
@@ -939,6 +940,7 @@ def rows_check(
         )
         note_fixes.append(
             # (qa-s67a F3) and its own text would only say "[REDACTED:…]": nothing to keep
+            "for the notes of nothing but credentials: "
             'such a note says nothing, comes first in a search naming its kind ("github '
             'token") and makes the next one an "identical content" duplicate: remove each '
             "with `kenning forget <id> --group-id all`, and remember instead what the "
@@ -951,10 +953,14 @@ def rows_check(
             f"(another writer set {'its' if one else 'their'} type or collection): "
             f"{listed(list(kinds))}"
         )
+        # named for its rows: joined after another fix ("run `kenning reembed`: …"), "such a
+        # note" read as that fix's (qa74 F8)
         note_fixes.append(
-            "recall and search never return such a note, stats counts it apart, migrate "
-            "does not copy it and `kenning import` refuses an export holding an unknown type: "
-            f"`kenning edit ID --type TYPE` of {'it' if one else 'each'}"
+            f"for the {'row' if one else 'rows'} of a kind kenning does not know: recall and "
+            f"search never return {'it' if one else 'them'}, stats counts "
+            f"{'it' if one else 'them'} apart, migrate does not copy "
+            f"{'it' if one else 'them'} and `kenning import` refuses an export holding an "
+            f"unknown type; `kenning edit ID --type TYPE` of {'it' if one else 'each'}"
             f" (TYPE one of {', '.join(TYPE_TO_COLLECTION)}) stores a kenning type and its "
             "collection, or `kenning forget ID --group-id all`"
         )
