@@ -1947,6 +1947,44 @@ def test_a_fallback_s_loose_hit_needs_the_fallback_floor(store: MemoryStore) -> 
     assert result.hits[-1].match == "hybrid" and result.hits[-1].score >= 0.95, result.hits
 
 
+DOTNET_CONFIG_FIX = (
+    "ERROR-FIX: System.IO.DirectoryNotFoundException: Could not find a part of the path "
+    "'/etc/app/config.json'. | FIX: mkdir -p /etc/app and copy config.json there"
+)
+CODEX_AUTH_FIX = (
+    "ERROR-FIX: authentication failed. Run /codex:setup. | FIX: Replace `-a`/`-s` with `-c "
+    "key=value` config overrides scoped to the subcommand: codex-cli 0.140.0 rejects them, "
+    "exit 2 misreads as auth"
+)
+
+
+def test_a_fallback_that_names_no_error_gives_no_fix_of_a_named_one(store: MemoryStore) -> None:
+    """qa74 F1: Node's outer ``Error: could not load the config`` (a bare Error with the app's
+    words), asked as a fallback, gave a .NET DirectoryNotFoundException's fix at 0.84, above
+    the fallback floor and the chain's own hits. A fallback that names no specific class
+    gives an ERROR-FIX entry of a named exception only as an exact match; a loose hit whose
+    entry names none either is still given (yellow's real ``[yellow-codex] Error:
+    authentication failed`` line finds its entry at 0.78), and the lead's hits are
+    unchanged."""
+    refused = "ERROR-FIX: java.net.ConnectException: Connection refused | FIX: start the db first"
+    for note in (DOTNET_CONFIG_FIX, refused, CODEX_AUTH_FIX):
+        assert store.remember(note, "error_fix").ok
+    queries, fallbacks = error_recall_queries(chained_errors.NODE_CAUSES)
+    assert ("Error: could not load the config", True) in fallbacks, fallbacks
+    lead = store.recall_many(queries)
+    given = store.recall_many(queries, fallbacks=fallbacks)
+    assert DOTNET_CONFIG_FIX not in [h.memory.content for h in given.hits], given.hits
+    assert given.hits == lead.hits, (given.hits, lead.hits)
+    # (asked alone, as a lead, the outer error still finds it loosely)
+    alone = store.recall_many([("Error: could not load the config", True)])
+    assert [h.memory.content for h in alone.hits][:1] == [DOTNET_CONFIG_FIX], alone.hits
+    codex = "[yellow-codex] Error: authentication failed. Run /codex:setup."
+    result = store.recall_many([("pnpm test exited 1", True)], fallbacks=[(codex, True)])
+    assert [(h.memory.content, h.match) for h in result.hits][-1:] == [
+        (CODEX_AUTH_FIX, "hybrid")
+    ], result.hits
+
+
 def test_a_fallback_s_hit_past_the_budget_cuts_nothing(store: MemoryStore) -> None:
     """qa-s62 F6: a fallback's hit that did not fit the 800 characters was left out, and the
     recall said it was cut ("truncated to 800 characters") though the fix it gave was whole."""

@@ -773,6 +773,35 @@ def _another_code(query_fingerprint: str, entry_fingerprint: object) -> bool:
     return all(value.isdigit() for value in differ)
 
 
+#: Classes an application raises with its own words (Python's ``RuntimeError``, Java's
+#: ``RuntimeException``): an error of one of these alone names no more than ``Error:`` does.
+_GENERIC_CLASSES = frozenset({"runtimeerror", "runtimeexception"})
+
+
+def _names_no_class(fingerprint: str) -> bool:
+    return _exception_classes(fingerprint) <= _GENERIC_CLASSES
+
+
+def kept_candidates(
+    candidates: list[Candidate], fingerprints: Sequence[str], fallback: bool
+) -> list[Candidate]:
+    """The ``candidates`` of a query whose errors have ``fingerprints`` that are kept: all of
+    them, but of a ``fallback`` whose errors name no specific exception class (a bare
+    ``Error:`` with the app's own words, a ``RuntimeError``, a message alone) an ERROR-FIX
+    entry of a named class only as an exact match. Node's outer ``Error: could not load the
+    config`` found a .NET ``DirectoryNotFoundException``'s fix at 0.84 (qa74 F1); the loose
+    hits such a line finds rightly are entries in its own words (yellow's ``[yellow-codex]
+    Error: authentication failed``, 0.78), which name no class either."""
+    if not fallback or not all(map(_names_no_class, fingerprints)):
+        return candidates
+    return [c for c in candidates if c.match == "fingerprint" or _names_no_class_of(c.memory)]
+
+
+def _names_no_class_of(memory: Memory) -> bool:
+    entry = memory.metadata.get("error_fingerprint")
+    return not isinstance(entry, str) or _names_no_class(entry)
+
+
 def fallback_hit_given(result: SearchResult, recall_floor: float) -> bool:
     """Whether a fallback's hit is given: an exact match of its error, or one that scores
     :data:`FALLBACK_LOOSE_FLOOR` (``recall_floor``, the project's, when higher)."""

@@ -45,6 +45,7 @@ from .search import (
     fallback_hit_given,
     held_for,
     hybrid_candidates,
+    kept_candidates,
     lexical_idfs,
     names_another_exception,
     plan_search,
@@ -477,24 +478,21 @@ class StoreReads(StoreFreshness):
         recall log has one line for it. A query of several lines that is an error (``errors``,
         or it looks like one) is a pasted log, recalled by its parsed signature and each error
         a line of it tells in a sentence (:func:`~kenning.querybuild.queries_of_pasted_error`),
-        as queries of their own. The result's ``query`` is the
-        first query as recalled, its ``floor`` the lowest applied, and it is an error recall
-        when any query was one.
+        as queries of their own. The result's ``query`` is the first query as recalled, its
+        ``floor`` the lowest applied, and it is an error recall when any query was one.
 
         ``fallbacks``, pairs as ``queries`` (at most :data:`MOST_FALLBACKS`; a pasted log's
         are the causes its chain prints and the errors its warnings name above its crash,
         :func:`~kenning.querybuild.fallbacks_of_pasted_error`): the queries' best hit keeps the
         first place, and a fallback's hit (an exact match of its error, or one that scores
-        :data:`~kenning.search.FALLBACK_LOOSE_FLOOR`) competes with the queries' other hits
-        for the places after it: the cause's fix after the crash's, never in its place. A best
-        hit that is no exact match competes too when a fallback's is one (another error's fix,
+        :data:`~kenning.search.FALLBACK_LOOSE_FLOOR`; no named exception's fix for one that
+        names none, :func:`~kenning.search.kept_candidates`) competes with the others for the
+        places after it: the cause's fix after the crash's, never in its place. A best hit
+        that is no exact match competes too when a fallback's is one (another error's fix,
         close to the crash's words, does not lead the cause's exact fix), and a memory the
         queries found loosely that a fallback matches exactly is held by that match."""
         from .freshness import best_fresh_first
-        from .querybuild import (
-            fallbacks_of_pasted_error,
-            queries_of_pasted_error,
-        )
+        from .querybuild import fallbacks_of_pasted_error, queries_of_pasted_error
         from .render import combine_for_recall
 
         queries = _checked_pairs(
@@ -530,10 +528,11 @@ class StoreReads(StoreFreshness):
         )
         guessed: set[str] = set()  # the memories only a fallback found
         if fallbacks and keep > len(hits[:1]):
-            more = self._held_candidates(fallbacks, top_k, filters, settings, held.fingerprints)
-            # a fallback's hit is a guess: an exact match of its error, or one as close as a
-            # note about it is (qa-s62 F4: its error floor let in other errors' fixes; the
-            # generic floor, for a chain's causes, other errors' fixes and rules at 0.53-0.65)
+            more = self._held_candidates(
+                fallbacks, top_k, filters, settings, held.fingerprints, fallbacks=True
+            )
+            # a fallback's hit is a guess: an exact match of its error, or as close as a note
+            # about it is (qa-s62 F4, other errors' fixes and rules at 0.53-0.65; qa74 F1)
             found = [
                 r
                 for memory_id, r in more.best.items()
@@ -605,10 +604,11 @@ class StoreReads(StoreFreshness):
         filters: Filters,
         settings: Settings,
         told: Sequence[str],
+        fallbacks: bool = False,
     ) -> _Held:
         """Each query's candidates held to its floor (:meth:`recall_many`), a memory found
         by several with its best score. ``told``: the fingerprints of errors asked before
-        (a fallback's candidates are held as the whole request's errors hold them)."""
+        (``fallbacks``' are held as the request's errors hold them, :func:`kept_candidates`)."""
         generic_floor = settings.recall_floor
         error_floor = settings.error_recall_floor
         floors: list[float] = []
@@ -628,7 +628,7 @@ class StoreReads(StoreFreshness):
                 if self.exists
                 else _Retrieved([])
             )
-            found.append(retrieved.candidates)
+            found.append(kept_candidates(retrieved.candidates, retrieved.fingerprints, fallbacks))
             if is_error:  # (a words query that looks like an error tells none of its own)
                 fingerprints += retrieved.fingerprints
         scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
