@@ -98,3 +98,15 @@ def too_new(where: str, compatible: Compatible, own: int, *, write: bool) -> str
         doing = "writes" if write else "reads"
         said += f"; a kenning of schema {needed} or later {doing} it"
     return said
+
+
+def write_refused(refused: str, *, migrated_since_opened: bool) -> str:
+    """The error of a write a newer schema refuses (``refused``: :func:`too_new`'s words):
+    the same on every backend, and, when a newer kenning migrated the store after this
+    process opened it, what restarts the process that needs the upgrade."""
+    if not migrated_since_opened:
+        return f"{refused}; nothing was written. Upgrade kenning"
+    return (
+        f"{refused}: a newer kenning migrated it since this process opened it; nothing was "
+        "written. Upgrade kenning and restart this process (the MCP server, `kenning ui`)"
+    )

@@ -1959,12 +1959,8 @@ class PostgresBackend:
         )
         if refused is None:  # a newer schema this kenning still writes
             return
-        if version == self._schema:  # as it was when this process opened it
-            raise StoreCorrupted(f"{refused}; nothing was written. Upgrade kenning")
         raise StoreCorrupted(
-            f"{refused}: a newer kenning migrated it since this process opened it; nothing "
-            "was written. Upgrade kenning and restart this process (the MCP server, "
-            "`kenning ui`)"
+            compat.write_refused(refused, migrated_since_opened=version != self._schema)
         )
 
     @contextmanager

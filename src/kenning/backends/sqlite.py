@@ -1049,12 +1049,8 @@ class SQLiteBackend:
         )
         if refused is None:  # a newer schema this kenning still writes
             return
-        if version == self._schema:  # as it was when this process opened it
-            raise StoreCorrupted(f"{refused}; nothing was written. Upgrade kenning")
         raise StoreCorrupted(
-            f"{refused}: a newer kenning migrated it since this process opened it; "
-            "nothing was written. Restart this process (the MCP server, `kenning ui`) with "
-            "the newer kenning"
+            compat.write_refused(refused, migrated_since_opened=version != self._schema)
         )
 
     def newer_schema_refuses_writes(self) -> str | None:
