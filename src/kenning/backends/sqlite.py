@@ -2827,5 +2827,6 @@ for _name in (
     "room_to_update",
     "short_of_room",
     "checkpoint",
+    "newer_schema_refuses_writes",
 ):
     setattr(SQLiteBackend, _name, _guard(getattr(SQLiteBackend, _name)))
