@@ -1029,13 +1029,14 @@ def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path) -> None:
     docs/solutions/db) was skipped without a word: a run by hand listed the other docs and
     exited 0, and a session said nothing while every change to its docs waited. Said now
     as the unreadable solutions folder is, with the chmod that fixes it: the session ends
-    well (exit 0, one line), a run by hand exits 1, and its entries are kept. Run as a user
-    without root's file rights (as root, chmod 000 stops nothing)."""
-    from .test_store_folder import _as_a_user
-
+    well (exit 0, one line), a run by hand exits 1, and its entries are kept. The other
+    categories are re-seeded all the same (qa74 F4: the one unreadable folder stopped the
+    re-seed of a readable, changed doc). Run as a user without root's file rights (as
+    root, chmod 000 stops nothing)."""
     root = docs.parent.parent
     assert kenning(root, "seed-solutions").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
+    write(root, "docs/solutions/npm/npm.md", doc("npm", fix="Pin the registry in .npmrc."))
     category = docs / "db"
     category.chmod(0)
     try:
@@ -1064,17 +1065,20 @@ def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path) -> None:
     assert said.returncode == 0, said.stderr
     (line,) = said.stderr.splitlines()  # (its long temp paths shortened in the middle)
     assert line.startswith(
-        "kenning hook session-start: could not re-seed the solution docs of docs/solutions: "
+        "kenning hook session-start: could not re-seed the solution docs of docs/solutions/db: "
         "the category folder db of solutions folder /"
     ), line
     assert "/docs/solutions cannot be read (Permission denied); let this user list" in line
     assert line.endswith("/docs/solutions/db) and run again"), line
+    context = json.loads(said.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "One writer only." not in context and ERRORS["db"] in context, context
     assert by_hand.returncode == 1, (by_hand.stdout, by_hand.stderr)
     assert "cannot be read (Permission denied); " + fix in by_hand.stderr, by_hand.stderr
-    with open_store(cwd=root) as store:  # kept, not retired; readable again, re-seeded
+    with open_store(cwd=root) as store:  # kept, not retired; the readable category re-seeded
         (kept,) = of(store, "db")
         assert "One writer only." not in kept.content
-    assert session_start(root).returncode == 0
+        assert "Pin the registry in .npmrc." in of(store, "npm")[0].content
+    assert session_start(root).returncode == 0  # readable again, re-seeded
     with open_store(cwd=root) as store:
         assert "One writer only." in of(store, "db")[0].content
 

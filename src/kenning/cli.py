@@ -1236,12 +1236,15 @@ def seed_solutions_cmd(
     if not report.ok:
         # the exit code's own line, as every command's exit 1 has; the documents are named
         # on the lines above it
+        for _category, error in report.unreadable:  # (its entries kept; the others seeded)
+            _say_error(error)
         failed = report.failed
-        _say_error(
-            f"{failed} {'document' if failed == 1 else 'documents'} could not be read (the "
-            "'failed:' lines say why); the others were seeded — fix "
-            f"{'it' if failed == 1 else 'them'} and run `kenning seed-solutions` again"
-        )
+        if failed:
+            _say_error(
+                f"{failed} {'document' if failed == 1 else 'documents'} could not be read (the "
+                "'failed:' lines say why); the others were seeded — fix "
+                f"{'it' if failed == 1 else 'them'} and run `kenning seed-solutions` again"
+            )
         sys.exit(EXIT_USER)
 
 

@@ -232,10 +232,14 @@ class SeedReport:
     #: Why the folder's run failed whole (:func:`reseed_changed`, which goes on with the
     #: other folders): nothing of it was read or written. None when it ran.
     error: str | None = None
+    #: ``(category, error)`` of each category folder this user may not list (chmod 000 on
+    #: ``docs/solutions/db``): its docs were not read and its entries are kept as they are,
+    #: neither re-seeded nor retired; the other categories ran.
+    unreadable: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:
-        return self.failed == 0 and self.error is None
+        return self.failed == 0 and self.error is None and not self.unreadable
 
     def documents(self) -> dict[str, int]:
         """The scanned documents by what came of them, adding up to ``scanned``: ``skipped``
@@ -295,6 +299,11 @@ class SeedReport:
             "entries": self.entries(),
             "redactions": dict(self.redactions),
             **({"error": self.error} if self.error is not None else {}),
+            **(
+                {"unreadable": [{"category": c, "error": e} for c, e in self.unreadable]}
+                if self.unreadable
+                else {}
+            ),
         }
 
 
@@ -1128,7 +1137,10 @@ def seed_solutions(
             f"updated or retired again. Run it with --source-prefix {shlex.quote(earlier)} "
             "(or without it, if that is the folder's path)"
         )
-    docs = scan_solution_docs(directory)
+    # (a category this user may not list is said, its entries kept; the others run)
+    unreadable: list[tuple[str, UserInputError]] = []
+    docs = scan_solution_docs(directory, unreadable)
+    blocked = {category for category, _ in unreadable}
     if total:
         total(len(docs))
 
@@ -1243,7 +1255,15 @@ def seed_solutions(
         texts[path] = text
         work.append(_Doc(path, rel, seen))
     discovered = {rel for rel, _, _ in docs}
-    gone = [rel for rel in known if rel not in discovered and _is_gone(directory, rel)]
+    # the docs of a category that could not be listed are not gone: their record is kept,
+    # so the next run that can read them re-seeds only what changed
+    unlisted = {rel for rel in known if rel.split("/", 1)[0] in blocked}
+    next_known.update((rel, known[rel]) for rel in unlisted)
+    gone = [
+        rel
+        for rel in known
+        if rel not in discovered and rel not in unlisted and _is_gone(directory, rel)
+    ]
     if gone:
         # A session's re-seed and a run by hand alike go on whatever branch is checked out:
         # see _elsewhere. Retired once this branch has had the doc (deleted from its files
@@ -1376,6 +1396,7 @@ def seed_solutions(
         redactions=dict(sorted(redactions.items())),
         # a full run says which Markdown files its pattern leaves out (not every session's)
         ignored=() if changed_only else tuple(misplaced_solution_docs(directory)),
+        unreadable=tuple((category, str(error)) for category, error in unreadable),
     )
 
 

@@ -70,11 +70,17 @@ def unreadable_folder(what: str, path: str | Path, exc: OSError) -> UserInputErr
     )
 
 
-def scan_solution_docs(root: Path) -> list[tuple[str, str, os.stat_result]]:
+def scan_solution_docs(
+    root: Path, unreadable: list[tuple[str, UserInputError]] | None = None
+) -> list[tuple[str, str, os.stat_result]]:
     """Every ``*/*.md`` exactly one directory below ``root`` that is a file (symlinks
     followed), minus the ``archived`` folder, as ``(relative path, path, stat)`` sorted by
     (folder, name). One ``scandir`` per folder and one ``stat`` per doc: cheap enough to run
-    at every session start (``seed-solutions --changed-only``)."""
+    at every session start (``seed-solutions --changed-only``).
+
+    A category folder this user may not list raises :func:`unreadable_folder`'s error, or,
+    given ``unreadable``, is added to it as ``(category, error)`` and the others are
+    scanned (one unreadable category stopped the re-seed of every other)."""
     found: list[tuple[str, str, str, os.stat_result]] = []
     try:
         folders = list(os.scandir(root))
@@ -90,9 +96,13 @@ def scan_solution_docs(root: Path) -> list[tuple[str, str, os.stat_result]]:
         except OSError as exc:
             # (read as a folder of no docs: its changes waited, unsaid, and a run by hand
             # listed the others and exited 0)
-            raise unreadable_folder(
+            error = unreadable_folder(
                 f"the category folder {folder.name} of solutions folder {root}", folder.path, exc
-            ) from None
+            )
+            if unreadable is None:
+                raise error from None
+            unreadable.append((folder.name, error))
+            continue
         for entry in entries:
             if not entry.name.endswith(".md"):
                 continue

@@ -655,15 +655,18 @@ def _reseed(
     except Exception as exc:  # the listing still runs
         warn(f"could not re-seed changed solution docs: {_describe(exc)}")
         return False
-    failed = [r for r in reports if r.error is not None]
+    root = store.project.files_root
+    failed = [
+        f"could not re-seed the solution docs of {shown_path(r.directory, root)}: {r.error}"
+        for r in reports
+        if r.error is not None
+    ] + [  # a category folder not listed: the folder's other categories were re-seeded
+        f"could not re-seed the solution docs of {shown_path(Path(r.directory) / c, root)}: {e}"
+        for r in reports
+        for c, e in r.unreadable
+    ]
     if failed:  # (the other folders were re-seeded: one line for those that were not)
-        root = store.project.files_root
-        warn(
-            "; ".join(
-                f"could not re-seed the solution docs of {shown_path(r.directory, root)}: {r.error}"
-                for r in failed
-            )
-        )
+        warn("; ".join(failed))
     pending = sum(r.pending for r in reports)
     if pending:
         warn(
