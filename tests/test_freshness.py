@@ -389,6 +389,56 @@ def test_a_recorded_path_that_became_unsafe_is_stale(store: MemoryStore, files: 
     assert refused.status == "refused" and "outside" in (refused.reason or "")
 
 
+def test_a_file_this_user_may_not_read_is_not_marked_stale(store: MemoryStore, files: Path) -> None:
+    """A file this user may not read (its folder chmod 000, or the file itself) says nothing
+    of whether it changed: it was marked stale ("refused: cannot be checked
+    (PermissionError)", "changed: cannot be read") and an agent was told the note was out
+    of date (qa74 F4). Left unmarked now, as the freshness model has no state for "not
+    known"; a note whose file did change is still stale. Run as a user without root's file
+    rights (as root, chmod 000 stops nothing)."""
+    import sys
+
+    from .test_store_folder import _as_a_user
+
+    in_folder = store.remember("Use WAL mode for docs/solutions/db.md's fix.", "rule").id
+    in_file = store.remember("Check sessions first.", "rule", source="src/auth.py").id
+    write(files, "src/other.py", AUTH)
+    commit(files, "other")
+    changed = store.remember("The other module is like auth.", "rule", source="src/other.py").id
+    write(files, "src/other.py", AUTH + "# changed\n")
+    folder, file = files / "docs" / "solutions", files / "src" / "auth.py"
+    folder.chmod(0)
+    file.chmod(0)
+    try:
+        listed = subprocess.run(
+            _as_a_user(
+                sys.executable,
+                "-m",
+                "kenning",
+                "search",
+                "--json",
+                "--threshold",
+                "0",
+                "--limit",
+                "10",
+                "x",
+            ),
+            cwd=files,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        folder.chmod(0o755)
+        file.chmod(0o644)
+    assert listed.returncode == 0, listed.stderr
+    results = {r["memory"]["id"]: r for r in json.loads(listed.stdout)["results"]}
+    for memory_id in (in_file, in_folder):
+        assert (results[memory_id]["stale"], results[memory_id]["changed"]) == (False, [])
+    assert results[changed]["stale"] is True, results[changed]
+
+
 def test_a_forged_record_is_checked_like_any_stored_path(store: MemoryStore, files: Path) -> None:
     """The record is stored data (a note's own is not taken, but a store file or an export
     can hold anything): a path in it that leaves the project is refused, never read, and

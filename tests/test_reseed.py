@@ -1031,7 +1031,9 @@ def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path) -> None:
     as the unreadable solutions folder is, with the chmod that fixes it: the session ends
     well (exit 0, one line), a run by hand exits 1, and its entries are kept. The other
     categories are re-seeded all the same (qa74 F4: the one unreadable folder stopped the
-    re-seed of a readable, changed doc). Run as a user without root's file rights (as
+    re-seed of a readable, changed doc), and the unreadable one's entries are not marked
+    stale in the session's context: their doc could not be read, which says nothing of a
+    change (it said stale="true", "refused"). Run as a user without root's file rights (as
     root, chmod 000 stops nothing)."""
     root = docs.parent.parent
     assert kenning(root, "seed-solutions").returncode == 0
@@ -1045,6 +1047,15 @@ def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path) -> None:
             cwd=root,
             env=env(),
             input=_session_payload(root),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        recalled = subprocess.run(
+            _as_a_user(sys.executable, "-m", "kenning", "recall", "--json", ERRORS["db"]),
+            cwd=root,
+            env=env(),
             capture_output=True,
             text=True,
             timeout=120,
@@ -1072,6 +1083,10 @@ def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path) -> None:
     assert line.endswith("/docs/solutions/db) and run again"), line
     context = json.loads(said.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "One writer only." not in context and ERRORS["db"] in context, context
+    assert 'stale="true"' not in context, context  # (npm re-seeded; db not known to change)
+    assert recalled.returncode == 0, recalled.stderr
+    (hit,) = [r for r in json.loads(recalled.stdout)["results"] if "db/db.md" in r["content"]]
+    assert (hit["stale"], hit["changed"]) == (False, []), hit
     assert by_hand.returncode == 1, (by_hand.stdout, by_hand.stderr)
     assert "cannot be read (Permission denied); " + fix in by_hand.stderr, by_hand.stderr
     with open_store(cwd=root) as store:  # kept, not retired; the readable category re-seeded

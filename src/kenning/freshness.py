@@ -325,6 +325,8 @@ class _BlobCache:
         try:
             with open(path, "rb") as fh:
                 data = fh.read(MAX_HASHED_BYTES + 1)
+        except PermissionError:
+            raise  # (not this file's problem: this user's rights; see _observe)
         except OSError as exc:
             return (), f"cannot be read ({exc.strerror or exc})"
         ids: tuple[str, ...] = (worktree_blob(data),)
@@ -390,11 +392,14 @@ class Observed:
     """What :func:`check` found of one path of the checkout: the ids its file may have
     (:meth:`_BlobCache.blobs`), or why it has none: ``status`` :data:`REFUSED` (the
     source-path checks), :data:`MISSING`, or :data:`CHANGED` (a file that cannot be hashed),
-    with ``reason``."""
+    with ``reason``. ``unreadable``: this user may not look at it (a folder chmod 000 on its
+    path, a file without read rights): nothing is known of it, and :func:`check` leaves it
+    out: it was marked stale ("refused", "changed") though nothing said it had changed."""
 
     ids: tuple[str, ...] = ()
     status: str | None = None
     reason: str | None = None
+    unreadable: bool = False
 
 
 def _observe(path: str, files_root: Path) -> Observed:
@@ -402,9 +407,13 @@ def _observe(path: str, files_root: Path) -> Observed:
 
     verdict = check_source(path, files_root)
     if not verdict.ok or verdict.resolved is None:
+        if verdict.unreadable:
+            return Observed(unreadable=True)
         return Observed(status=REFUSED, reason=verdict.reason)
     try:
         ids, problem = _CACHE.blobs(verdict.resolved)
+    except PermissionError:
+        return Observed(unreadable=True)
     except FileNotFoundError:
         kept = _outside_the_sparse_checkout(path, files_root)
         if kept is not None:  # in git's index, only not in this work tree: its blob there
@@ -482,6 +491,8 @@ def check(
             seen = _observe(path, files_root)
             if observed is not None:
                 observed[path] = seen
+        if seen.unreadable:
+            continue  # not known to have changed: left unmarked (see Observed)
         if seen.status is not None:
             states.append(FileState(path, blob, None, seen.status, seen.reason))
         elif blob in seen.ids:  # git's id, or (a record written before) the bytes' own hash

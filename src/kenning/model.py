@@ -499,7 +499,9 @@ class SourceCheck:
     is there, ``not_a_document``: as what is there is no document to read (a folder, a pipe,
     a device, a binary file) — both by :func:`kenning.sources.check_document`, nothing
     unsafe about either; ``no_checkout``: not looked for, as kenning runs outside a checkout
-    of the project (:meth:`~kenning.store.MemoryStore.check_source_path`)."""
+    of the project (:meth:`~kenning.store.MemoryStore.check_source_path`); ``unreadable``:
+    refused as this user may not look at the path (a folder on it without the rights: chmod
+    000), so nothing is known of what is there."""
 
     path: str
     ok: bool
@@ -508,6 +510,7 @@ class SourceCheck:
     missing: bool = False
     not_a_document: bool = False
     no_checkout: bool = False
+    unreadable: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "ok": self.ok, "resolved": self.resolved, "reason": self.reason}

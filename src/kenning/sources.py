@@ -156,7 +156,8 @@ def check_source(path: str, files_root: Path) -> SourceCheck:
     try:
         resolved, root = resolve_inside(path, files_root)
     except UnsafePathError as exc:
-        return SourceCheck(path, False, reason=exc.reason)
+        unreadable = isinstance(exc.__cause__, PermissionError)
+        return SourceCheck(path, False, reason=exc.reason, unreadable=unreadable)
     # A symlink inside the project (``docs/history -> ../.git``) leads where the path as
     # written does not say: what it resolves to is held to the same rule.
     inside = resolved[len(root) :].lstrip(os.sep).replace(os.sep, "/")
