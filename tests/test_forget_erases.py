@@ -794,3 +794,87 @@ def test_a_renewal_that_fails_for_lack_of_room_leaves_no_grown_wal(tmp_path: Pat
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == _FIXES + 2
         conn.close()
+        # nor by a new process: it waits for the room recorded, reading no row to reckon it
+        ran = subprocess.run(
+            [sys.executable, "-c", _WRITES_ON_A_SHORT_DISK, str(project), "Tags are signed"],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert ran.returncode == 0 and ran.stdout.split() == ["stored", "0"], ran.stderr
+        assert f"{_FIXES} entries in {db}" in ran.stderr and "wait" in ran.stderr, ran.stderr
+        assert _old_fingerprints(db) == (_FIXES, None)
+
+
+_WRITES_ON_A_SHORT_DISK = """
+import sqlite3, sys
+from pathlib import Path
+from kenning import open_store
+real = sqlite3.connect
+walks = []
+def seen(sql):  # the scan of every row's text for the stale fingerprints, and the reckoning
+    if sql.startswith("SELECT rowid, ") and "FROM memories WHERE rowid > " in sql:
+        if "content" in sql.split("FROM")[0]:  # (the vector index reads no text)
+            walks.append(sql)
+    elif "length(CAST(content AS BLOB)) + length(embedding)" in sql:
+        walks.append(sql)
+def connect(*args, **kwargs):
+    conn = real(*args, **kwargs)
+    conn.set_trace_callback(seen)
+    return conn
+sqlite3.connect = connect
+with open_store(cwd=Path(sys.argv[1]), embedder="hashing") as store:
+    print(store.remember(sys.argv[2], "rule").status, len(walks), flush=True)
+"""
+
+
+def test_a_renewal_that_waits_for_room_costs_a_new_process_no_read_of_the_rows(
+    tmp_path: Path,
+) -> None:
+    """While the renewal waited for room, each new process (every `kenning remember`, each
+    hook that writes) read every row again to find the stale ones and reckon the room (~2 s
+    for 5,000 notes), then waited. The first process that finds the disk short records the
+    count and the room in the store; a later one compares the disk's room with it (a statvfs)
+    and reads no row of the scan (counted by SQLite's trace of the statements), still saying
+    that the renewal waits. It reckons again once something that lessens the room changed
+    (a row deleted) or the disk has the room, and renews then."""
+    import subprocess
+    import sys
+
+    from .test_store_folder import _tmpfs
+
+    def write(project: Path, note: str) -> tuple[int, str]:
+        ran = subprocess.run(
+            [sys.executable, "-c", _WRITES_ON_A_SHORT_DISK, str(project), note],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        status, walks = ran.stdout.split()
+        assert status == "stored", ran.stdout
+        return int(walks), ran.stderr
+
+    with _tmpfs(tmp_path / "mnt", "24m") as mount:
+        project = _older_fingerprints_on_a_small_disk(mount)
+        db = project / ".kenning" / "memory.db"
+        walks, said = write(project, "Payments retry five times")
+        assert walks > 0, "the first process reckons"
+        (first,) = said.splitlines()
+        assert f"{_FIXES} entries in {db}" in first and "needs about " in first, first
+        for note in ("Deploys happen on Tuesdays only", "Releases are tagged from main"):
+            walks, said = write(project, note)
+            assert walks == 0, f"a later process read the rows again ({walks} statements)"
+            assert said.splitlines() == [first], said  # the same line, from the record
+            assert _free(mount) > 2 * 2**20
+        assert _old_fingerprints(db) == (_FIXES, None)
+        conn = sqlite3.connect(db, isolation_level=None)
+        conn.execute("DELETE FROM memories WHERE rowid = (SELECT max(rowid) FROM memories)")
+        conn.close()
+        walks, said = write(project, "Tags are signed")
+        assert walks > 0, "a delete lessens the room: reckoned again"
+        assert f"{_FIXES} entries in {db}" in said, said
+        (mount / "filler").unlink()
+        walks, said = write(project, "Hotfixes branch from the tag")
+        assert walks > 0 and not said, said
+        assert _old_fingerprints(db)[0] == 0 and _old_fingerprints(db)[1] is not None
+        conn = sqlite3.connect(db)
+        left = conn.execute("SELECT key FROM meta WHERE key LIKE '%wait%'").fetchall()
+        conn.close()
+        assert left == [], "the record of the wait goes with the renewal"

@@ -593,6 +593,20 @@ class NeedsRoomToRewrite(Protocol):
         checkpoint drops without writing to the full disk."""
         ...
 
+    def record_wait(self, what: str, count: int, needs: Mapping[Path, int] | None) -> None:
+        """Record in the store that the update ``what`` (of ``count`` rows) waits for the
+        room ``needs`` (None: it waits no more; the record goes), so that another process
+        need not read every row to reckon it again: only when that small write fits on the
+        disk, and never failing (no record is then kept)."""
+        ...
+
+    def recorded_wait(self, what: str) -> tuple[int, Mapping[Path, int]] | None:
+        """The count and the room :meth:`record_wait` recorded for ``what``, while nothing
+        that could lessen that room changed since (a row deleted or its vector, project,
+        type or collection changed, fewer pages in use, another reckoning of the room); else None
+        (reckon it again). Reads no memory's row."""
+        ...
+
 
 @runtime_checkable
 class MarksAReembed(Protocol):

@@ -1029,6 +1029,81 @@ class SQLiteBackend:
         with self._lock, contextlib.suppress(sqlite3.Error):
             self._try_checkpoint()
 
+    def record_wait(self, what: str, count: int, needs: Mapping[Path, int] | None) -> None:
+        """See :class:`~kenning.backends.base.NeedsRoomToRewrite`: a meta row
+        (:data:`REWRITE_WAIT_KEY`), written only while the disk has
+        :data:`FULL_DISK_BYTES` free (a few pages of WAL, checkpointed after it)."""
+        if needs is not None:
+            free = _free_bytes(self.path.parent)
+            state = self._rewrite_state()
+            if free is None or free < FULL_DISK_BYTES or state is None:
+                return
+            record: str | None = json.dumps(
+                {
+                    "what": what,
+                    "state": state,
+                    "count": count,
+                    "needs": {str(folder): int(room) for folder, room in needs.items()},
+                }
+            )
+        else:
+            record = None
+        with contextlib.suppress(sqlite3.Error, KenningError):
+            if record is not None or self.get_meta(REWRITE_WAIT_KEY) is not None:
+                self.set_meta(REWRITE_WAIT_KEY, record)
+        if record is not None and not self._in_tx:
+            self.checkpoint()  # its few pages not left in a WAL on the disk short of room
+
+    def recorded_wait(self, what: str) -> tuple[int, Mapping[Path, int]] | None:
+        """See :class:`~kenning.backends.base.NeedsRoomToRewrite`."""
+        try:
+            found = json.loads(self.get_meta(REWRITE_WAIT_KEY) or "null")
+            state = self._rewrite_state()
+        except (ValueError, sqlite3.Error, KenningError):
+            return None
+        if not isinstance(found, dict) or state is None or found.get("what") != what:
+            return None
+        recorded, count, needs = found.get("state"), found.get("count"), found.get("needs")
+        if (
+            not isinstance(recorded, list)
+            or len(recorded) != len(state)
+            or recorded[:-1] != state[:-1]
+            or not isinstance(recorded[-1], int)
+            or state[-1] < recorded[-1]  # fewer pages in use (a VACUUM): less room needed
+            or not isinstance(count, int)
+            or not isinstance(needs, dict)
+            or not all(isinstance(room, int) for room in needs.values())
+        ):
+            return None
+        return count, {Path(folder): room for folder, room in needs.items()}
+
+    def _rewrite_state(self) -> list[Any] | None:
+        """What a reckoning of :func:`update_needs` stays good for: the reckoning's own
+        version, the store's file, its vector counters (a row deleted, or its vector,
+        project, type or collection changed; ``vector_state``) and, last, its pages in use
+        (fewer: less room needed). None where the store keeps no counters (reckon every time)."""
+        if self._schema < 5 or "vector_state" in self._lost_state:
+            return None
+        with self._lock:
+            counters = self._conn.execute(
+                "SELECT token, deletes, updates FROM vector_state"
+            ).fetchone()
+            if counters is None:
+                return None
+            token, deletes, updates = counters
+            pages, free_pages = (
+                int(self._conn.execute(f"PRAGMA {name}").fetchone()[0])
+                for name in ("page_count", "freelist_count")
+            )
+        return [
+            UPDATE_NEEDS_VERSION,
+            str(self.path),
+            str(token),
+            deletes,
+            updates,
+            pages - free_pages,
+        ]
+
     def _refuse_without_full_text(self) -> None:
         if self._lost_index:
             raise _lost_index_error(self.path, self._lost_index, "")
@@ -2532,6 +2607,15 @@ def _wal_bytes(frames: int, page_size: int) -> int:
     its 24-byte header, after the WAL's 32-byte header; the -shm indexes 4,096 frames in
     each 32 KiB."""
     return 32 + frames * (page_size + 24) + 32768 * (frames // 4096 + 1)
+
+
+#: The version of :func:`update_needs`'s reckoning: a room recorded by another (an older
+#: kenning's, :meth:`SQLiteBackend.record_wait`) is reckoned again.
+UPDATE_NEEDS_VERSION = 1
+
+#: Meta key: the count of rows and the room a one-time update waits for, and what that
+#: reckoning stays good for (:meth:`SQLiteBackend.record_wait`); none while nothing waits.
+REWRITE_WAIT_KEY = "kenning:rewrite_wait"
 
 
 def update_needs(conn: sqlite3.Connection, path: Path, ids: Sequence[str]) -> dict[Path, int]:
