@@ -2912,5 +2912,7 @@ for _name in (
     "short_of_room",
     "checkpoint",
     "newer_schema_refuses_writes",
+    "record_wait",
+    "recorded_wait",
 ):
     setattr(SQLiteBackend, _name, _guard(getattr(SQLiteBackend, _name)))
