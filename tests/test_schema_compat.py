@@ -226,6 +226,8 @@ def test_a_newer_schema_that_older_kennings_may_not_read(
     )
     assert schema["status"] == "failed", schema
     assert f"schema version {version} is newer than this kenning understands" in schema["message"]
+    # (PostgreSQL's doctor said it without the schema that reads it, as the CLI says it)
+    assert ("a kenning of schema" in schema["message"]) == (recorded == "reader"), schema
 
 
 def test_a_record_of_another_version_is_not_believed() -> None:

@@ -184,7 +184,9 @@ def _schema_refused(exc: StoreCorrupted) -> Check:
             "schema",
             FAILED,
             f"schema version {exc.version} is newer than this kenning understands "
-            f"({exc.understood}): a newer kenning (a teammate's) upgraded the store",
+            f"({exc.understood}): a newer kenning (a teammate's) upgraded the store"
+            # (as doctor.newer_schema_check and the CLI say it)
+            + (f"; a kenning of schema {exc.reader} or later reads it" if exc.reader else ""),
             "upgrade kenning (`pip install -U kenning`, or your team's way); nothing is "
             "wrong with the store",
         )

@@ -150,13 +150,18 @@ class SchemaTooNew(StoreCorrupted):
     """The store was migrated by a newer kenning than this one: nothing is wrong with it,
     this kenning is too old to read it (``kenning doctor`` tells it from damage)."""
 
-    def __init__(self, message: str, version: int, understood: int) -> None:
+    def __init__(
+        self, message: str, version: int, understood: int, reader: int | None = None
+    ) -> None:
         super().__init__(message)
         self.version, self.understood = version, understood
+        #: The oldest schema whose kenning reads the store, when its record says one older
+        #: than its version (:mod:`kenning.backends.compat`).
+        self.reader = reader
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pickled with what __init__ takes (Exception's own reduce passes only the message)
-        return (type(self), (str(self), self.version, self.understood))
+        return (type(self), (str(self), self.version, self.understood, self.reader))
 
 
 class NotAKenningStore(KenningError):

@@ -1489,14 +1489,13 @@ class PostgresBackend:
             return 0
         version = _recorded_schema_version(conn)
         if version > SCHEMA_VERSION:
+            compatible = _recorded_compatible(conn, version)
             refused = compat.too_new(
-                f"the store in {self.location}",
-                _recorded_compatible(conn, version),
-                SCHEMA_VERSION,
-                write=False,
+                f"the store in {self.location}", compatible, SCHEMA_VERSION, write=False
             )
             if refused:
-                raise SchemaTooNew(f"{refused}; upgrade kenning", version, SCHEMA_VERSION)
+                reader = compatible.reader if compatible.reader < version else None
+                raise SchemaTooNew(f"{refused}; upgrade kenning", version, SCHEMA_VERSION, reader)
         return version
 
     def _has_schema_table(self, conn: psycopg.Connection[Any]) -> bool:
