@@ -3898,12 +3898,7 @@ def _may_be_secret(escaped: str) -> bool:
     """Whether ``escaped``, decoded, holds a run that reads as a password (a person's or a
     generated one: :func:`_chosen_password`): what an escaped hit leaves unredacted must not
     (``your-token``, ``your password``, ``""`` do not)."""
-    text = escaped
-    for _ in range(_ESCAPE_ROUNDS):
-        decoded = _unescaped_text(text, places=False)
-        if decoded is None:
-            break
-        text = decoded[0]
+    text = _fully_unescaped(escaped)
     return any(_chosen_password(run.strip(".,;:!?()[]{}")) for run in _PASSWORD_RUN.findall(text))
 
 
