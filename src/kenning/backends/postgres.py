@@ -1815,12 +1815,17 @@ class PostgresBackend:
     def newer_schema_refuses_writes(self) -> str | None:
         """See :class:`~kenning.backends.base.KnowsItsSchema`."""
         with self._connection() as conn:
-            version = _recorded_schema_version(conn)
-            if version <= SCHEMA_VERSION:
-                return None
-            compatible = _recorded_compatible(conn, version)
+            return self._writes_refused_at(conn, _recorded_schema_version(conn))
+
+    def _writes_refused_at(self, conn: psycopg.Connection[Any], version: int) -> str | None:
+        """Why this kenning may not write the store at schema ``version`` (None: it may)."""
+        if version <= SCHEMA_VERSION:
+            return None
         return compat.too_new(
-            f"the store in {self.location}", compatible, SCHEMA_VERSION, write=True
+            f"the store in {self.location}",
+            _recorded_compatible(conn, version),
+            SCHEMA_VERSION,
+            write=True,
         )
 
     def check_writable(self) -> None:
@@ -1948,15 +1953,8 @@ class PostgresBackend:
         while this process ran) may have migrated the store since it was opened, and rows
         written by code that does not know that schema could be incomplete or damaged."""
         version = _recorded_schema_version(conn)
-        if version <= SCHEMA_VERSION:
-            return
-        refused = compat.too_new(
-            f"the store in {self.location}",
-            _recorded_compatible(conn, version),
-            SCHEMA_VERSION,
-            write=True,
-        )
-        if refused is None:  # a newer schema this kenning still writes
+        refused = self._writes_refused_at(conn, version)
+        if refused is None:  # this kenning's schema or older, or a newer one it still writes
             return
         raise StoreCorrupted(
             compat.write_refused(refused, migrated_since_opened=version != self._schema)

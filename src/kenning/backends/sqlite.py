@@ -1117,12 +1117,8 @@ class SQLiteBackend:
         it was opened (one installed while an MCP server or the web page ran), and rows
         written by code that does not know that schema could be incomplete or damaged."""
         version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
-        if version <= SCHEMA_VERSION:
-            return
-        refused = compat.too_new(
-            str(self.path), self._compatible(version), SCHEMA_VERSION, write=True
-        )
-        if refused is None:  # a newer schema this kenning still writes
+        refused = self._writes_refused_at(version)
+        if refused is None:  # this kenning's schema or older, or a newer one it still writes
             return
         raise StoreCorrupted(
             compat.write_refused(refused, migrated_since_opened=version != self._schema)
@@ -1132,10 +1128,13 @@ class SQLiteBackend:
         """See :class:`~kenning.backends.base.KnowsItsSchema`."""
         with self._lock:
             version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
-            if version <= SCHEMA_VERSION:
-                return None
-            compatible = self._compatible(version)
-        return compat.too_new(str(self.path), compatible, SCHEMA_VERSION, write=True)
+            return self._writes_refused_at(version)
+
+    def _writes_refused_at(self, version: int) -> str | None:
+        """Why this kenning may not write the store at schema ``version`` (None: it may)."""
+        if version <= SCHEMA_VERSION:
+            return None
+        return compat.too_new(str(self.path), self._compatible(version), SCHEMA_VERSION, write=True)
 
     def _compatible(self, version: int) -> compat.Compatible:
         """What the store (of schema ``version``, newer than this kenning's) asks of the
