@@ -13,7 +13,6 @@ refuses them with a message that says what to pass instead. Everything here is p
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 from collections import Counter
@@ -1183,7 +1182,7 @@ def _warned_query(signature: str, system_error: re.Pattern[str]) -> str:
     return signature
 
 
-@functools.lru_cache(maxsize=256)
+@remembered
 def _error_kind(query: str) -> str:
     """What makes two errors of a log's warnings one: their fingerprints, but for their
     numbers (one refused connection to three hosts and ports is one error; a redis and a
