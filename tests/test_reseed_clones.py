@@ -311,9 +311,11 @@ def test_a_held_back_line_the_budget_cut_off_is_said_at_the_next_session(
     listing made again after the re-seed (a doc changed) outlasted the hook's budget, the
     hook gave the listing made before it, without the line, and every later session took
     it for said: the user never learnt that the edit was not shared. It is recorded once
-    printed. Here another writer's lock on the memories (taken as the re-seed's write
-    commits: PostgreSQL grants the waiting lock before the re-listing's read) holds the
-    re-listing past a budget of 8 s."""
+    printed. Here another writer's lock on the memories holds the re-listing past a budget of
+    8 s: a trigger the test adds holds the re-seed's write open until that lock is asked
+    for, so PostgreSQL grants it as the write commits, before the re-listing's read (a
+    locker that only watched for the write lost the race on a busy machine, CI of stop
+    72: the write committed, and the re-listing read, before its lock was asked for)."""
     import threading
 
     import psycopg
@@ -322,6 +324,22 @@ def test_a_held_back_line_the_budget_cut_off_is_said_at_the_next_session(
     write(b, "docs/solutions/npm/npm.md", doc("npm", fix="Pin react to 18.3 (b's edit)."))
     commit(b, "b's npm edit")  # committed: b's session writes it, and lists again
     write(b, DB_PATH, doc("db", fix=B_FIX))  # not committed: held back, said
+    asked = (
+        "SELECT 1 FROM pg_locks WHERE relation = 'kenning_memories'::regclass "
+        "AND mode = 'AccessExclusiveLock' AND NOT granted"
+    )
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE FUNCTION kt_wait_for_the_lock() RETURNS trigger LANGUAGE plpgsql AS $$ "
+            "DECLARE waited int := 0; BEGIN "
+            f"WHILE NOT EXISTS ({asked}) AND waited < 6000 LOOP "
+            "PERFORM pg_sleep(0.005); waited := waited + 1; END LOOP; "
+            "RETURN NULL; END $$"
+        )
+        conn.execute(
+            "CREATE TRIGGER kt_wait_for_the_lock AFTER INSERT OR UPDATE OR DELETE "
+            "ON kenning_memories FOR EACH STATEMENT EXECUTE FUNCTION kt_wait_for_the_lock()"
+        )
     done = threading.Event()
     locked: list[bool] = []
 
@@ -350,8 +368,12 @@ def test_a_held_back_line_the_budget_cut_off_is_said_at_the_next_session(
     finally:
         done.set()
         locker.join()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TRIGGER kt_wait_for_the_lock ON kenning_memories")
     assert locked, "the re-seed never wrote"
     assert "outlasted" in proc.stderr, proc.stderr
+    # the re-seed's write was committed: what the budget cut off was the re-listing
+    assert any("b's edit" in m.content for m in stores[1].browse(memory_type="error_fix"))
     cut = json.loads(proc.stdout)
     assert cut["hookSpecificOutput"]["additionalContext"] and "systemMessage" not in cut, cut
     monkeypatch.setenv("KENNING_STORE", pg_url)
