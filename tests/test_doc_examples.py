@@ -463,3 +463,32 @@ def test_kenning_helps_first_example_shows_its_line_break_as_the_shell_reads_it(
     assert lines[first + 1].strip().startswith('"ERROR-FIX: '), lines[first + 1]
     joined = lines[first].rstrip()[:-1] + lines[first + 1]
     assert shlex.split(joined)[:3] == ["kenning", "remember", "--type"], joined
+
+
+def test_seed_solutions_json_fields_are_the_ones_docs_cli_names() -> None:
+    """`seed-solutions --json`'s fields were documented nowhere (its `unreadable` key was
+    added without a word): every key a report can have is named in docs/cli.md's paragraph,
+    and the paragraph names no key a report does not have."""
+    from kenning.seeding import FileReport, SeedReport
+
+    start = page("cli.md").index("**`seed-solutions --json`**")
+    paragraph = page("cli.md")[start:].split("\n\n")[0]
+    named = set(re.findall(r"`([a-z_]+)`", paragraph))
+    report = SeedReport(
+        "docs/solutions",
+        1,
+        1,
+        0,
+        0,
+        0,
+        (FileReport("db/db.md", "seeded", None, 1, ("id",)),),
+        error="not a folder",
+        unreadable=(("secret", "may not be listed"),),
+    ).to_dict()
+    keys = set(report) | set(report["documents"]) | set(report["entries"])
+    keys |= set(report["files"][0]) | set(report["unreadable"][0])
+    assert keys <= named, sorted(keys - named)
+    statuses = {"seeded", "updated", "retired", "duplicate", "unchanged", "pending"}
+    statuses |= {"skipped", "failed", "kept"}
+    assert named - keys <= statuses, sorted(named - keys - statuses)
+    assert statuses <= named, sorted(statuses - named)
