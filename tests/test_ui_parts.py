@@ -167,6 +167,11 @@ def test_escape_html_text() -> None:
     assert "\u200d" in shown and "\n\t" in shown  # ZWJ (emoji), newline and tab are text
     assert "\u202e" not in shown and "\x1b" not in shown
     assert hidden_characters("a\u202eb\u202c") == 2 and hidden_characters("plain") == 0
+    # a line or paragraph separator, which Chromium draws as a space (qa73: a project id
+    # another writer stored with one read as "acme/widgets x")
+    separated = escape_html_text("acme/widgets\u2028x\u2029")
+    assert ">U+2028</span>" in separated and ">U+2029</span>" in separated
+    assert "\u2028" not in separated and "\u2029" not in separated
 
 
 def test_a_payload_hidden_in_variation_selectors_shows_on_the_page() -> None:

@@ -964,9 +964,12 @@ def render_json(obj: Any) -> str:
 #: lone surrogates, unassigned tag-block code points, and every other default-ignorable
 #: character (variation selectors, Hangul fillers, the combining grapheme joiner). ZWJ/ZWNJ
 #: are left alone: emoji sequences and several scripts need them and they reorder nothing;
-#: so is an emoji's presentation selector (a U+FE0E/U+FE0F next to no other selector).
+#: so is an emoji's presentation selector (a U+FE0E/U+FE0F next to no other selector). The
+#: line and paragraph separators (U+2028/9) too: Chromium draws one as a space, so a project
+#: id holding one read as another id and a word (the CLI's lines make them spaces, said).
 _HTML_HIDDEN = regex.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\U000e0000-\U000e007f\ud800-\udfff]|(?![\u200c\u200d])\p{Cf}"
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\U000e0000-\U000e007f\ud800-\udfff]"
+    r"|(?![\u200c\u200d])\p{Cf}"
     # every other default-ignorable character (variation selectors, Hangul fillers, the
     # combining grapheme joiner: a payload hides in them, a byte each), but an emoji's own
     # presentation selector: one U+FE0E/U+FE0F that no other selector touches
