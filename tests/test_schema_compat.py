@@ -352,3 +352,24 @@ def test_a_fix_on_a_store_this_kenning_may_not_write_says_to_upgrade_first(
     _migrated_by_newer(location, version, record)
     code, said = _cli(project, location, "migrate", "--to", str(project / "copy2.db"))
     assert code == 1 and upgrade not in said and "`kenning edit ID" in said, said
+
+
+def test_a_move_on_a_store_this_kenning_may_not_write_says_to_upgrade_first(
+    project: Path, location: str
+) -> None:
+    """doctor's project check gives `kenning move --from-project ID` as its fix for notes
+    under another id; on a store this kenning reads but may not write, `move` is refused,
+    and the fix said to run it all the same (doctor's list of the commands that write had
+    no `move`): it says to upgrade first, as the fixes that run the other writes do."""
+    with open_store(location, cwd=project, embedder="hashing", group_id="acme/old") as store:
+        store.remember(NOTE, "decision")
+    own = _own_version(location)
+    _newer(location, own, own + 1)
+    code, said = _cli(project, location, "move", "--from-project", "acme/old")
+    assert code == 1 and "nothing was written" in said, said  # what the fix runs is refused
+    code, said = _cli(project, location, "doctor", "--json")
+    check = next(
+        c for c in json.loads(said[: said.rindex("}") + 1])["checks"] if c["name"] == "project"
+    )
+    assert check["status"] == "warning" and "`kenning move --from-project" in check["fix"], check
+    assert check["fix"].startswith("upgrade kenning first (`pip install -U kenning`"), check

@@ -503,8 +503,9 @@ def _newer_schema(conn: sqlite3.Connection, version: int, tables: set[str]) -> C
 
 #: How the schema check ends when this kenning may read the store but not write it.
 WRITES_REFUSED = "this kenning's writes are refused"
-#: The kenning commands that write the store, which a fix may print.
-_WRITING_COMMANDS = re.compile(r"`kenning (edit|reembed|forget|remember|import|seed)\b")
+#: The kenning commands that write the store, which a fix may print: each is refused on a
+#: store this kenning may only read (the project check's `kenning move` too).
+_WRITING_COMMANDS = re.compile(r"`kenning (edit|reembed|forget|remember|import|seed|move)\b")
 
 
 def upgrade_first(checks: Sequence[Check]) -> tuple[Check, ...]:
