@@ -31,6 +31,7 @@ from kenning.embedders.base import Embedder
 from kenning.reembed import REEMBED_STATE_KEY, reembed
 from kenning.transfer import export_memories
 
+from .backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
 from .conftest import make_repo
 from .reliability.conftest import assert_clean_outcome, run_kenning
 
@@ -80,6 +81,11 @@ NOT_UTF8: dict[str, tuple[str, Any]] = {
     "type-not-utf8": ("type", NotUtf8Text(b"cont\xe9xt")),
 }
 VECTOR_DAMAGE = {k for k, (column, _) in DAMAGE.items() if column == "embedding"}
+#: A vector of zeros another writer left: no direction to copy (the tests that name it
+#: alone: not part of DAMAGE).
+ZERO_VECTOR: dict[str, tuple[str, Any]] = {
+    "vector-zero": ("embedding", np.zeros(384, dtype=np.float32).tobytes()),
+}
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +118,7 @@ def damaged(
     """The store with one row damaged on disk, opened afresh (as the next command would)."""
     built, ids = _notes_store
     shutil.copytree(built, project / ".kenning")
-    column, value = {**DAMAGE, **NOT_UTF8}[request.param]
+    column, value = {**DAMAGE, **NOT_UTF8, **ZERO_VECTOR}[request.param]
     conn = sqlite3.connect(project / ".kenning" / "memory.db", isolation_level=None)
     mark = "CAST(? AS TEXT)" if isinstance(value, NotUtf8Text) else "?"
     conn.execute(f"UPDATE memories SET {column} = {mark} WHERE id = ?", (value, ids[VICTIM]))
@@ -1014,3 +1020,73 @@ def test_forgetting_a_damaged_row_does_not_warn_it_was_skipped(
     with caplog.at_level(logging.WARNING):
         assert store.get(other) is None
     assert [r for r in caplog.records if other in r.getMessage()], caplog.text
+
+
+@pytest.mark.parametrize("target", ["sqlite", "postgresql"])
+@pytest.mark.parametrize("damaged", ["vector-nan", "vector-short", "vector-zero"], indirect=True)
+def test_migrate_embeds_again_the_text_of_a_memory_whose_vector_has_no_direction(
+    damaged: tuple[MemoryStore, str, str],
+    target: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """A SQLite store holding one memory whose vector is NaN, of another dimension or all
+    zeros (another writer's, or disk damage) could not be migrated at all: "skipped the
+    damaged memory" and then "error: a vector contains NaN or infinity; nothing was
+    written" (into PostgreSQL; into SQLite "… has 1 dimensions …"), naming no memory,
+    copying none. Its text is fine: `kenning migrate` embeds it again with the store's
+    embedder and copies it with that vector, says so in one line naming it, and copies
+    every other memory, verified. Without ``embed`` (the Python API), it is not copied,
+    named in the report, and the migration is not verified (a zero vector into a server,
+    which scores it 0 as a server source's is, is copied as it is)."""
+    from kenning.migrate import migrate
+
+    store, bad, kind = damaged
+    root = store.project.root
+    wanted = store.embedder.embed([NOTES[VICTIM]])[0]
+    store.close()
+    to = (
+        str(root / ".kenning" / "copy.db")
+        if target == "sqlite"
+        else request.getfixturevalue("pg_url")
+    )
+    proc = run_kenning(root, "migrate", "--group-id", "all", "--to", to)
+    said = proc.stderr.decode()
+    assert proc.returncode == 0, said
+    assert "copied 6, already present 0; source 6, target 6, verified" in proc.stdout.decode()
+    if kind == "vector-zero":
+        line = "1 memory holds a zero vector (another writer's), which points nowhere: copied "
+        assert f"{line}with its text embedded again: {bad}" in said, said
+    else:
+        why = "holds NaN or infinity" if kind == "vector-nan" else "has 1 dimensions, not 384"
+        assert (
+            "1 memory holds a damaged vector (another writer's, or damage on disk), which no "
+            f"search can score: copied with its text embedded again: {bad} ({why})"
+        ) in said, said
+    assert "skipped the damaged memory" not in said and "error" not in said, said
+    with open_store(to, cwd=root, embedder=store.embedder, create=False) as copy:
+        vectors = {r.memory.id: r.vector for r in copy.backend.iterate(Filters())}
+    assert len(vectors) == len(NOTES), vectors.keys()
+    assert float(np.dot(np.asarray(vectors[bad]), wanted)) > 0.999, "not its text's vector"
+
+    # the Python API without embed: nothing to embed its text with
+    kept = kind == "vector-zero" and target == "postgresql"
+    other = (
+        str(root / ".kenning" / "other.db")
+        if target == "sqlite"
+        else request.getfixturevalue("pg_databases").url(
+            request.getfixturevalue("pg_databases").create()
+        )
+    )
+    with (
+        open_store(cwd=root, embedder=store.embedder, create=False) as source,
+        open_store(other, cwd=root, embedder=store.embedder) as into,
+    ):
+        report = migrate(source.backend, into.backend, group_id=None)
+        held = {r.memory.id for r in into.backend.iterate(Filters())}
+    assert report.copied == len(NOTES) - (not kept), report
+    assert report.verified is kept and (bad in held) is kept, report
+    assert not report.zero_vectors and not report.damaged_vectors, report
+    if kind == "vector-zero":
+        assert report.zero_not_copied == ([] if kept else [bad]), report
+    else:
+        assert report.damaged_vectors_not_copied == {bad: why}, report

@@ -1678,7 +1678,12 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
         total = store.count(group_id=group_id, readable=True)  # damaged rows are not copied
         with _progress("migrating", total, not as_json) as tick:
             report = migrate_store(store, target, group_id=group_id, progress=tick)
-        held.copied_as_directions = report.directions
+        # a vector with none, whose text was embedded again, was copied too
+        held.copied_as_directions = {
+            **report.directions,
+            **dict.fromkeys(report.zero_vectors, ""),
+            **report.damaged_vectors,
+        }
     if as_json:
         _echo_json(report.to_dict())
     else:
@@ -1694,7 +1699,11 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
             f"{'verified' if report.verified else 'NOT verified'} (sha256 {report.checksum[:12]})"
         )
     _say_directions(
-        report.directions, report.zero_vectors, "copied", server=report.source_reads_directions
+        report.directions,
+        report.zero_vectors,
+        "copied",
+        server=report.source_reads_directions,
+        damaged=report.damaged_vectors,
     )
     if report.redacted:
         one = report.redacted == 1
@@ -2281,12 +2290,19 @@ def _refused_by_import(refused: Mapping[str, str]) -> str | None:
 
 
 def _say_directions(
-    scaled: Mapping[str, str], zero: Sequence[str], done: str, *, server: bool = True
+    scaled: Mapping[str, str],
+    zero: Sequence[str],
+    done: str,
+    *,
+    server: bool = True,
+    damaged: Mapping[str, str] | None = None,
 ) -> None:
     """What an export or a migration of a server store did with the vectors another writer
     left at another length than 1 (``scaled``: id → its length) or all zeros (``zero``),
     as ``kenning doctor`` says them; ``server=False``: a migration of a SQLite store, whose
-    search skips such a vector as damaged (and copies its direction all the same)."""
+    search skips such a vector as damaged (and copies its direction all the same).
+    ``damaged``: a migration's memories whose vector had no direction (NaN, another
+    dimension: id → what was wrong), copied with their text embedded again."""
     if scaled:
         one = len(scaled) == 1
         read = (
@@ -2316,6 +2332,15 @@ def _say_directions(
             f"{len(zero)} {'memory holds a zero vector' if one else 'memories hold zero vectors'}"
             f" (another writer's), which {'points' if one else 'point'} nowhere: {done} "
             f"{what}: {_listing(zero)}",
+            err=True,
+        )
+    if damaged:
+        one = len(damaged) == 1
+        click.echo(
+            f"{len(damaged)} {'memory holds a damaged vector' if one else 'memories hold'}"
+            f"{'' if one else ' damaged vectors'} (another writer's, or damage on disk), "
+            "which no search can score: "
+            f"{done} with {'its' if one else 'their'} text embedded again: {_listing(damaged)}",
             err=True,
         )
 

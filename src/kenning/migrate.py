@@ -121,6 +121,15 @@ class MigrationReport:
     #: migrate again with ``embed`` (the store's embedder, as ``kenning migrate`` passes
     #: it), or run ``kenning reembed`` on the source first.
     zero_not_copied: list[str] = field(default_factory=list)
+    #: From any store: memories whose vector has no direction to copy — NaN or infinity,
+    #: or another dimension than the store's (another writer's, or damage on disk) — their
+    #: text embedded again with ``embed`` (id → what was wrong with it, as
+    #: :func:`kenning.vectors.vector_problem` says it); a zero vector's are ``zero_vectors``.
+    damaged_vectors: dict[str, str] = field(default_factory=dict)
+    #: The same without ``embed``: not copied (no store takes such a vector), so the
+    #: migration is not verified; migrate again with ``embed``, or run ``kenning reembed``
+    #: on the source first.
+    damaged_vectors_not_copied: dict[str, str] = field(default_factory=dict)
     #: Source memories another writer gave a type and collection kenning does not write
     #: (id → ``type 'bogus' in collection 'nowhere'``): held, not served
     #: (:func:`kenning.model.known_kind`), so not copied (kenning writes no such row), and
@@ -196,7 +205,14 @@ def migrate(
     ``embed``, such a note is copied with its zero vector into a store that scores
     directions too (a server: it scores it 0 there, as here), and is not copied into one
     that takes unit vectors only (SQLite, which refused the whole batch for it): named in
-    the report's ``zero_not_copied``, and the migration is not verified."""
+    the report's ``zero_not_copied``, and the migration is not verified. A zero vector of
+    an embedded store (whose search skips it as damaged) is handled alike.
+
+    From any store, a vector with no direction to copy — NaN or infinity, another
+    dimension (another writer's, or damage on disk), which every target refused, failing
+    the whole batch — is replaced by its text embedded again with ``embed``
+    (``damaged_vectors``); without ``embed`` the memory is not copied
+    (``damaged_vectors_not_copied``), and the migration is not verified."""
     from .reembed import REEMBED_STATE_KEY
 
     provenance = checked_source(source)
@@ -207,6 +223,9 @@ def migrate(
     #: directions, else not copied (left_out)
     zero_kept = reads_directions(target)
     left_out: list[str] = []
+    #: vectors with no direction (not finite, another dimension): embedded again, or left out
+    broken: dict[str, str] = {}
+    broken_left_out: dict[str, str] = {}
     unknown: dict[str, str] = {}
     existing = target.read_provenance()
     if existing is not None and existing != provenance:
@@ -358,8 +377,9 @@ def migrate(
                     if copy.memory.content_hash != record.memory.content_hash:
                         rehashed[record.memory.id] = copy.memory.content_hash
                 projects.add(record.memory.group_id)
-                pointless = False  # a zero vector: its text embedded again
-                if vector_problem(copy.vector, provenance.dimension):
+                pointless = False  # a vector with no direction: its text embedded again
+                problem = vector_problem(copy.vector, provenance.dimension)
+                if problem is not None:
                     direction, length = direction_of(copy.vector, provenance.dimension)
                     if direction is not None:
                         # from SQLite too, whose search skips it as damaged: its raw copy
@@ -367,14 +387,21 @@ def migrate(
                         # server (qa74 F2)
                         copy = MemoryRecord(copy.memory, direction)
                         scaled[record.memory.id] = f"length {length:.6g}"
-                    elif not directions:
-                        pass  # (as before: a zero or broken vector of an embedded store)
                     elif length == 0.0 and embed is not None:
                         zero.append(record.memory.id)
                         pointless = True
                     elif length == 0.0 and not zero_kept:
                         left_out.append(record.memory.id)
                         continue
+                    elif length != 0.0 and embed is not None:
+                        # NaN, infinity, another dimension: every target refused it, and
+                        # the whole batch with it; the text is fine
+                        broken[record.memory.id] = problem
+                        pointless = True
+                    elif length != 0.0:
+                        broken_left_out[record.memory.id] = problem
+                        continue
+                    # (else a zero vector into a server, which scores it 0: copied as it is)
                 if embed is not None and (
                     pointless or copy.memory.content != record.memory.content
                 ):
@@ -444,6 +471,8 @@ def migrate(
         zero_vectors=zero,
         source_reads_directions=directions,
         zero_not_copied=left_out,
+        damaged_vectors=broken,
+        damaged_vectors_not_copied=broken_left_out,
         unknown_kind=unknown,
         source_writes_refused=(
             source.newer_schema_refuses_writes()
