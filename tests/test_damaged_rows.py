@@ -1067,6 +1067,9 @@ def test_migrate_embeds_again_the_text_of_a_memory_whose_vector_has_no_direction
         vectors = {r.memory.id: r.vector for r in copy.backend.iterate(Filters())}
     assert len(vectors) == len(NOTES), vectors.keys()
     assert float(np.dot(np.asarray(vectors[bad]), wanted)) > 0.999, "not its text's vector"
+    again = run_kenning(root, "migrate", "--group-id", "all", "--to", to)  # a second run
+    assert again.returncode == 0, again.stderr.decode()
+    assert "copied 0, already present 6; source 6, target 6, verified" in again.stdout.decode()
 
     # the Python API without embed: nothing to embed its text with
     kept = kind == "vector-zero" and target == "postgresql"
