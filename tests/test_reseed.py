@@ -972,20 +972,23 @@ def test_a_folder_that_fails_on_its_own_is_said_with_its_fix(docs: Path) -> None
     assert said_line.endswith("` at the checkout's top re-seeds it and says the whole error)"), line
 
 
-def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path) -> None:
+@pytest.mark.parametrize("mode", [0, 0o644], ids=["000", "644"])
+def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path, mode: int) -> None:
     """A seeded solutions folder this user may not read (chmod 000, a checkout copied as
     another user) was read as one with no docs: the session-start re-seed said nothing, and
     every change to its docs waited, unsaid; a run by hand listed nothing and exited 0. Both
     now say the folder cannot be read and how to let this user read it; the session still
-    ends well (exit 0) and the other folders are re-seeded. Run as a user without root's
-    file rights (as root, chmod 000 stops nothing)."""
+    ends well (exit 0) and the other folders are re-seeded. One that may be listed and not
+    searched (mode 644: r without x) is said the same way (each of its categories was said
+    unreadable, with a chmod of its own that its owner could not run either). Run as a user
+    without root's file rights (as root, chmod 000 stops nothing)."""
     from .test_store_folder import _as_a_user
 
     root = docs.parent.parent
     assert kenning(root, "seed-solutions").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
     hook = [sys.executable, "-m", "kenning", "hook", "session-start"]
-    docs.chmod(0)
+    docs.chmod(mode)
     try:
         said = subprocess.run(
             _as_a_user(*hook),
@@ -1024,7 +1027,8 @@ def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path) -> None
         assert "One writer only." in of(store, "db")[0].content
 
 
-def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path) -> None:
+@pytest.mark.parametrize("mode", [0, 0o644], ids=["000", "644"])
+def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path, mode: int) -> None:
     """A category folder of a seeded solutions folder this user may not read (chmod 000 on
     docs/solutions/db) was skipped without a word: a run by hand listed the other docs and
     exited 0, and a session said nothing while every change to its docs waited. Said now
@@ -1033,14 +1037,16 @@ def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path) -> None:
     categories are re-seeded all the same (qa74 F4: the one unreadable folder stopped the
     re-seed of a readable, changed doc), and the unreadable one's entries are not marked
     stale in the session's context: their doc could not be read, which says nothing of a
-    change (it said stale="true", "refused"). Run as a user without root's file rights (as
-    root, chmod 000 stops nothing)."""
+    change (it said stale="true", "refused"). A category that may be listed and not
+    searched (mode 644: r without x, its docs' names listed and none opened) is said the
+    same way: its docs were skipped without a word. Run as a user without root's file
+    rights (as root, chmod 000 stops nothing)."""
     root = docs.parent.parent
     assert kenning(root, "seed-solutions").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
     write(root, "docs/solutions/npm/npm.md", doc("npm", fix="Pin the registry in .npmrc."))
     category = docs / "db"
-    category.chmod(0)
+    category.chmod(mode)
     try:
         said = subprocess.run(
             _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),

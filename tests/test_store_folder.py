@@ -754,19 +754,22 @@ def test_the_guards_fix_for_a_store_linked_out_of_the_project_keeps_its_memories
     assert not linked.is_symlink() and "then delete memories.jsonl" in refused.stderr
 
 
-def test_a_repository_this_user_cannot_read_is_said_as_such(project: Path) -> None:
+@pytest.mark.parametrize("mode", [0, 0o644], ids=["000", "644"])
+def test_a_repository_this_user_cannot_read_is_said_as_such(project: Path, mode: int) -> None:
     """A checkout whose .git/objects this user may not read (copied as another user, a
     chmod gone wrong) is no repository to git, and kenning said "… is not inside a git
     repository … (or `git init`)", whose advice makes a second repository. The hook and the
     CLI now say which repository cannot be read and how to fix it; the hook still ends well
-    (exit 0, one line on stderr). Run as a user without root's file rights."""
+    (exit 0, one line on stderr). So too for one that may be listed and not searched (mode
+    644: git asks for both), which the check let through. Run as a user without root's
+    file rights."""
     import os
     import sys
 
     objects = project / ".git" / "objects"
     session = json.dumps({"cwd": str(project), "hook_event_name": "SessionStart"})
     env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
-    objects.chmod(0)
+    objects.chmod(mode)
     try:
         hook = subprocess.run(
             _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),

@@ -450,10 +450,11 @@ def _check_not_refused_by_git(cwd: Path) -> None:
 
 def _check_repository_readable(cwd: Path) -> None:
     """Raise when the nearest ``.git`` folder at or above ``cwd`` cannot be read by this
-    user (its ``objects``, ``refs`` or ``HEAD``: a checkout copied as another user, a
-    ``chmod`` gone wrong): git then takes it for no repository at all, and kenning said
-    "not inside a git repository", whose ``git init`` would make a second one. Called once
-    git found no checkout: it costs nothing on the usual path."""
+    user (its ``objects``, ``refs`` or ``HEAD``, or an ``objects`` or ``refs`` it may list
+    and not search, mode 644: a checkout copied as another user, a ``chmod`` gone wrong):
+    git then takes it for no repository at all, and kenning said "not inside a git
+    repository", whose ``git init`` would make a second one. Called once git found no
+    checkout: it costs nothing on the usual path."""
     here = Path(os.path.abspath(cwd))
     for folder in (here, *here.parents):
         dot_git = folder / ".git"
@@ -464,6 +465,10 @@ def _check_repository_readable(cwd: Path) -> None:
                 continue
             for part in ("objects", "refs"):
                 os.scandir(dot_git / part).close()
+                try:  # and searched: git takes one listed and not searched (644) for none
+                    os.stat(os.path.join(dot_git, part, "."))  # (pathlib drops a ".")
+                except PermissionError as exc:
+                    raise PermissionError(exc.errno, exc.strerror, str(dot_git / part)) from None
             (dot_git / "HEAD").open("rb").close()
         except FileNotFoundError:
             return  # not a repository git would take: not this check's

@@ -701,7 +701,8 @@ def check_one_project(group_id: str | None) -> None:
 
 
 def check_solutions_folder(directory: Path) -> None:
-    """Refuse a solutions folder that is not there or not a folder, naming it."""
+    """Refuse a solutions folder that is not there, not a folder, or one this user may not
+    list or search, naming it."""
     if not directory.exists():
         raise UserInputError(
             f"solutions folder {directory} does not exist; pass the folder that holds "
@@ -709,11 +710,21 @@ def check_solutions_folder(directory: Path) -> None:
         )
     if not directory.is_dir():
         raise UserInputError(f"{directory} is not a folder; pass the solutions folder")
+    first: os.DirEntry[str] | None = None
     try:
-        os.scandir(directory).close()
+        with os.scandir(directory) as listing:
+            first = next(listing, None)
+        if first is not None:
+            # a folder that may be listed and not searched (chmod 644: r without x) lists its
+            # categories, and none of them opens: each was said unreadable, with a chmod of
+            # its own that its owner could not run either
+            os.lstat(first.path)
     except OSError as exc:
-        # (its docs were read as none: a session's re-seed said nothing, every change waited)
-        raise unreadable_folder(f"solutions folder {directory}", directory, exc) from None
+        if first is None or not isinstance(exc, FileNotFoundError):
+            # (its docs were read as none: a session's re-seed said nothing, every change
+            # waited)
+            raise unreadable_folder(f"solutions folder {directory}", directory, exc) from None
+        # (its first name gone since it was listed: the scan says what is there)
 
 
 def _seeded_folder(store: MemoryStore, directory: Path, source_prefix: str | None) -> bool:

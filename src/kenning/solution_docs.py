@@ -70,6 +70,19 @@ def unreadable_folder(what: str, path: str | Path, exc: OSError) -> UserInputErr
     )
 
 
+def _not_searchable(path: str) -> PermissionError | None:
+    """The error when the folder holding ``path`` does not let this user reach what it
+    lists: ``lstat`` fails with ``EACCES`` in one that may be listed and not searched (mode
+    644: ``r`` without ``x``). Asked only once a ``stat`` failed: nothing on the usual path."""
+    try:
+        os.lstat(path)
+    except PermissionError as exc:
+        return exc
+    except OSError:
+        return None  # (gone since it was listed, a name too long: not the folder's rights)
+    return None
+
+
 def scan_solution_docs(
     root: Path, unreadable: list[tuple[str, UserInputError]] | None = None
 ) -> list[tuple[str, str, os.stat_result]]:
@@ -78,7 +91,8 @@ def scan_solution_docs(
     (folder, name). One ``scandir`` per folder and one ``stat`` per doc: cheap enough to run
     at every session start (``seed-solutions --changed-only``).
 
-    A category folder this user may not list raises :func:`unreadable_folder`'s error, or,
+    A category folder this user may not list, or may list and not search (mode 644: its
+    docs' names, and none of them to open), raises :func:`unreadable_folder`'s error, or,
     given ``unreadable``, is added to it as ``(category, error)`` and the others are
     scanned (one unreadable category stopped the re-seed of every other)."""
     found: list[tuple[str, str, str, os.stat_result]] = []
@@ -103,15 +117,32 @@ def scan_solution_docs(
                 raise error from None
             unreadable.append((folder.name, error))
             continue
+        docs: list[tuple[str, str, str, os.stat_result]] = []  # (none, if it cannot be searched)
         for entry in entries:
             if not entry.name.endswith(".md"):
                 continue
             try:
                 st = os.stat(entry.path)
-            except OSError:  # a broken symlink: not a file
-                continue
+            except OSError:
+                refused = _not_searchable(entry.path)
+                if refused is None:
+                    continue  # a broken symlink: not a file
+                # a folder that may be listed but not searched (chmod 644: r without x):
+                # its docs' names are there and none can be opened (read as no doc: its
+                # changes waited, unsaid, and its entries' records were dropped)
+                docs = []
+                error = unreadable_folder(
+                    f"the category folder {folder.name} of solutions folder {root}",
+                    folder.path,
+                    refused,
+                )
+                if unreadable is None:
+                    raise error from None
+                unreadable.append((folder.name, error))
+                break
             if stat.S_ISREG(st.st_mode):
-                found.append((folder.name, entry.name, entry.path, st))
+                docs.append((folder.name, entry.name, entry.path, st))
+        found.extend(docs)
     found.sort(key=lambda item: (item[0], item[1]))
     return [(f"{folder}/{name}", path, st) for folder, name, path, st in found]
 
