@@ -1104,6 +1104,135 @@ def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path, mode: in
         assert "One writer only." in of(store, "db")[0].content
 
 
+def _on_a_failing_disk(doc: Path, *command: str) -> list[str]:
+    """``command`` in a mount namespace of its own where every read of ``doc`` fails with an
+    I/O error (EIO), as on a failing disk: the process's own ``/proc/<pid>/mem`` bind-mounted
+    over it (a regular file of size 0 whose read at offset 0 the kernel refuses: nothing is
+    mapped there). The real ``read()`` fails; only that process sees it."""
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("a private mount namespace needs root and unshare")
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", f'mount --bind /proc/$$/mem "{doc}"'],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {probe.stderr.strip()}")
+    # (exec: the process that reads the doc is the one whose memory it is)
+    script = 'mount --bind "/proc/$$/mem" "$0" && exec "$@"'
+    return ["unshare", "-m", "sh", "-c", script, str(doc), *command]
+
+
+def test_a_doc_the_disk_fails_to_read_is_said_and_its_entries_kept(docs: Path) -> None:
+    """A doc whose read fails with an I/O error (EIO: a failing disk or mount) was said by
+    no session (its re-seed failed, silently, at each one), and recall marked its entries
+    stale, "changed", "cannot be read (Input/output error)", which says nothing of a change.
+    Now the session's line names the doc with the OS's reason and what to check, its
+    entries are kept (not retired, not stale), the other docs are re-seeded, and a run by
+    hand says it failed (exit 1). The read fails for real (_on_a_failing_disk)."""
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions").returncode == 0
+    with open_store(cwd=root) as store:
+        (before,) = of(store, "db")
+    write(root, "docs/solutions/npm/npm.md", doc("npm", fix="Pin the registry in .npmrc."))
+    failing = docs / "db" / "db.md"
+    said = subprocess.run(
+        _on_a_failing_disk(failing, sys.executable, "-m", "kenning", "hook", "session-start"),
+        cwd=root,
+        env=env(),
+        input=_session_payload(root),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    recalled = subprocess.run(
+        _on_a_failing_disk(
+            failing, sys.executable, "-m", "kenning", "recall", "--json", ERRORS["db"]
+        ),
+        cwd=root,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    by_hand = subprocess.run(
+        _on_a_failing_disk(failing, sys.executable, "-m", "kenning", "seed-solutions"),
+        cwd=root,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert said.returncode == 0, said.stderr
+    (line,) = said.stderr.splitlines()
+    assert line == (
+        "kenning hook session-start: could not re-seed docs/solutions/db/db.md: cannot read "
+        "the file: Input/output error; check the file and the disk or mount it is on (its "
+        "entries are kept)"
+    ), line
+    context = json.loads(said.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert ERRORS["db"] in context and 'stale="true"' not in context, context
+    assert recalled.returncode == 0, recalled.stderr
+    (hit,) = [r for r in json.loads(recalled.stdout)["results"] if "db/db.md" in r["content"]]
+    assert (hit["stale"], hit["changed"]) == (False, []), hit
+    assert by_hand.returncode == 1, (by_hand.stdout, by_hand.stderr)
+    assert "failed: db/db.md: cannot read the file: Input/output error" in by_hand.stderr
+    with open_store(cwd=root) as store:  # kept, not retired; the other doc re-seeded
+        (kept,) = of(store, "db")
+        assert (kept.id, kept.content) == (before.id, before.content)
+        assert "Pin the registry in .npmrc." in of(store, "npm")[0].content
+    write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
+    assert session_start_here(root).returncode == 0  # read again: re-seeded in place
+    with open_store(cwd=root) as store:
+        (after,) = of(store, "db")
+        assert after.id == before.id and "One writer only." in after.content
+
+
+def test_a_doc_this_user_may_not_read_is_said_by_the_session(docs: Path) -> None:
+    """A doc this user may not read (chmod 000 on the file) failed its session's re-seed
+    silently, at each session: its changes waited, unsaid. The session's line now names it
+    with the chmod that lets it be read; its entries are kept and the other docs re-seeded.
+    Run as a user without root's file rights."""
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions").returncode == 0
+    write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
+    write(root, "docs/solutions/npm/npm.md", doc("npm", fix="Pin the registry in .npmrc."))
+    locked = docs / "db" / "db.md"
+    locked.chmod(0)
+    try:
+        said = subprocess.run(
+            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
+            cwd=root,
+            env=env(),
+            input=_session_payload(root),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        locked.chmod(0o644)
+    assert said.returncode == 0, said.stderr
+    (line,) = said.stderr.splitlines()
+    assert line.startswith(
+        "kenning hook session-start: could not re-seed docs/solutions/db/db.md: cannot read "
+        "the file: Permission denied; let this user read it (as its owner: chmod u+r /"
+    ), line
+    assert line.endswith("/docs/solutions/db/db.md) (its entries are kept)"), line
+    with open_store(cwd=root) as store:  # kept; the other doc re-seeded
+        assert "One writer only." not in of(store, "db")[0].content
+        assert "Pin the registry in .npmrc." in of(store, "npm")[0].content
+    assert session_start_here(root).returncode == 0  # readable again: re-seeded
+    with open_store(cwd=root) as store:
+        assert "One writer only." in of(store, "db")[0].content
+
+
 def test_a_linked_work_tree_reads_a_doc_linked_inside_its_own_files(
     store: MemoryStore, docs: Path, minilm: Embedder, tmp_path: Path
 ) -> None:

@@ -287,6 +287,11 @@ def best_fresh_first(
 # --------------------------------------------------------------------------------------------
 
 
+class _UnreadableFile(OSError):
+    """A file there whose read the OS failed (``EIO``: a failing disk or mount), raised by
+    :meth:`_BlobCache.blobs`: nothing is known of what it holds."""
+
+
 class _BlobCache:
     """Blob ids of files by path, valid while ``(mtime, size, inode, ctime)`` is unchanged.
     Shared by every store of the process (the MCP server and the page run several threads)."""
@@ -309,7 +314,8 @@ class _BlobCache:
         """The ids a record of the file may hold: :func:`worktree_blob`, then, for a text
         file with CRLF line ends, the hash of its bytes as they are (what a record written
         before held); ``((), why not)`` for a file that cannot be hashed. Raises
-        ``FileNotFoundError`` when nothing is there."""
+        ``FileNotFoundError`` when nothing is there, ``PermissionError`` or
+        :class:`_UnreadableFile` when it cannot be read."""
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
             return (), "not a regular file"
@@ -328,7 +334,9 @@ class _BlobCache:
         except PermissionError:
             raise  # (not this file's problem: this user's rights; see _observe)
         except OSError as exc:
-            return (), f"cannot be read ({exc.strerror or exc})"
+            # (an I/O error: a failing disk or mount says nothing of what the file holds;
+            # taken for "cannot be hashed", its notes were marked changed)
+            raise _UnreadableFile(exc.errno, exc.strerror, exc.filename) from None
         ids: tuple[str, ...] = (worktree_blob(data),)
         if b"\r\n" in data:  # a record written before held the hash of the bytes as they are
             ids = tuple(dict.fromkeys((*ids, blob_hash(data))))
@@ -393,8 +401,9 @@ class Observed:
     (:meth:`_BlobCache.blobs`), or why it has none: ``status`` :data:`REFUSED` (the
     source-path checks), :data:`MISSING`, or :data:`CHANGED` (a file that cannot be hashed),
     with ``reason``. ``unreadable``: this user may not look at it (a folder chmod 000 on its
-    path, a file without read rights): nothing is known of it, and :func:`check` leaves it
-    out: it was marked stale ("refused", "changed") though nothing said it had changed."""
+    path, a file without read rights), or the OS failed its read (an I/O error): nothing is
+    known of it, and :func:`check` leaves it out: it was marked stale ("refused",
+    "changed") though nothing said it had changed."""
 
     ids: tuple[str, ...] = ()
     status: str | None = None
@@ -412,7 +421,7 @@ def _observe(path: str, files_root: Path) -> Observed:
         return Observed(status=REFUSED, reason=verdict.reason)
     try:
         ids, problem = _CACHE.blobs(verdict.resolved)
-    except PermissionError:
+    except (PermissionError, _UnreadableFile):
         return Observed(unreadable=True)
     except FileNotFoundError:
         kept = _outside_the_sparse_checkout(path, files_root)

@@ -105,6 +105,7 @@ __all__ = [
     "reseed_changed",
     "seed_solutions",
     "shown_path",
+    "unread_docs",
 ]
 
 #: Solution docs are prose; anything bigger is not one (or is hostile).
@@ -323,6 +324,33 @@ def held_back(reports: Sequence[SeedReport], root: Path) -> list[tuple[str, str]
     return held
 
 
+#: How a doc the file system would not give is reported (its ``failed`` reason's start).
+_CANNOT_READ = "cannot read the file: "
+_CANNOT_RESOLVE = "cannot resolve the path: "
+
+
+def unread_docs(reports: Sequence[SeedReport], root: Path) -> list[tuple[str, str]]:
+    """``(path, why)`` of each doc of ``reports`` the file system would not give (an I/O
+    error, no read rights), ``path`` as :func:`shown_path` names it, ``why`` the OS's
+    reason and what to do: what a session says (it said nothing, and every change to the
+    doc waited, unsaid). Its entries are kept as they are, and its record: the next run
+    reads it again."""
+    said: list[tuple[str, str]] = []
+    for report in reports:
+        for f in report.files:
+            reason = f.reason or ""
+            if f.status != "failed" or not reason.startswith((_CANNOT_READ, _CANNOT_RESOLVE)):
+                continue
+            path = Path(report.directory) / f.path
+            fix = (
+                f"let this user read it (as its owner: chmod u+r {shlex.quote(str(path))})"
+                if reason.endswith("Permission denied")
+                else "check the file and the disk or mount it is on"
+            )
+            said.append((shown_path(path, root), f"{reason}; {fix} (its entries are kept)"))
+    return said
+
+
 def shown_path(path: Path | str, root: Path) -> str:
     """A doc's or a solutions folder's path as a session names it: relative to ``root`` (the
     checkout) where it is inside, else as it is."""
@@ -343,7 +371,7 @@ def _read_doc(
     try:
         resolved = path.resolve(strict=True)
     except OSError as exc:
-        return None, None, f"cannot resolve the path: {exc.strerror or exc}"
+        return None, None, f"{_CANNOT_RESOLVE}{exc.strerror or exc}"
     below = [p for p in (path, *path.parents) if p != directory and p.is_relative_to(directory)]
     linked = any(p.is_symlink() for p in below)
     inside = resolved.is_relative_to(project_root) or resolved.is_relative_to(directory.resolve())
@@ -360,7 +388,7 @@ def _read_doc(
             )
         data = resolved.read_bytes()
     except OSError as exc:
-        return None, None, f"cannot read the file: {exc.strerror or exc}"
+        return None, None, f"{_CANNOT_READ}{exc.strerror or exc}"
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # NUL in every other byte: not binary
         return None, None, "UTF-16 text, not UTF-8: save it as UTF-8"
     if b"\x00" in data:

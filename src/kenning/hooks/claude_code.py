@@ -648,7 +648,7 @@ def _reseed(
     """Re-seed the solution documents that changed; a failure is said, never raised; the
     docs held back from a store other clones share are told the user (``tell``:
     :func:`_held_back_line`). Whether any memory changed."""
-    from ..seeding import reseed_changed, shown_path
+    from ..seeding import reseed_changed, shown_path, unread_docs
 
     try:
         reports = reseed_changed(store, max_docs=SESSION_RESEED_MAX_DOCS)
@@ -665,6 +665,8 @@ def _reseed(
         for r in reports
         for c, e in r.unreadable
     ]
+    # a doc the file system would not give (an I/O error): the folder's others were re-seeded
+    failed += [f"could not re-seed {path}: {why}" for path, why in unread_docs(reports, root)]
     if failed:  # (the other folders were re-seeded: one line for those that were not)
         warn("; ".join(failed))
     pending = sum(r.pending for r in reports)
