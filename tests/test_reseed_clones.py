@@ -685,3 +685,57 @@ def test_two_clones_sessions_at_once_keep_each_others_records(
         blob = git(clone, "rev-parse", f"HEAD:docs/solutions/{rel}").strip()
         assert folder["docs"][rel][0] == blob, (rel, folder)
     assert folder["by"][DB][0] != folder["by"]["npm/npm.md"][0]  # each clone's own
+
+
+@pytest.mark.parametrize("mode", [0, 0o644], ids=["000", "644"])
+def test_a_session_on_a_server_store_reseeds_past_an_unreadable_category(
+    clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore], pg_url: str, mode: int
+) -> None:
+    """qa74 F4 (one unreadable category folder stopped the re-seed of the others) on the
+    team's PostgreSQL, where test_reseed.py has it on SQLite: a clone's session with
+    docs/solutions/db unreadable (chmod 000, or 644: listed, not searched) and the db and
+    npm docs changed and committed says the db category with its chmod, re-seeds npm for
+    the team, and keeps db's entry and seed record as they are (not retired, not taken for
+    gone); readable again, the next session re-seeds db. The hook runs in a process of its
+    own, as a user without root's file rights (as root, chmod stops nothing)."""
+    import subprocess
+    import sys
+
+    from .test_reseed import _session_payload, env
+    from .test_store_folder import _as_a_user
+
+    a, _ = clones
+    in_a, _ = stores
+    before = held(in_a)
+    write(a, DB_PATH, doc("db", fix="One writer only."))
+    write(a, "docs/solutions/npm/npm.md", doc("npm", fix="Pin the registry in .npmrc."))
+    commit(a, "two edits")  # (a session on a server store shares what is committed)
+    category = a / "docs" / "solutions" / "db"
+    category.chmod(mode)
+    try:
+        said = subprocess.run(
+            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
+            cwd=a,
+            env=env(KENNING_STORE=pg_url),
+            input=_session_payload(a),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        category.chmod(0o755)
+    assert said.returncode == 0, said.stderr
+    (line,) = said.stderr.splitlines()
+    assert line.startswith(
+        "kenning hook session-start: could not re-seed the solution docs of docs/solutions/db: "
+        "the category folder db of solutions folder /"
+    ), line
+    assert line.endswith("/docs/solutions/db) and run again"), line
+    assert held(in_a) == before  # kept as it was: neither re-seeded nor retired
+    (npm,) = [m for m in in_a.browse(memory_type="error_fix") if "npm/npm.md" in (m.source or "")]
+    assert "Pin the registry in .npmrc." in npm.content  # the other category, for the team
+    state = json.loads(in_a.backend.get_meta(f"{SEED_STATE_KEY}:{in_a.group_id}") or "{}")
+    assert DB in state["folders"]["docs/solutions"]["docs"]  # its record kept, not dropped
+    assert session(in_a) == "updated"  # readable again: the next session re-seeds it
+    assert "One writer only." in held(in_a)
