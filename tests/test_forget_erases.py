@@ -8,8 +8,12 @@ its tag and its vector's bytes. Before the fix its words survived in the FTS5 in
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sqlite3
+import tempfile
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -340,19 +344,33 @@ _TIGHT_FREE = 3 * 2**20
 NOTES = 3000
 
 
-def _older_store_on_a_small_disk(
-    mount: Path, old_forget: bool = True, leave: int | None = _TIGHT_FREE
-) -> Path:
-    """A project on ``mount`` holding a schema-5 store whose free pages hold :data:`SECRET`
-    (deleted the way a kenning before secure_delete did), and a filler file leaving
-    ``leave`` bytes of the disk free. Returns the project. Without ``old_forget``
-    the notes holding it stay, and the full-text index keeps the segments its writes made,
-    which the migration's optimise rewrites into pages past the end of the file."""
-    from kenning.store import NewMemory
+#: The ``.kenning`` folders the builders below made, by their arguments, in this process
+#: (a temporary folder each, removed at exit): each test copies the real store files into
+#: its own project instead of writing the same thousands of notes again (~2.5 CPU-s each).
+_BUILT: dict[tuple[str, bool], Path] = {}
 
+
+def _project_with_built_store(
+    mount: Path, key: tuple[str, bool], build: Callable[[Path], None]
+) -> Path:
+    """A project at ``mount / "p"`` whose ``.kenning`` is a copy of the one ``build(project)``
+    makes in a project of its own (built once per ``key`` in this process)."""
     from .conftest import make_repo
 
+    built = _BUILT.get(key)
+    if built is None:
+        base = Path(tempfile.mkdtemp(prefix="kenning-test-built-"))
+        atexit.register(shutil.rmtree, base, True)
+        build(make_repo(base / "p"))
+        built = _BUILT[key] = base / "p" / ".kenning"
     project = make_repo(mount / "p")
+    shutil.copytree(built, project / ".kenning")
+    return project
+
+
+def _build_older_store(project: Path, old_forget: bool) -> None:
+    from kenning.store import NewMemory
+
     notes = [
         NewMemory(f"Note {i}: service {i % 97} logs to the {i % 13} bucket, rotated daily")
         for i in range(NOTES)
@@ -377,6 +395,22 @@ def _older_store_on_a_small_disk(
     conn.execute("PRAGMA user_version = 5")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
+
+
+def _older_store_on_a_small_disk(
+    mount: Path, old_forget: bool = True, leave: int | None = _TIGHT_FREE
+) -> Path:
+    """A project on ``mount`` holding a schema-5 store whose free pages hold :data:`SECRET`
+    (deleted the way a kenning before secure_delete did), and a filler file leaving
+    ``leave`` bytes of the disk free. Returns the project. Without ``old_forget``
+    the notes holding it stay, and the full-text index keeps the segments its writes made,
+    which the migration's optimise rewrites into pages past the end of the file. The store
+    is built once per ``old_forget`` in a process and its files copied (byte for byte: the
+    free pages with them)."""
+    project = _project_with_built_store(
+        mount, ("older_store", old_forget), lambda p: _build_older_store(p, old_forget)
+    )
+    db = project / ".kenning" / "memory.db"
     assert db.stat().st_size > 2 * _TIGHT_FREE, "a store the tight disk cannot hold twice"
     assert _leftovers(db, {w: w.encode() for w in SECRET_WORDS})
     if leave is not None:
@@ -589,15 +623,9 @@ def test_an_upgrade_on_a_full_disk_says_so_and_changes_nothing(tmp_path: Path) -
 _FIXES = 3000
 
 
-def _older_fingerprints_on_a_small_disk(mount: Path, leave: int | None = _TIGHT_FREE) -> Path:
-    """A project on ``mount`` whose store holds :data:`_FIXES` error fixes with the
-    fingerprints of older rules (and no rules recorded, as an older kenning left it), and a
-    filler file leaving ``leave`` bytes of the disk free."""
+def _build_older_fingerprints(project: Path) -> None:
     from kenning.store import NewMemory
 
-    from .conftest import make_repo
-
-    project = make_repo(mount / "p")
     fixes = [
         NewMemory(
             f"ERROR-FIX: ModuleNotFoundError: No module named 'pkg{i}' | FIX: pip install "
@@ -617,6 +645,17 @@ def _older_fingerprints_on_a_small_disk(mount: Path, leave: int | None = _TIGHT_
     conn.execute("DELETE FROM meta WHERE key = 'kenning:fingerprint_rules'")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
+
+
+def _older_fingerprints_on_a_small_disk(mount: Path, leave: int | None = _TIGHT_FREE) -> Path:
+    """A project on ``mount`` whose store holds :data:`_FIXES` error fixes with the
+    fingerprints of older rules (and no rules recorded, as an older kenning left it), and a
+    filler file leaving ``leave`` bytes of the disk free. The store is built once in a
+    process and its files copied."""
+    project = _project_with_built_store(
+        mount, ("older_fingerprints", False), _build_older_fingerprints
+    )
+    assert _old_fingerprints(project / ".kenning" / "memory.db") == (_FIXES, None)
     if leave is not None:
         _fill(mount, leave=leave)
     return project
