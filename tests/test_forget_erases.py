@@ -350,11 +350,9 @@ NOTES = 3000
 _BUILT: dict[tuple[str, bool], Path] = {}
 
 
-def _project_with_built_store(
-    mount: Path, key: tuple[str, bool], build: Callable[[Path], None]
-) -> Path:
-    """A project at ``mount / "p"`` whose ``.kenning`` is a copy of the one ``build(project)``
-    makes in a project of its own (built once per ``key`` in this process)."""
+def _built(key: tuple[str, bool], build: Callable[[Path], None]) -> Path:
+    """The ``.kenning`` folder ``build(project)`` makes in a project of its own, built once
+    per ``key`` in this process."""
     from .conftest import make_repo
 
     built = _BUILT.get(key)
@@ -363,12 +361,23 @@ def _project_with_built_store(
         atexit.register(shutil.rmtree, base, True)
         build(make_repo(base / "p"))
         built = _BUILT[key] = base / "p" / ".kenning"
+    return built
+
+
+def _project_with_built_store(
+    mount: Path, key: tuple[str, bool], build: Callable[[Path], None]
+) -> Path:
+    """A project at ``mount / "p"`` whose ``.kenning`` is a copy of :func:`_built`'s."""
+    from .conftest import make_repo
+
     project = make_repo(mount / "p")
-    shutil.copytree(built, project / ".kenning")
+    shutil.copytree(_built(key, build), project / ".kenning")
     return project
 
 
-def _build_older_store(project: Path, old_forget: bool) -> None:
+def _build_notes_in_4k_pages(project: Path) -> None:
+    """:data:`NOTES` notes and 200 holding :data:`SECRET`, in the 4 KB pages of a kenning
+    before 16 KB (what both kinds of older store start from)."""
     from kenning.store import NewMemory
 
     notes = [
@@ -379,12 +388,18 @@ def _build_older_store(project: Path, old_forget: bool) -> None:
     notes[NOTES // 2 : NOTES // 2] = secrets  # on pages the later writes leave alone
     with open_store(cwd=project, embedder="hashing") as store:
         store.remember_many(notes, near_duplicates=False)
-    db = project / ".kenning" / "memory.db"
-    conn = sqlite3.connect(db, isolation_level=None)
+    conn = sqlite3.connect(project / ".kenning" / "memory.db", isolation_level=None)
     conn.execute("PRAGMA journal_mode = DELETE")  # the 4 KB pages of a kenning before 16 KB
     conn.execute("PRAGMA page_size = 4096")
     conn.execute("VACUUM")
     conn.execute("PRAGMA journal_mode = WAL")
+    conn.close()
+
+
+def _build_older_store(project: Path, old_forget: bool) -> None:
+    # (the notes written once for both kinds, and copied)
+    shutil.copytree(_built(("notes", False), _build_notes_in_4k_pages), project / ".kenning")
+    conn = sqlite3.connect(project / ".kenning" / "memory.db", isolation_level=None)
     if old_forget:
         conn.execute("PRAGMA secure_delete = OFF")
         conn.execute("DELETE FROM memories WHERE content LIKE ?", (f"{SECRET}%",))
@@ -405,8 +420,8 @@ def _older_store_on_a_small_disk(
     ``leave`` bytes of the disk free. Returns the project. Without ``old_forget``
     the notes holding it stay, and the full-text index keeps the segments its writes made,
     which the migration's optimise rewrites into pages past the end of the file. The store
-    is built once per ``old_forget`` in a process and its files copied (byte for byte: the
-    free pages with them)."""
+    is built once per ``old_forget`` in a process, from one writing of the notes, and its
+    files copied (byte for byte: the free pages with them)."""
     project = _project_with_built_store(
         mount, ("older_store", old_forget), lambda p: _build_older_store(p, old_forget)
     )
