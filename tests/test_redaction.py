@@ -3242,6 +3242,53 @@ def test_a_percent_encoded_bracketed_value_runs_over_an_html_ampersand_to_its_br
     assert redact_secrets(unclosed)[0] == unclosed.replace("%3CHy6tB1q9ZxKqW3mR", R(PA))
 
 
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "password=%3Cyour&amp;password%3E&amp;page=2&amp;sort=asc",
+        "password%3D%3Cyour&amp;password%3E&amp;page=2&amp;sort=asc",
+        "?q=password%3D%3Cyour&amp;password%3E&amp;page=2&amp;sort=asc",
+        "password=%3Cyour%20password%3E&amp;page=2&amp;sort=asc",
+        "password=%3Cyour-password%3E&amp;page=2&amp;session=Kq7Zx9Lm2Vb4Nc8T",
+        # the same over-reach without a percent-escape: HTML's and a string's escapes
+        "password=&lt;your-password&gt;&amp;page=2&amp;sort=asc",
+        "password=\\u003cyour-password\\u003e\\u0026page=2\\u0026sort=asc",
+    ],
+)
+def test_a_placeholder_before_a_query_s_parameters_is_kept_with_them(kept: str) -> None:
+    """red6: a documentation example's encoded placeholder followed by more of its URL's
+    parameters (``password=%3Cyour&amp;password%3E&amp;page=2&amp;sort=asc``) was redacted
+    whole, the parameters with it: the value as the HTML re-read took it runs on over
+    ``&amp;page=2&amp;sort=asc``, and what the decoded reading left of it
+    (``&page=2&sort=asc``) read as a password. A value ends where a ``&`` starts another
+    parameter, so the placeholder is judged as one and kept, and the parameters with it."""
+    assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("password=%3CHy6tB1q9ZxKqW3mR%3E&amp;page=2&amp;sort=asc", "%3CHy6tB1q9ZxKqW3mR%3E"),
+        (
+            "password=%3CHy6t&amp;B1q9ZxKqW3mR%3E&amp;page=2&amp;sort=asc",
+            "%3CHy6t&amp;B1q9ZxKqW3mR%3E",
+        ),
+        (
+            "password%3D%3CHy6t&amp;B1q9ZxKqW3mR&gt;&amp;page=2&amp;sort=asc",
+            "%3CHy6t&amp;B1q9ZxKqW3mR&gt;",
+        ),
+        ("password=\\u0022\\u0022Hy6tB1q9ZxKqW3mR&user=bob", "\\u0022\\u0022Hy6tB1q9ZxKqW3mR"),
+    ],
+)
+def test_a_password_before_a_query_s_parameters_is_redacted_alone(text: str, written: str) -> None:
+    """The guard of the case above: a real password so written is still redacted, to its
+    closing bracket, and the parameters after it kept."""
+    out, counts = redact_secrets(text)
+    assert out == text.replace(written, R(PA)), out
+    assert counts == {PA: 1}
+    assert redact_secrets(out) == (out, {})
+
+
 def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 

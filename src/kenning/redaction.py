@@ -3892,14 +3892,26 @@ def _fully_unescaped(escaped: str) -> str:
 
 #: A run of a password's characters, between spaces, quotes and angle brackets.
 _PASSWORD_RUN = lazy(r"[^\s\"'`<>]+")
+#: A ``&`` that starts a URL's or a form's next parameter (``&page=``), as one ends a value
+#: (:data:`_AMP_PARTS`).
+_NEXT_PARAMETER = lazy(r"&(?=[A-Za-z_][\w.\-\[\]]{0,64}=)")
 
 
 def _may_be_secret(escaped: str) -> bool:
     """Whether ``escaped``, decoded, holds a run that reads as a password (a person's or a
     generated one: :func:`_chosen_password`): what an escaped hit leaves unredacted must not
-    (``your-token``, ``your password``, ``""`` do not)."""
+    (``your-token``, ``your password``, ``""`` do not). A run ends where a ``&`` starts
+    another parameter, as a value does (:func:`_value_end`): what follows is no part of
+    the value, and the decoded reading judged it as its own assignment (a placeholder's
+    ``<your&password>&page=2&sort=asc`` leaves its query's parameters, no password)."""
     text = _fully_unescaped(escaped)
-    return any(_chosen_password(run.strip(".,;:!?()[]{}")) for run in _PASSWORD_RUN.findall(text))
+    for run in _PASSWORD_RUN.findall(text):
+        separator = _NEXT_PARAMETER.search(run) if "&" in run else None
+        if separator is not None:
+            run = run[: separator.start()]
+        if _chosen_password(run.strip(".,;:!?()[]{}")):
+            return True
+    return False
 
 
 def _stands_for_ascii(char: str | None) -> bool:
