@@ -1388,6 +1388,10 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "references_closing_runs": _repeat("<" + "a1" * 100 + "&gt;&gt;%3Cb&#62;\\u003c "),
     # separators escaped, each starting a value
     "escaped_separators": _repeat("password\\u003d\\u003ca\\x3a "),
+    # keys whose letters are escaped (each read as its letters), and escapes of letters in
+    # long runs of backslashes
+    "escaped_key_letters": _repeat("\\u0070assword=\\u003cHy6tB1q9\\u003e&amp;\\x74oken: "),
+    "escaped_letters_in_backslash_runs": _repeat("pass" + "\\" * 61 + "u0070"),
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
     "long_numeric_reference": lambda size: "password: &#" + "0" * size,
     "long_reference_names": _repeat("password: &" + "lt" * 40),
@@ -2902,6 +2906,54 @@ def test_a_bracketed_password_after_an_escaped_separator_is_redacted(
     ],
 )
 def test_a_placeholder_after_an_escaped_separator_is_kept(kept: str) -> None:
+    assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("\\u0070assword=\\u003cHy6tq9B1q9ZxKqW3mR\\u003e", "\\u0070assword={}"),
+        ("x \\u0074oken=\\u003cHy6tq9B1q9ZxKqW3mR\\u003e y", "x \\u0074oken={} y"),
+        ('{{"\\u0070assword": "\\u003cHy6tq9B1q9ZxKqW3mR\\u003e"}}', '{{"\\u0070assword": "{}"}}'),
+        (
+            "\\u0070\\u0061\\u0073\\u0073\\u0077\\u006F\\u0072\\u0064: \\u003cHy6tq9B1q9ZxKqW3mR\\u003e",
+            "\\u0070\\u0061\\u0073\\u0073\\u0077\\u006F\\u0072\\u0064: {}",
+        ),
+        ("\\x70assword=\\x3cHy6tq9B1q9ZxKqW3mR\\x3e", "\\x70assword={}"),
+        ("\\u0070assword\\u003d\\u003cHy6tq9B1q9ZxKqW3mR\\u003e", "\\u0070assword\\u003d{}"),
+        (
+            '{{\\"\\\\u0070assword\\":\\"\\\\u003cHy6tq9B1q9ZxKqW3mR\\\\u003e\\"}}',
+            '{{\\"\\\\u0070assword\\":\\"{}\\"}}',
+        ),
+        # (not in brackets: the decoded reading found these already)
+        ("\\u0074oken=Hy6tq9B1q9ZxKqW3mR", "\\u0074oken={}"),
+        ('{{"\\u0070assword": "Hy6tq9B1q9ZxKqW3mR"}}', '{{"\\u0070assword": "{}"}}'),
+    ],
+)
+def test_a_bracketed_password_after_an_escaped_key_is_redacted(text: str, redacted: str) -> None:
+    """red6: a key whose letters are escaped, as some serialisers and log shippers write
+    them (``\\u0070assword=\\u003cHy6t…\\u003e``), held no secret's word as written, so
+    no value for the decoded reading to judge, and that reading's ``password=<Hy6t…>`` is a
+    placeholder's form: the password was kept. The key is read as its letters now, its
+    value as written, judged as after a key written plainly; the rest of the text stays."""
+    text = text.format()
+    redacted = redacted.format(R(PA))
+    assert redact_secrets(text) == (redacted, {PA: 1})
+    assert redact_secrets(redacted) == (redacted, {})
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "\\u0070assword=\\u003cyour password\\u003e",
+        "\\u0070assword=\\u003cyour-password\\u003e",
+        "\\u0054OKEN=\\u003cnil\\u003e",
+        '{"\\u0070assword": "\\u003cYOUR_PASSWORD\\u003e"}',
+        "\\u0070assword=%3Cyour&amp;password%3E&amp;page=2&amp;sort=asc",
+        "the \\u0074oken\\u003a it expires daily",
+    ],
+)
+def test_a_placeholder_after_an_escaped_key_is_kept(kept: str) -> None:
     assert redact_secrets(kept) == (kept, {}), kept
 
 

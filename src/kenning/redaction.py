@@ -1453,22 +1453,41 @@ _ENV_PASS = lazy(
 )
 
 
-def _assignment_starts(text: str, lower: str) -> list[int]:
+def _assignment_starts(text: str, lower: str, near: list[int] | None = None) -> list[int]:
     """Every place an _ASSIGNMENT match may start in ``text``, in order: up to
     :data:`_KEY_BEFORE_STEM` characters before each stem of its key (a match's key holds
     one). Trying the pattern at these places finds what a search finds, a scan of every
     place (~5 µs a character, with its case-insensitive alternation) costs 10–30 times
     more. A text that is not ASCII is scanned case-insensitively, in the text itself
-    (:data:`_KEYWORD_STEM_AT_ANY_CASE`)."""
-    stems = (
-        _KEYWORD_STEM_AT.finditer(lower)
-        if text.isascii()
-        else _KEYWORD_STEM_AT_ANY_CASE.finditer(text)
-    )
+    (:data:`_KEYWORD_STEM_AT_ANY_CASE`). Given ``near`` (places in order), only the stems
+    in the run of a key's characters that holds one of them are (each run looked through
+    once)."""
+    ascii_text = text.isascii()
+    stem_at = _KEYWORD_STEM_AT if ascii_text else _KEYWORD_STEM_AT_ANY_CASE
+    if near is None:
+        stems = list(stem_at.finditer(lower if ascii_text else text))
+    else:
+        stems = []
+        done = 0
+        for place in near:
+            if place < done:
+                continue  # (inside the last run)
+            low = place  # the run of a key's characters holding it, each looked at once
+            while low > done and place - low < _KEY_NAME_LENGTH and text[low - 1] in _KEY_SET:
+                low -= 1
+            done = _KEY_CHARACTERS.match(text, place).end()  # type: ignore[union-attr]
+            stems.extend(stem_at.finditer(lower if ascii_text else text, low, done))
     starts: set[int] = set()
     for m in stems:
         starts.update(range(max(0, m.start() - _KEY_BEFORE_STEM), m.start() + 1))
     return sorted(starts)
+
+
+#: The longest key's name (:data:`_KEY_NAME`), and the run of a key's characters at a
+#: place (its first character, and up to that many more).
+_KEY_NAME_LENGTH = 64
+_KEY_CHARACTERS = lazy(r"[\s\S][A-Za-z0-9_.\-]{0,64}")
+_KEY_SET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 def _next_assignment(text: str, pos: int, starts: list[int]) -> re.Match[str] | None:
@@ -1490,10 +1509,14 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
     yield from _find_assignment_rule(text, lower)
 
 
-def _find_assignment_rule(text: str, lower: str, resume: list[int] | None = None) -> Iterator[_Hit]:
+def _find_assignment_rule(
+    text: str, lower: str, resume: list[int] | None = None, near: list[int] | None = None
+) -> Iterator[_Hit]:
     """_ASSIGNMENT's hits in ``text`` (``lower`` its ``lower()``); after a hit, the next one
-    is looked for from the first of ``resume`` (places in order) inside it, if any."""
-    starts = _assignment_starts(text, lower)
+    is looked for from the first of ``resume`` (places in order) inside it, if any. Given
+    ``near`` (places in order), only keys whose name holds one of them are tried
+    (:func:`_assignment_starts`)."""
+    starts = _assignment_starts(text, lower, near)
     pos = 0
     while (m := _next_assignment(text, pos, starts)) is not None:
         hit = _assignment_hit(text, m)
@@ -3213,6 +3236,8 @@ def _find(scan: str) -> list[_Hit]:
         parts.append(scan[pos:])
         scan = "".join(parts)
     written = _find_all(scan)
+    if "\\" in scan:
+        written.extend(_found_with_escaped_key_letters(scan))
     hits = _find_percent_encoded(scan, written, _find_escaped(scan, written))
     hits.extend(_find_base64_encoded(scan))
     if "\n" in scan:
@@ -3227,6 +3252,65 @@ def _find(scan: str) -> list[_Hit]:
              h.kind, h.rank)
         for h in hits
     ]  # fmt: skip
+
+
+#: A string escape of a character of a key's name (a letter, a digit, ``_`` or ``-``), after
+#: any run of backslashes (JSON kept in JSON): ``\\u0070assword``, ``\\x74oken``. A run is
+#: tried from its start only (a search tried each of a long run's backslashes in turn).
+_KEY_LETTER_ESCAPE = lazy(r"(?<!\\)\\+(?:u00|x)(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|5[Ff]|2[Dd])")
+#: How far before a value the escaped letter of its key may be (the key's name, its quote
+#: and its separator: :data:`_REFERENCE_AFTER_STEM`).
+_KEY_LETTER_BEFORE_VALUE = 96
+
+
+def _found_with_escaped_key_letters(scan: str) -> list[_Hit]:
+    """The assignment rule's hits in ``scan`` read with the escapes of a key's characters
+    decoded (``\\u0070assword=\\u003cHy6t…\\u003e`` as ``password=\\u003cHy6t…\\u003e``),
+    spanned in ``scan``, where such an escape is in the key: as written the key is no
+    secret's word and holds no value, while the decoded reading reads the value's escapes
+    too (``password=<Hy6t…>`` is a placeholder's form), so a value in escaped brackets was
+    kept. The value is read as written, escapes and all, for the decoded reading to judge
+    (:func:`_judged`), as after a key written plainly; a serialiser or a log shipper writes
+    every letter so (red6)."""
+    if ("\\u00" not in scan and "\\x" not in scan) or _KEY_LETTER_ESCAPE.search(scan) is None:
+        return []  # (the pattern tries every character: the common case is found sooner)
+    parts: list[str] = []
+    escapes: list[tuple[int, int]] = []  # each decoded escape's span in scan
+    decoded: list[int] = []  # and where its character is in the reading
+    shift = 0  # how much shorter the reading is so far
+    pos = 0
+    for m in _KEY_LETTER_ESCAPE.finditer(scan):
+        parts.append(scan[pos : m.start()])
+        parts.append(chr(int(m.group(0).lstrip("\\")[1:], 16)))
+        escapes.append(m.span())
+        decoded.append(m.start() - shift)
+        shift += m.end() - m.start() - 1
+        pos = m.end()
+    parts.append(scan[pos:])
+    reading = "".join(parts)
+    lower = reading.lower()
+    stem = _SECRET_STEM_LOWER.search(lower) if reading.isascii() else _SECRET_STEM.search(reading)
+    if stem is None:
+        return []
+
+    def where(i: int, edge: int) -> int:
+        """Where the reading's character ``i`` starts (``edge`` 0) or ends (1) in scan."""
+        k = bisect.bisect_right(decoded, i) - 1  # the last escape decoded at or before it
+        if k < 0:
+            return i + edge
+        if i == decoded[k]:
+            return escapes[k][edge]
+        return escapes[k][1] + i - decoded[k] - 1 + edge
+
+    hits = []
+    for h in _find_assignment_rule(reading, lower, near=decoded):
+        if h.end <= h.start:
+            continue
+        k = bisect.bisect_left(decoded, h.start) - 1  # the last escape decoded before it
+        if k < 0 or h.start - decoded[k] > _KEY_LETTER_BEFORE_VALUE:
+            continue  # no escaped key: the text as written holds it
+        hits.append(_Hit(where(h.start, 0), where(h.end - 1, 1), h.kind, h.rank))
+    return hits
 
 
 def _find_all(text: str) -> list[_Hit]:
