@@ -1392,6 +1392,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     # long runs of backslashes
     "escaped_key_letters": _repeat("\\u0070assword=\\u003cHy6tB1q9\\u003e&amp;\\x74oken: "),
     "escaped_letters_in_backslash_runs": _repeat("pass" + "\\" * 61 + "u0070"),
+    # a password's escaped value holding many escaped '&'s, none starting a parameter
+    "escaped_ampersands_in_values": _repeat("password=&lt;Hy6tB1q9&gt;" + "&amp;x" * 100 + " "),
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
     "long_numeric_reference": lambda size: "password: &#" + "0" * size,
     "long_reference_names": _repeat("password: &" + "lt" * 40),
@@ -3335,6 +3337,36 @@ def test_a_placeholder_before_a_query_s_parameters_is_kept_with_them(kept: str) 
 def test_a_password_before_a_query_s_parameters_is_redacted_alone(text: str, written: str) -> None:
     """The guard of the case above: a real password so written is still redacted, to its
     closing bracket, and the parameters after it kept."""
+    out, counts = redact_secrets(text)
+    assert out == text.replace(written, R(PA)), out
+    assert counts == {PA: 1}
+    assert redact_secrets(out) == (out, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("password=&lt;Hy6tB1q9ZxKqW3mR&gt;&amp;page=2&amp;sort=asc", "&lt;Hy6tB1q9ZxKqW3mR&gt;"),
+        (
+            '<a href="/login?password=&lt;Hy6tB1q9ZxKqW3mR&gt;&amp;page=2&amp;sort=asc">',
+            "&lt;Hy6tB1q9ZxKqW3mR&gt;",
+        ),
+        (
+            "password=\\u003cHy6tB1q9ZxKqW3mR\\u003e\\u0026page=2\\u0026sort=asc",
+            "\\u003cHy6tB1q9ZxKqW3mR\\u003e",
+        ),
+        (
+            "password=\\u0022\\u0022Hy6tB1q9ZxKqW3mR\\u0026user=bob",
+            "\\u0022\\u0022Hy6tB1q9ZxKqW3mR",
+        ),
+        ("password=Hy6t&amp;B1q9ZxKqW3mR&amp;page=2", "Hy6t&amp;B1q9ZxKqW3mR"),
+    ],
+)
+def test_an_escaped_password_ends_before_the_next_parameter(text: str, written: str) -> None:
+    """red6: a password the decoded reading leaves in an escaped value as written
+    (``password=&lt;Hy6t…&gt;&amp;page=2&amp;sort=asc``) was redacted with the query's
+    parameters after it, the value as written running on over the escaped ``&``; decoded,
+    the value ends at the ``&`` that starts the next parameter, and so does its marker."""
     out, counts = redact_secrets(text)
     assert out == text.replace(written, R(PA)), out
     assert counts == {PA: 1}

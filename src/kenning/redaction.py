@@ -3931,8 +3931,34 @@ def _judged(
         if pos < hit.end:
             left.append(scan[pos : hit.end])
         if any(_may_be_secret(part) for part in left):
-            kept.append(hit)
+            kept.append(_before_next_parameter(scan, hit, escapes, escape_starts))
     return kept
+
+
+def _before_next_parameter(
+    scan: str, hit: _Hit, escapes: list[tuple[int, int]], escape_starts: list[int]
+) -> _Hit:
+    """``hit``, a value the decoded reading leaves a password in, up to an escaped ``&``
+    in it that starts another parameter (``&amp;page=2``, ``\\u0026page=2``), when what is
+    before that still reads as one: the value as written ran on over it, while decoded it
+    ends there (:func:`_may_be_secret`), and the parameters after it are no secret
+    (``password=&lt;Hy6t…&gt;&amp;page=2&amp;sort=asc`` keeps ``&amp;page=2&amp;sort=asc``)."""
+    i = bisect.bisect_right(escape_starts, hit.start)
+    while i < len(escapes) and escapes[i][0] < hit.end:
+        start, end = escapes[i]
+        i += 1
+        if end - start > 8 or _PARAMETER_NAME.match(scan, end, hit.end) is None:
+            continue
+        if _fully_unescaped(scan[start:end]) != "&":
+            continue
+        if _may_be_secret(scan[hit.start : start]):
+            return _Hit(hit.start, start, hit.kind, hit.rank)
+        break
+    return hit
+
+
+#: A parameter's name and its ``=``, as written after a ``&`` (:data:`_AMP_PARTS`).
+_PARAMETER_NAME = lazy(r"[A-Za-z_][\w.\-\[\]]{0,64}=")
 
 
 def _ends_at_an_escaped_quote(
