@@ -1048,16 +1048,7 @@ def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path, mode: in
     category = docs / "db"
     category.chmod(mode)
     try:
-        said = subprocess.run(
-            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
-            cwd=root,
-            env=env(),
-            input=_session_payload(root),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        said = session_start_as_a_user(root)
         recalled = subprocess.run(
             _as_a_user(sys.executable, "-m", "kenning", "recall", "--json", ERRORS["db"]),
             cwd=root,
@@ -1206,16 +1197,7 @@ def test_a_doc_this_user_may_not_read_is_said_by_the_session(docs: Path) -> None
     locked = docs / "db" / "db.md"
     locked.chmod(0)
     try:
-        said = subprocess.run(
-            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
-            cwd=root,
-            env=env(),
-            input=_session_payload(root),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        said = session_start_as_a_user(root)
     finally:
         locked.chmod(0o644)
     assert said.returncode == 0, said.stderr
@@ -1411,6 +1393,21 @@ def session_start(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     # the hook as Claude Code runs it: a process of its own (it ends with os._exit)
     return subprocess.run(
         [sys.executable, "-m", "kenning", "hook", "session-start"],
+        cwd=root,
+        env=env(**extra),
+        input=_session_payload(root),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def session_start_as_a_user(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    """:func:`session_start` as a user without root's file rights (setpriv: as root, a
+    chmod stops nothing), for the sessions that meet a folder or a file it may not read."""
+    return subprocess.run(
+        _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
         cwd=root,
         env=env(**extra),
         input=_session_payload(root),

@@ -698,11 +698,7 @@ def test_a_session_on_a_server_store_reseeds_past_an_unreadable_category(
     the team, and keeps db's entry and seed record as they are (not retired, not taken for
     gone); readable again, the next session re-seeds db. The hook runs in a process of its
     own, as a user without root's file rights (as root, chmod stops nothing)."""
-    import subprocess
-    import sys
-
-    from .test_reseed import _session_payload, env
-    from .test_store_folder import _as_a_user
+    from .test_reseed import session_start_as_a_user
 
     a, _ = clones
     in_a, _ = stores
@@ -713,16 +709,7 @@ def test_a_session_on_a_server_store_reseeds_past_an_unreadable_category(
     category = a / "docs" / "solutions" / "db"
     category.chmod(mode)
     try:
-        said = subprocess.run(
-            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
-            cwd=a,
-            env=env(KENNING_STORE=pg_url),
-            input=_session_payload(a),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        said = session_start_as_a_user(a, KENNING_STORE=pg_url)
     finally:
         category.chmod(0o755)
     assert said.returncode == 0, said.stderr
