@@ -712,3 +712,98 @@ MONO_AGGREGATE = "\n".join(
         "  at Program.ConnectDatabase () [0x0007c] in /app/aggregate.cs:14 <---",
     ]
 )
+
+
+#: Node 20: ``await fetch("http://localhost:3000/api/health")`` at a module's top level (an
+#: .mjs), no server on the port: fetch's ``TypeError: fetch failed`` over its ECONNREFUSED
+NODE_FETCH_REFUSED = "\n".join(
+    [
+        "node:internal/deps/undici/undici:14976",
+        "      Error.captureStackTrace(err);",
+        "            ^",
+        "",
+        "TypeError: fetch failed",
+        "    at node:internal/deps/undici/undici:14976:13",
+        "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+        "    at async file:///tmp/fetchf/refused2.mjs:1:13 {",
+        "  [cause]: Error: connect ECONNREFUSED 127.0.0.1:3000",
+        "      at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1611:16) {",
+        "    errno: -111,",
+        "    code: 'ECONNREFUSED',",
+        "    syscall: 'connect',",
+        "    address: '127.0.0.1',",
+        "    port: 3000",
+        "  }",
+        "}",
+        "",
+        "Node.js v20.20.2",
+    ]
+)
+
+#: Node 20: ``await fetch("https://api.example.invalid/v1/users")`` in an .mjs: a host no DNS
+#: knows (``getaddrinfo ENOTFOUND``) under fetch's ``TypeError: fetch failed``
+NODE_FETCH_NOT_FOUND = "\n".join(
+    [
+        "node:internal/deps/undici/undici:14976",
+        "      Error.captureStackTrace(err);",
+        "            ^",
+        "",
+        "TypeError: fetch failed",
+        "    at node:internal/deps/undici/undici:14976:13",
+        "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+        "    at async file:///tmp/fetchf/notfound.mjs:1:13 {",
+        "  [cause]: Error: getaddrinfo ENOTFOUND api.example.invalid",
+        "      at GetAddrInfoReqWrap.onlookupall [as oncomplete] (node:dns:122:26) {",
+        "    errno: -3008,",
+        "    code: 'ENOTFOUND',",
+        "    syscall: 'getaddrinfo',",
+        "    hostname: 'api.example.invalid'",
+        "  }",
+        "}",
+        "",
+        "Node.js v20.20.2",
+    ]
+)
+
+#: Node 20: fetch of an https server (node:https, on 127.0.0.1) whose certificate is self-signed
+NODE_FETCH_CERT = "\n".join(
+    [
+        "node:internal/deps/undici/undici:14976",
+        "      Error.captureStackTrace(err);",
+        "            ^",
+        "",
+        "TypeError: fetch failed",
+        "    at node:internal/deps/undici/undici:14976:13",
+        "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+        "    at async file:///tmp/fetchf/cert.mjs:6:3 {",
+        "  [cause]: Error: self-signed certificate",
+        "      at TLSSocket.onConnectSecure (node:_tls_wrap:1699:34)",
+        "      at TLSSocket.emit (node:events:524:28)",
+        "      at TLSSocket._finishInit (node:_tls_wrap:1097:8)",
+        "      at ssl.onhandshakedone (node:_tls_wrap:883:12) {",
+        "    code: 'DEPTH_ZERO_SELF_SIGNED_CERT'",
+        "  }",
+        "}",
+        "",
+        "Node.js v20.20.2",
+    ]
+)
+
+#: Node 20: ``fetch(…).catch((e) => { console.error("request failed:", e); process.exit(1) })``
+#: to a closed port
+NODE_FETCH_LOGGED = "\n".join(
+    [
+        "request failed: TypeError: fetch failed",
+        "    at node:internal/deps/undici/undici:14976:13",
+        "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5) {",
+        "  [cause]: Error: connect ECONNREFUSED 127.0.0.1:39997",
+        "      at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1611:16) {",
+        "    errno: -111,",
+        "    code: 'ECONNREFUSED',",
+        "    syscall: 'connect',",
+        "    address: '127.0.0.1',",
+        "    port: 39997",
+        "  }",
+        "}",
+    ]
+)

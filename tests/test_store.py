@@ -1985,6 +1985,69 @@ def test_a_fallback_that_names_no_error_gives_no_fix_of_a_named_one(store: Memor
     ], result.hits
 
 
+#: The browser's fetch error (CORS), another TypeError, and fixes of what Node's fetch failed of
+BROWSER_FETCH_FIX = (
+    "ERROR-FIX: TypeError: Failed to fetch | FIX: the browser blocked the request by CORS: add "
+    "the web origin to CORS_ORIGINS in api/.env"
+)
+UNDEFINED_URL_FIX = (
+    "ERROR-FIX: TypeError: Cannot read properties of undefined (reading 'url') | FIX: "
+    "config.api is undefined until loadConfig() resolves: await it before creating the client"
+)
+NODE_FETCH_FIXES = (
+    "ERROR-FIX: Error: connect ECONNREFUSED 127.0.0.1:3000 | FIX: the API server is not "
+    "running: start it with npm run dev:api before the web app",
+    "ERROR-FIX: Error: getaddrinfo ENOTFOUND api.internal.acme.dev | FIX: the host only "
+    "resolves on the VPN: connect to it or set API_URL=http://localhost:3000",
+    "ERROR-FIX: Error: self-signed certificate | FIX: point NODE_EXTRA_CA_CERTS at "
+    "certs/dev-ca.pem; never set NODE_TLS_REJECT_UNAUTHORIZED=0",
+)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        chained_errors.NODE_FETCH_REFUSED,
+        chained_errors.NODE_FETCH_NOT_FOUND,
+        chained_errors.NODE_FETCH_CERT,
+        chained_errors.NODE_CAUSES,
+    ],
+    ids=["refused", "not-found", "cert", "wrapped"],
+)
+def test_fetch_failed_names_no_error_of_its_own(store: MemoryStore, output: str) -> None:
+    """Node's fetch throws ``TypeError: fetch failed`` for every network failure, the real
+    one its ``[cause]``: asked as a fallback (Node 20's real outputs), the wrapper found the
+    browser's ``TypeError: Failed to fetch`` (a CORS fix) at 0.90, above the fallback floor,
+    in every one of them. It names no error of its own, as a bare ``Error:`` does: the cause
+    leads, and the wrapper gives another class's fix only as an exact match."""
+    for note in (BROWSER_FETCH_FIX, UNDEFINED_URL_FIX, *NODE_FETCH_FIXES):
+        assert store.remember(note, "error_fix").ok
+    queries, fallbacks = error_recall_queries(output)
+    assert queries[0][0].startswith("Error: "), queries  # (the cause leads)
+    assert any(f.endswith("TypeError: fetch failed") for f, _ in fallbacks), fallbacks
+    lead = store.recall_many(queries)
+    given = store.recall_many(queries, fallbacks=fallbacks)
+    assert BROWSER_FETCH_FIX not in [h.memory.content for h in given.hits], given.hits
+    assert given.hits == lead.hits, (given.hits, lead.hits)
+
+
+def test_a_fix_stored_for_fetch_failed_is_its_exact_match(store: MemoryStore) -> None:
+    """A fix stored under the wrapper itself is still given by its fallback (its exact
+    match), and another TypeError's fallback still gives a TypeError's fix loosely."""
+    own = "ERROR-FIX: TypeError: fetch failed | FIX: the API is down: npm run dev:api"
+    for note in (BROWSER_FETCH_FIX, UNDEFINED_URL_FIX, own):
+        assert store.remember(note, "error_fix").ok
+    queries, fallbacks = error_recall_queries(chained_errors.NODE_FETCH_NOT_FOUND)
+    given = store.recall_many(queries, fallbacks=fallbacks)
+    assert [(h.memory.content, h.match) for h in given.hits if h.memory.content == own] == [
+        (own, "fingerprint")
+    ], given.hits
+    assert BROWSER_FETCH_FIX not in [h.memory.content for h in given.hits], given.hits
+    other = "TypeError: Cannot read properties of undefined (reading 'uri')"
+    result = store.recall_many([("pnpm test exited 1", True)], fallbacks=[(other, True)])
+    assert UNDEFINED_URL_FIX in [h.memory.content for h in result.hits], result.hits
+
+
 def test_a_fallback_s_hit_past_the_budget_cuts_nothing(store: MemoryStore) -> None:
     """qa-s62 F6: a fallback's hit that did not fit the 800 characters was left out, and the
     recall said it was cut ("truncated to 800 characters") though the fix it gave was whole."""

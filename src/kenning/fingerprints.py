@@ -16,7 +16,14 @@ from .lazyre import lazy
 from .log_formats import ANSI, CONTROL
 from .signatures import extract_error_signature, without_exit_code_suffix
 
-__all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "missing_names", "specific"]
+__all__ = [
+    "RULES_VERSION",
+    "error_fingerprint",
+    "identifies",
+    "missing_names",
+    "specific",
+    "without_cause_wrapper",
+]
 
 #: The version of the rules below, recorded in a store whose stored fingerprints were
 #: brought up to them (:meth:`kenning.store.MemoryStore.renew_fingerprints`). Raise it with
@@ -25,6 +32,21 @@ __all__ = ["RULES_VERSION", "error_fingerprint", "identifies", "missing_names", 
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
 RULES_VERSION = 30
+
+#: An error that only wraps its cause, at a fingerprint's end (its line's whole message):
+#: Node's fetch (undici) throws ``TypeError: fetch failed`` for every network failure, the
+#: failure its ``[cause]`` (``connect ECONNREFUSED``, ``getaddrinfo ENOTFOUND``, a
+#: certificate's). It names no error of its own, as a bare ``Error:`` does. (Not a rule of
+#: what a fingerprint is: the fingerprints are unchanged.)
+_CAUSE_WRAPPER = re.compile(r"(?<![\w.])typeerror: fetch failed$")
+
+
+def without_cause_wrapper(fingerprint: str) -> str:
+    """``fingerprint`` without an error at its end that only wraps its cause (Node's
+    ``typeerror: fetch failed``): ``""`` of the wrapper alone, ``request failed: `` of
+    ``console.error("request failed:", e)``'s line."""
+    return _CAUSE_WRAPPER.sub("", fingerprint)
+
 
 _EXTS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|"

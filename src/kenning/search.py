@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .errors import InvalidTypeError, UserInputError
+from .fingerprints import without_cause_wrapper
 from .intent import INTENT_COLLECTION, detect_intent, parse_intent
 from .lexical import bm25, idf, query_terms, text_statistics
 from .model import (
@@ -779,7 +780,9 @@ _GENERIC_CLASSES = frozenset({"runtimeerror", "runtimeexception"})
 
 
 def _names_no_class(fingerprint: str) -> bool:
-    return _exception_classes(fingerprint) <= _GENERIC_CLASSES
+    # (Node's ``TypeError: fetch failed`` over its cause names none: it found the browser's
+    # ``TypeError: Failed to fetch``, a CORS fix, at 0.90 as a fallback of Node 20's outputs)
+    return _exception_classes(without_cause_wrapper(fingerprint)) <= _GENERIC_CLASSES
 
 
 def kept_candidates(
@@ -787,7 +790,8 @@ def kept_candidates(
 ) -> list[Candidate]:
     """The ``candidates`` of a query whose errors have ``fingerprints`` that are kept: all of
     them, but of a ``fallback`` whose errors name no specific exception class (a bare
-    ``Error:`` with the app's own words, a ``RuntimeError``, a message alone) an ERROR-FIX
+    ``Error:`` with the app's own words, a ``RuntimeError``, a message alone, Node's
+    ``TypeError: fetch failed`` over its cause) an ERROR-FIX
     entry of a named class only as an exact match. Node's outer ``Error: could not load the
     config`` found a .NET ``DirectoryNotFoundException``'s fix at 0.84 (qa74 F1); the loose
     hits such a line finds rightly are entries in its own words (yellow's ``[yellow-codex]
