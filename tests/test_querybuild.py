@@ -1095,6 +1095,22 @@ _DOTNET_3_1_REFUSED = (
             "Error: ENOENT: no such file or directory, open '/etc/app/config.json'",
             ["Error: could not start the app", "Error: could not read the config"],
         ),
+        # fetch's `TypeError: fetch failed` over its cause, which leads (Node 20's real output)
+        (
+            chained_errors.NODE_FETCH_REFUSED,
+            "Error: connect ECONNREFUSED 127.0.0.1:3000",
+            ["TypeError: fetch failed"],
+        ),
+        (
+            chained_errors.NODE_FETCH_NOT_FOUND,
+            "Error: getaddrinfo ENOTFOUND api.example.invalid",
+            ["TypeError: fetch failed"],
+        ),
+        (
+            chained_errors.NODE_FETCH_CERT,
+            "Error: self-signed certificate",
+            ["TypeError: fetch failed"],
+        ),
         # an AggregateError's other errors; its own ("AggregateError: startup failed") is none
         (
             chained_errors.NODE_AGGREGATE,
@@ -1170,6 +1186,9 @@ _DOTNET_3_1_REFUSED = (
         "task-group-chain",
         "node",
         "node-own",
+        "node-fetch-refused",
+        "node-fetch-not-found",
+        "node-fetch-cert",
         "node-aggregate",
         "node-aggregate-connect",
         "java",
@@ -1204,3 +1223,26 @@ def test_causes_other_programs_print_are_asked_after_the_crash(
     queries, fallbacks = prompt_recall_queries(f"The app will not start, why?\n{printed}")
     assert (crash, True) in queries
     assert [error_fingerprint(q) for q, _ in fallbacks] == [error_fingerprint(c) for c in causes]
+
+
+def test_fetch_failed_told_on_a_line_is_asked_after_its_cause() -> None:
+    """``console.error("request failed:", e)`` of a failed fetch (Node 20's real output)
+    prints ``request failed: TypeError: fetch failed`` over its ``[cause]``: the cause leads,
+    but the wrapper, told on a line, was asked as a lead too, and found the browser's
+    ``TypeError: Failed to fetch`` (a CORS fix) at 0.90. It is the chain's fallback, as the
+    wrapper is of fetch's other outputs; alone (``String(e)``, no cause) it is asked, and
+    another error told so over its cause is a lead still."""
+    from kenning.querybuild import error_recall_queries
+
+    assert error_recall_queries(chained_errors.NODE_FETCH_LOGGED) == (
+        [("Error: connect ECONNREFUSED 127.0.0.1:39997", True)],
+        [("request failed: TypeError: fetch failed", True)],
+    )
+    assert error_recall_queries("TypeError: fetch failed") == (
+        [("TypeError: fetch failed", True)],
+        [],
+    )
+    own = chained_errors.NODE_FETCH_LOGGED.replace(
+        "TypeError: fetch failed", "Error: could not load the config", 1
+    )
+    assert ("Error: could not load the config", True) in error_recall_queries(own)[0]

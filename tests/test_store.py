@@ -2010,9 +2010,10 @@ NODE_FETCH_FIXES = (
         chained_errors.NODE_FETCH_REFUSED,
         chained_errors.NODE_FETCH_NOT_FOUND,
         chained_errors.NODE_FETCH_CERT,
+        chained_errors.NODE_FETCH_LOGGED,
         chained_errors.NODE_CAUSES,
     ],
-    ids=["refused", "not-found", "cert", "wrapped"],
+    ids=["refused", "not-found", "cert", "logged", "wrapped"],
 )
 def test_fetch_failed_names_no_error_of_its_own(store: MemoryStore, output: str) -> None:
     """Node's fetch throws ``TypeError: fetch failed`` for every network failure, the real
