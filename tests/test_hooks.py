@@ -2737,6 +2737,43 @@ def test_a_pasted_java_trace_s_thread_words_are_no_words_of_the_prompt(
     assert [text[:40] for text, _ in given] == ["The app reads its settings from /etc/app"], given
 
 
+def test_a_pasted_node_crash_s_header_is_no_words_of_the_prompt(store: MemoryStore) -> None:
+    """Node prints where an uncaught error was thrown above it (``node:internal/deps/undici/
+    undici:14976``, the source line, a caret, a blank line): the blank line ended the paste,
+    and the header was the prompt's words ('… what is wrong? node:internal/deps/undici/
+    undici:14976 Error.captureStackTrace(err); ^'), the whole words query of a crash pasted
+    alone. Of Node 20's real outputs pasted alone, it found a self-signed certificate's fix
+    (0.44) for an unknown host, and NODE_CAUSES' source line a TypeError's fix (0.58). The
+    header is the paste's now."""
+    cert = (
+        "ERROR-FIX: Error: self-signed certificate | FIX: point NODE_EXTRA_CA_CERTS at "
+        "certs/dev-ca.pem; never set NODE_TLS_REJECT_UNAUTHORIZED=0"
+    )
+    undefined = (
+        "ERROR-FIX: TypeError: Cannot read properties of undefined (reading 'url') | FIX: "
+        "config.api is undefined until loadConfig() resolves: await it before creating the client"
+    )
+    for note in (cert, undefined):
+        assert store.remember(note, "error_fix").ok
+    words = "The users sync script fails, what is wrong?"
+    for output, error, header_s in (
+        (
+            chained_errors.NODE_FETCH_NOT_FOUND,
+            "Error: getaddrinfo ENOTFOUND api.example.invalid",
+            cert,
+        ),
+        (chained_errors.NODE_CAUSES, "Error: connect ECONNREFUSED 127.0.0.1:39999", undefined),
+    ):
+        assert claude_code.prompt_recall_queries(f"{words}\n{output}")[0] == [
+            (words, False),
+            (error, True),
+        ]
+        assert claude_code.prompt_recall_queries(output)[0] == [(error, True)]
+        payload = {"cwd": str(store.project.root), "prompt": output}
+        given = [text for text, _ in findings(claude_code.context_for("prompt-submit", payload))]
+        assert header_s not in given, given
+
+
 def test_a_pasted_log_s_crash_is_asked_and_not_the_warning_before_it(store: MemoryStore) -> None:
     """qa-s60b N4: the first line of a log that reports an error was a retry's WARNING, and
     the hook read it as a person's sentence: it asked "ConnectionError: timed out" as the

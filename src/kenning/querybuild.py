@@ -1746,6 +1746,27 @@ def pasted_api_error(lines: Sequence[str]) -> tuple[int, int] | None:
 
 #: jest's heading of a failed test (``  ● cart › adds items``).
 _JEST_HEADING = lazy(r"^[^\S\n]*●[^\S\n]+\S")
+#: Node's header of an uncaught error, a blank line above it: where it was thrown
+#: (``/app/cause.js:2``, ``node:internal/deps/undici/undici:14976``, ``file:///app/main.mjs:3``,
+#: :func:`_node_thrown_at`), the source line, a caret under it.
+_CARET_LINE = lazy(r"^[^\S\n]*\^+[^\S\n]*$")
+
+
+def _node_header_ends(lines: Sequence[str], blank: int) -> bool:
+    """Whether the blank line ``lines[blank]`` ends Node's header of an uncaught error
+    (:func:`_node_thrown_at`, the source line, :data:`_CARET_LINE`)."""
+    return (
+        blank >= 3
+        and _CARET_LINE.match(lines[blank - 1]) is not None
+        and _node_thrown_at(lines[blank - 3].strip())
+    )
+
+
+def _node_thrown_at(line: str) -> bool:
+    """Whether ``line`` is where Node says an error was thrown: a file (no space in it) and
+    a line number."""
+    where, _, number = line.rpartition(":")
+    return bool(where) and number.isdigit() and number.isascii() and not any(map(str.isspace, line))
 
 
 def paste_start(lines: Sequence[str], first_error: int) -> int:
@@ -1753,13 +1774,20 @@ def paste_start(lines: Sequence[str], first_error: int) -> int:
     an error) begins: the lines above it back to a blank line, a code fence or a line of the
     prompt's own words. What a build printed before its error is the error's too (the linker's
     ``undefined reference`` above ``collect2: error: ld returned 1 exit status``, git's
-    ``! [rejected]`` above ``error: failed to push some refs``), and jest's ``● suite › test``
-    heading a blank line above its failure."""
+    ``! [rejected]`` above ``error: failed to push some refs``), jest's ``● suite › test``
+    heading a blank line above its failure, and Node's header of an uncaught error (where it
+    was thrown, its source line, a caret) a blank line above it: the prompt's words held it
+    ('… node:internal/deps/undici/undici:14976 Error.captureStackTrace(err); ^', the whole
+    words query of a crash pasted alone), which found a certificate's fix (0.44) for an
+    unknown host's fetch."""
     start = first_error
     while start > 0:
         line = lines[start - 1]
         if not line.strip() and start > 1 and _JEST_HEADING.match(lines[start - 2]):
             start -= 1  # (jest leaves a blank line under a failed test's name)
+            continue
+        if not line.strip() and _node_header_ends(lines, start - 1):
+            start -= 4  # (Node's header: where an error was thrown, its line, a caret, a blank)
             continue
         if not line.strip() or line.lstrip().startswith(("```", "~~~")):
             break
