@@ -328,6 +328,32 @@ def test_a_test_runner_s_json_report_finds_the_fix_stored_for_its_failure_exactl
         assert (prompt_queries(f"CI fails, why?\n{report}")[-1])[1] is True
 
 
+def test_a_vitest_failure_finds_the_fix_stored_from_its_other_reporter_exactly(
+    store: MemoryStore, project: Path
+) -> None:
+    """A fix stored for a vitest failure as its default reporter prints it is the exact match
+    of the same failure reported by ``vitest run --reporter=json``, and the other way round
+    (real output, tests/data/js_test_reports): the report's signature was what the test
+    threw alone and its file's path absolute, the printed one's the test and a relative
+    path. Through recall and ``recall --error -``."""
+    from kenning.signatures import extract_error_signature
+
+    from .test_json_reports import JS_REPORTS
+
+    for run in ("auth", "empty_cart"):
+        printed = (JS_REPORTS / f"vitest-{run}.txt").read_text()
+        report = (JS_REPORTS / f"vitest-{run}.json").read_text()
+        for stored_from, asked in ((printed, report), (report, printed)):
+            signature = extract_error_signature(stored_from)
+            fix = store.remember(f"ERROR-FIX: {signature} | FIX: the fix of {run}", "error_fix")
+            hit = store.recall(asked).hits[0]
+            assert (hit.memory.id, hit.match) == (fix.id, "fingerprint"), (run, hit)
+            r = run_cli(project, "recall", "--error", "-", "--json", stdin=asked)
+            assert r.returncode == 0, r.stderr
+            assert json.loads(r.stdout)["results"][0]["id"] == fix.id
+            store.forget(fix.id)
+
+
 def test_a_logfmt_line_finds_the_fix_stored_for_its_error_field_exactly(
     store: MemoryStore,
 ) -> None:
@@ -886,6 +912,9 @@ FINGERPRINT_RULES_PROBES = {
     29: "1361f195d60f41c5",
     # (30: a .NET class nested in another, "+", is read; a Win32Exception's code left out)
     30: "6025ede07d49b9c6",
+    # (31: a relative path whose file's name has a dot before its extension, "src/cart.test.js",
+    # is masked whole, as its absolute path is: vitest's JSON report names a test's file so)
+    31: "befaee13fdbb902b",
 }
 
 
@@ -900,6 +929,7 @@ def _fingerprint_probe() -> str:
     from kenning.signatures import extract_error_signature
 
     from .test_errorfix import DIFFERENT_ERROR, DOTNET_NESTED, SAME_ERROR, VITEST
+    from .test_json_reports import JS_REPORTS
 
     def rows(name: str) -> list[dict[str, str]]:
         return [json.loads(line) for line in (EVAL_DIR / name).read_text().splitlines()]
@@ -953,6 +983,10 @@ def _fingerprint_probe() -> str:
         DOTNET_NESTED,
         f"Unhandled exception. {DOTNET_NESTED}",
         "System.Net.Sockets.SocketException (111): Connection refused",
+    ]
+    raw += [  # (rules 31: a relative path whose file's name has dots is masked whole)
+        (JS_REPORTS / "vitest-auth.json").read_text(),
+        "FAIL src/cart.test.js > cart > sums the prices: AssertionError: expected 6 to be 5",
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from kenning.fingerprints import error_fingerprint
 from kenning.json_reports import as_printed
 from kenning.querybuild import error_recall_queries, queries_of_pasted_error
 from kenning.signatures import extract_error_signature, looks_like_error
@@ -151,15 +153,81 @@ def test_a_prompt_with_a_long_jest_report_asks_its_failure() -> None:
 
 
 def test_vitest_json_without_messages_reads_each_failed_test() -> None:
-    """vitest's JSON reporter leaves a suite's ``message`` empty: each failed test's name
-    and failure messages are read instead."""
+    """vitest's JSON reporter leaves a suite's ``message`` empty: each failed test is read
+    as vitest prints it, its ``FAIL file > test`` heading (of its ``fullName`` where the
+    report has no ``ancestorTitles``) and failure messages."""
     report = jest_json(
         message="", failure="AssertionError: expected 2 to be 3 // Object.is equality"
     )
     printed = as_printed(report)
-    assert "  ● cart adds items" in printed and "cart empties" not in printed
+    assert " FAIL  src/cart.test.js > cart adds items" in printed
+    assert "cart empties" not in printed
     said = "AssertionError: expected 2 to be 3 // Object.is equality"
-    assert extract_error_signature(report) == said
+    assert extract_error_signature(report) == f"FAIL src/cart.test.js > cart adds items: {said}"
+
+
+#: Real output of one failing run each of vitest 4.1.12 and jest 30.5.2 (Node 20.20.2,
+#: ``NO_COLOR=1``), printed by its default reporter (``.txt``: vitest's stdout, jest's
+#: stderr) and by its JSON one (``.json``: ``vitest run --reporter=json``, ``jest --json``):
+#: ``all`` runs src/auth.test.js (an ``expect`` that failed) and src/cart.test.js (one
+#: too, a passing test, and a TypeError the code threw), ``auth`` and ``empty_cart`` one
+#: failing test each, ``load`` a test file whose import is missing. Only the project's
+#: folder was changed (to /home/dev/shop).
+JS_REPORTS = Path(__file__).parent / "data" / "js_test_reports"
+
+
+@pytest.mark.parametrize("runner", ["vitest", "jest"])
+@pytest.mark.parametrize("run", ["all", "auth", "empty_cart", "load"])
+def test_a_js_test_failure_reported_as_json_is_the_error_its_printed_output_is(
+    runner: str, run: str
+) -> None:
+    """One failure printed by vitest's or jest's default reporter and by its JSON reporter
+    has one fingerprint: the fix stored from one is found exactly from the other."""
+    printed = (JS_REPORTS / f"{runner}-{run}.txt").read_text()
+    report = (JS_REPORTS / f"{runner}-{run}.json").read_text()
+    assert report.startswith('{"num') and "\n" not in report.strip()  # (one line)
+    signature = extract_error_signature(printed)
+    assert error_fingerprint(extract_error_signature(report)) == error_fingerprint(signature)
+    assert looks_like_error(report)
+
+
+@pytest.mark.parametrize(
+    ("run", "test", "thrown"),
+    [
+        ("all", "cart > parses an empty cart", "TypeError: Cannot read properties of undefined"),
+        ("auth", "login returns 200", "AssertionError: expected 401 to be 200"),
+        ("empty_cart", "cart > parses an empty cart", "TypeError: Cannot read properties of"),
+    ],
+)
+def test_a_vitest_failure_reported_as_json_is_known_by_its_test(
+    run: str, test: str, thrown: str
+) -> None:
+    """vitest's JSON report names each failed test by its file (absolute), its suites and
+    its title, and holds what it threw: it reads as vitest prints it, ``FAIL file > suite >
+    test`` over the error, so it is known by its test as vitest's own output is (its
+    signature was what the test threw alone, every test's that threw it)."""
+    report = (JS_REPORTS / f"vitest-{run}.json").read_text()
+    signature = extract_error_signature(report)
+    assert signature.startswith("FAIL /home/dev/shop/src/") and f" > {test}: {thrown}" in (
+        signature
+    )
+    printed = extract_error_signature((JS_REPORTS / f"vitest-{run}.txt").read_text())
+    assert printed == signature.replace("/home/dev/shop/", "")
+    # another test that threw it is another error
+    other = report.replace('"title":"', '"title":"not ')
+    assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(signature)
+
+
+@pytest.mark.parametrize(
+    "path", ["src/cart.test.js", "/home/dev/shop/src/cart.test.js", "test/e2e/cart.spec.ts"]
+)
+def test_a_test_file_s_path_is_masked_whole_relative_or_absolute(path: str) -> None:
+    """A relative path of one folder whose file's name has a dot before its extension
+    (``src/cart.test.js``) was masked to ``<path>.js``, the absolute path of the same file to
+    ``<path>``: vitest's plain output names a test's file relative to its root, its JSON
+    report absolute."""
+    fingerprint = error_fingerprint(f"FAIL {path} > cart > sums: TypeError: x is undefined")
+    assert fingerprint == "fail <path> > cart > sums: typeerror: x is undefined"
 
 
 def test_cargo_json_messages_are_read_as_rustc_renders_them() -> None:

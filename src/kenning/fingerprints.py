@@ -31,7 +31,7 @@ __all__ = [
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 30
+RULES_VERSION = 31
 
 #: An error that only wraps its cause, at a fingerprint's end (its line's whole message):
 #: Node's fetch (undici) throws ``TypeError: fetch failed`` for every network failure, the
@@ -666,7 +666,8 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # Windows paths, with optional :line:col (and one a long signature shortened: "…\\x.cs")
     (lazy(r"(?<![\w/])(?:[A-Za-z]:|…)\\[^\s:\"'`<>|]+(?::\d+)*"), "<path>"),
     # POSIX paths: absolute, ./, ../, ~/, …/ (a long signature's shortened path);
-    # relative ones need two slashes or a file extension (so "and/or" stays); with optional
+    # relative ones need two slashes or a file extension (so "and/or" stays; the file's name
+    # may have dots before it, "src/cart.test.js", as an absolute path's may); with optional
     # :line:col, or an image's tag that starts with a digit ("docker.io/acme/web:1.2.3",
     # ":3.12-slim": its number's rest was left out of the mask, "<path>.2.3")
     (
@@ -675,7 +676,8 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
             r"(?<![\w<>])(?:~|\.{1,2}|…)?/(?:[\w.@+-]+/)*[\w.@+-]+/?(?::\d+(?:[.-]\w+)*)*"
             r"(?:\?[^\s'\"`]*)?"
             r"|(?<![\w/<>])[\w.@+-]+(?:/[\w.@+-]+){2,}/?(?::\d+(?:[.-]\w+)*)*"
-            r"|(?<![\w/<>])[\w.@+-]+/(?:[\w@+-]+/)*[\w@+-]+\.\w{1,10}(?::\d+(?:[.-]\w+)*)*"
+            r"|(?<![\w/<>])[\w.@+-]+/(?:[\w@+-]+/)*[\w@+-]+(?:\.[\w@+-]+)*\.\w{1,10}"
+            r"(?::\d+(?:[.-]\w+)*)*"
         ),
         "<path>",
     ),

@@ -141,10 +141,10 @@ def _strings(value: object) -> Iterator[str]:
 
 
 def _jest_failures(event: dict[str, object]) -> str | None:
-    """A jest (or vitest) ``--json`` report's failures as jest prints them: ``FAIL file``,
-    then its message (``● suite › test`` and the failure), or, where the message is empty
-    (vitest), each failed test's ``● full name`` and failure messages; "" for a report of
-    no failure. None for anything else."""
+    """A jest (or vitest) ``--json`` report's failures as the runner prints them: ``FAIL
+    file``, then jest's message (``● suite › test`` and the failure), or, where the message
+    is empty (vitest's), each failed test as vitest prints it (:func:`_vitest_failure`);
+    "" for a report of no failure. None for anything else."""
     results = event.get("testResults")
     if not isinstance(results, list) or not (
         "numTotalTests" in event or "numFailedTests" in event or "success" in event
@@ -163,19 +163,37 @@ def _jest_failures(event: dict[str, object]) -> str | None:
         if result.get("status") != "failed" and not failed:
             continue
         name = result.get("name") or result.get("testFilePath")
-        if isinstance(name, str) and name:
-            printed.append(f"FAIL {name}")
+        name = name if isinstance(name, str) else ""
         if isinstance(message, str) and message.strip():
+            printed.append(f"FAIL {name}" if name else "FAIL")
             printed.append(message.rstrip())
             continue
+        if not failed and name:
+            printed.append(f"FAIL {name}")
         for assertion in failed:
-            title = assertion.get("fullName") or assertion.get("title") or ""
-            printed.append(f"  ● {title}\n")
-            printed.extend(m.rstrip() for m in _strings(assertion.get("failureMessages")))
+            printed.extend(_vitest_failure(name, assertion))
     if printed:  # and its summary, as jest ends a run with it
         printed.append("")
         printed.extend(_jest_summary(event))
     return "\n".join(printed)
+
+
+def _vitest_failure(file: str, assertion: dict[str, object]) -> Iterator[str]:
+    """A failed test of vitest's JSON report as vitest prints it: `` FAIL  file > suite >
+    test`` and what it threw (its failure messages), so that it is known by its test and
+    what it threw as vitest's own output is (``signatures._with_vitest_test``); its
+    ``fullName`` joins the suites and the test with spaces, its ``ancestorTitles`` and
+    ``title`` are the parts vitest's heading joins with ``>``."""
+    ancestors, title = assertion.get("ancestorTitles"), assertion.get("title")
+    if isinstance(title, str) and title and isinstance(ancestors, list):
+        names = [a for a in ancestors if isinstance(a, str)] + [title]
+    else:
+        full = assertion.get("fullName") or title
+        names = [full] if isinstance(full, str) and full else []
+    heading = " > ".join(" ".join(n.split()) for n in [file, *names] if n.strip())
+    yield f" FAIL  {heading}" if heading else " FAIL"
+    yield from (m.rstrip() for m in _strings(assertion.get("failureMessages")))
+    yield ""
 
 
 def _jest_summary(event: dict[str, object]) -> Iterator[str]:
