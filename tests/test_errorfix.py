@@ -1049,6 +1049,40 @@ def test_two_failures_of_one_go_test_are_two_errors() -> None:
     )
 
 
+def test_what_a_jest_test_threw_is_known_with_the_test() -> None:
+    """jest's failure that is no ``expect`` (a TypeError the code threw) gave what it threw
+    alone, every test's that threw it, where an ``expect`` failure is known by its ``●``
+    heading: it is named by its test too, in jest's plain output and in its ``--json``
+    report (real output, tests/data/js_test_reports); a suite that failed to run is still
+    known by its error, and the signature read again (a stored entry's) is itself."""
+    from .test_json_reports import JS_REPORTS
+
+    thrown = "TypeError: Cannot read properties of undefined (reading 'map')"
+    signature = f"● cart › parses an empty cart: {thrown}"
+    for run in ("all", "empty_cart"):
+        for ext in ("txt", "json"):
+            assert extract_error_signature((JS_REPORTS / f"jest-{run}.{ext}").read_text()) == (
+                signature
+            )
+    printed = (JS_REPORTS / "jest-empty_cart.txt").read_text()
+    other = printed.replace("● cart › parses an empty cart", "● cart › parses a missing cart")
+    assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(signature)
+    coloured = printed.replace(
+        "  ● cart › parses an empty cart\n\n    TypeError",
+        "\x1b[1m\x1b[31m  \x1b[1m● \x1b[22m\x1b[1mcart › parses an empty cart\x1b[39m"
+        "\x1b[22m\n\n    \x1b[1mTypeError",
+    )
+    assert coloured != printed and extract_error_signature(coloured) == signature
+    assert extract_error_signature(signature) == signature
+    assert error_fingerprint(f"ERROR-FIX: {signature} | FIX: parse() returns [] for {{}}") == (
+        error_fingerprint(signature)
+    )
+    load = (JS_REPORTS / "jest-load.txt").read_text()
+    assert extract_error_signature(load) == (
+        "Cannot find module './slug' from 'load/broken.test.js'"
+    )
+
+
 def test_two_failures_of_one_jest_test_are_two_errors() -> None:
     # jest's test name alone was the signature: an item not counted and a cart that threw
     # away its items on save were one error in one test

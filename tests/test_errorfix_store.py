@@ -328,21 +328,22 @@ def test_a_test_runner_s_json_report_finds_the_fix_stored_for_its_failure_exactl
         assert (prompt_queries(f"CI fails, why?\n{report}")[-1])[1] is True
 
 
-def test_a_vitest_failure_finds_the_fix_stored_from_its_other_reporter_exactly(
-    store: MemoryStore, project: Path
+@pytest.mark.parametrize("runner", ["vitest", "jest"])
+def test_a_js_test_failure_finds_the_fix_stored_from_its_other_reporter_exactly(
+    store: MemoryStore, project: Path, runner: str
 ) -> None:
-    """A fix stored for a vitest failure as its default reporter prints it is the exact match
-    of the same failure reported by ``vitest run --reporter=json``, and the other way round
-    (real output, tests/data/js_test_reports): the report's signature was what the test
-    threw alone and its file's path absolute, the printed one's the test and a relative
-    path. Through recall and ``recall --error -``."""
+    """A fix stored for a vitest (or jest) failure as its default reporter prints it is the
+    exact match of the same failure reported by ``vitest run --reporter=json`` (``jest
+    --json``), and the other way round (real output, tests/data/js_test_reports): vitest's
+    report's signature was what the test threw alone and its file's path absolute, the
+    printed one's the test and a relative path. Through recall and ``recall --error -``."""
     from kenning.signatures import extract_error_signature
 
     from .test_json_reports import JS_REPORTS
 
     for run in ("auth", "empty_cart"):
-        printed = (JS_REPORTS / f"vitest-{run}.txt").read_text()
-        report = (JS_REPORTS / f"vitest-{run}.json").read_text()
+        printed = (JS_REPORTS / f"{runner}-{run}.txt").read_text()
+        report = (JS_REPORTS / f"{runner}-{run}.json").read_text()
         for stored_from, asked in ((printed, report), (report, printed)):
             signature = extract_error_signature(stored_from)
             fix = store.remember(f"ERROR-FIX: {signature} | FIX: the fix of {run}", "error_fix")
@@ -913,8 +914,9 @@ FINGERPRINT_RULES_PROBES = {
     # (30: a .NET class nested in another, "+", is read; a Win32Exception's code left out)
     30: "6025ede07d49b9c6",
     # (31: a relative path whose file's name has a dot before its extension, "src/cart.test.js",
-    # is masked whole, as its absolute path is: vitest's JSON report names a test's file so)
-    31: "befaee13fdbb902b",
+    # is masked whole, as its absolute path is: vitest's JSON report names a test's file so;
+    # what a jest test threw is named by the test. Two commits, one unreleased version)
+    31: "4609a9ac3823e4ea",
 }
 
 
@@ -987,6 +989,7 @@ def _fingerprint_probe() -> str:
     raw += [  # (rules 31: a relative path whose file's name has dots is masked whole)
         (JS_REPORTS / "vitest-auth.json").read_text(),
         "FAIL src/cart.test.js > cart > sums the prices: AssertionError: expected 6 to be 5",
+        (JS_REPORTS / "jest-empty_cart.txt").read_text(),  # (what a jest test threw, named)
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):

@@ -910,6 +910,7 @@ def _refined(signature: str, raw: str) -> str:
         _with_detail,
         _with_test_message,
         _with_vitest_test,
+        _with_jest_test,
         _with_npm_conflict,
         _with_prisma_message,
         _with_exit_reason,
@@ -1457,6 +1458,31 @@ def _with_vitest_test(signature: str, raw: str) -> str:
         if thrown and _tidy(clean_line(thrown)[0]) == signature:
             named = heading
     return f"FAIL {one_line(named.group(1))}: {signature}" if named else signature
+
+
+#: jest's heading of a failed test (``  ● cart › parses an empty cart``), not of a suite that
+#: failed to run (its error is the suite's) nor of the console output it shows.
+_JEST_TEST_HEADING = lazy(r"^●\s+(?!Test\s+suite\s+failed\s+to\s+run\b|Console$)(\S.*)$")
+
+
+def _with_jest_test(signature: str, raw: str) -> str:
+    """What a jest test threw, no ``expect`` failure (a TypeError of the code), with the test
+    (``● cart › parses an empty cart: TypeError: …``), as an ``expect`` failure is known by
+    its heading (:func:`_with_test_message`): what it threw alone was every test's that
+    threw it. jest prints it as the first line under the heading, after a blank line. Of two
+    tests that threw it, the last (as :func:`_with_vitest_test`)."""
+    if "●" not in raw or signature.startswith("●"):
+        return signature
+    lines = [clean_line(line.strip())[0] for line in ANSI.sub("", raw).splitlines()]
+    named = None
+    for i, line in enumerate(lines):
+        heading = _JEST_TEST_HEADING.match(line) if line.startswith("●") else None
+        if heading is None:
+            continue
+        thrown = next((x for x in lines[i + 1 : i + 3] if x), "")
+        if thrown and _tidy(thrown) == signature:
+            named = heading
+    return f"● {one_line(named.group(1))}: {signature}" if named else signature
 
 
 def _with_test_message(signature: str, raw: str) -> str:
