@@ -3003,6 +3003,44 @@ def test_a_failed_command_brings_back_the_fix_for_its_error(
     assert proc.stderr == ""
 
 
+@pytest.mark.parametrize(
+    ("runner", "command"),
+    [("vitest", "npx vitest run --reporter=json"), ("jest", "npx jest --json")],
+)
+def test_a_failed_test_run_s_json_report_brings_back_the_fix_of_its_printed_failure(
+    store: MemoryStore, runner: str, command: str
+) -> None:
+    """A Bash call that ran vitest's (jest's) JSON reporter and failed: the fix stored for the
+    failure as the default reporter prints it (real output, tests/data/js_test_reports)
+    comes back first, above another test's that threw the same error (the exact match is
+    test_errorfix_store's: the hook gives no match kind; before, the fix came back by its
+    words, 0.97, the other test's 0.96)."""
+    from kenning.signatures import extract_error_signature
+
+    from .test_json_reports import JS_REPORTS
+
+    printed = (JS_REPORTS / f"{runner}-empty_cart.txt").read_text()
+    report = (JS_REPORTS / f"{runner}-empty_cart.json").read_text()
+    signature = extract_error_signature(printed)
+    fix = f"ERROR-FIX: {signature} | FIX: parse() must return [] for a cart with no items key"
+    # another test's that threw the same error, stored before it
+    other = signature.replace("parses an empty cart", "rejects a cart of another shop")
+    assert other != signature
+    other_fix = f"ERROR-FIX: {other} | FIX: check the shop id before parse()"
+    assert store.remember(other_fix, "error_fix").status == "stored"
+    assert store.remember(fix, "error_fix").status == "stored"
+    data = failed_command(
+        "tool_failure_npm",
+        store.project.root,
+        tool_input={"command": command, "description": "Run the tests"},
+        error=f"Exit code 1\n{report}",
+    )
+    context = context_of(hook_here("tool-failure", data, Path("/")), "PostToolUseFailure")
+    found = findings(context)
+    assert found[0][0] == fix and found[0][1] >= 0.95, context
+    assert [score for content, score in found if content == other_fix] < [found[0][1]], context
+
+
 def test_the_tool_failure_hook_gives_what_recall_error_prints(
     seeded: MemoryStore, tmp_path: Path
 ) -> None:
