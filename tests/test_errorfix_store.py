@@ -915,8 +915,9 @@ FINGERPRINT_RULES_PROBES = {
     30: "6025ede07d49b9c6",
     # (31: a relative path whose file's name has a dot before its extension, "src/cart.test.js",
     # is masked whole, as its absolute path is: vitest's JSON report names a test's file so;
-    # what a jest test threw is named by the test. Two commits, one unreleased version)
-    31: "4609a9ac3823e4ea",
+    # what a jest test threw is named by the test; vitest's project, "|unit|", is left out.
+    # Three commits, one unreleased version)
+    31: "1fc3c688b4d4f19b",
 }
 
 
@@ -990,6 +991,7 @@ def _fingerprint_probe() -> str:
         (JS_REPORTS / "vitest-auth.json").read_text(),
         "FAIL src/cart.test.js > cart > sums the prices: AssertionError: expected 6 to be 5",
         (JS_REPORTS / "jest-empty_cart.txt").read_text(),  # (what a jest test threw, named)
+        (JS_REPORTS / "vitest-project.txt").read_text(),  # (vitest's project left out)
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):

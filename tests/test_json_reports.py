@@ -171,13 +171,21 @@ def test_vitest_json_without_messages_reads_each_failed_test() -> None:
 #: stderr) and by its JSON one (``.json``: ``vitest run --reporter=json``, ``jest --json``):
 #: ``all`` runs src/auth.test.js (an ``expect`` that failed) and src/cart.test.js (one
 #: too, a passing test, and a TypeError the code threw), ``auth`` and ``empty_cart`` one
-#: failing test each, ``load`` a test file whose import is missing. Only the project's
-#: folder was changed (to /home/dev/shop).
+#: failing test each, ``load`` a test file whose import is missing, vitest's ``project``
+#: auth.test.js in a project named ``unit`` (vitest.config.js's ``test.projects``: its
+#: heading is ``FAIL  |unit| src/auth.test.js > …``, its report names no project). Only the
+#: project's folder was changed (to /home/dev/shop).
 JS_REPORTS = Path(__file__).parent / "data" / "js_test_reports"
 
 
-@pytest.mark.parametrize("runner", ["vitest", "jest"])
-@pytest.mark.parametrize("run", ["all", "auth", "empty_cart", "load"])
+@pytest.mark.parametrize(
+    ("runner", "run"),
+    [
+        *((runner, run) for runner in ("vitest", "jest") for run in ("all", "auth")),
+        *((runner, run) for runner in ("vitest", "jest") for run in ("empty_cart", "load")),
+        ("vitest", "project"),
+    ],
+)
 def test_a_js_test_failure_reported_as_json_is_the_error_its_printed_output_is(
     runner: str, run: str
 ) -> None:

@@ -1383,6 +1383,12 @@ def _keep_token(index: int) -> str:
     return f"\x00{letters}\x00"
 
 
+#: The project vitest names a failed test's file under (``FAIL |unit| src/auth.test.js >
+#: login returns 200: …``, vitest.config's ``test.projects``' name): left out, as vitest's
+#: JSON report, which names no project, gives the same failure.
+_VITEST_PROJECT = lazy(r"^(FAIL\s+)\|[^|\n]{1,100}\|\s+(?=\S+\s+>\s)")
+
+
 def error_fingerprint(signature: str) -> str:
     """A normalised form of a signature that is the same across files, runs and names.
 
@@ -1469,6 +1475,7 @@ def error_fingerprint(signature: str) -> str:
     text = _EXCEPTION_INTRO.sub("", text, count=1)
     text = _DOTNET_HRESULT.sub(r"\1", text, count=1)
     text = _MSBUILD_PROJECT.sub("", text, count=1)
+    text = _VITEST_PROJECT.sub(r"\1", text, count=1)
     text = _GIT_REJECTED_REF.sub(r"\1 <ref> -> <ref>", text, count=1)
     text = _GEM_CONSTRAINT.sub(r"\1'", text, count=1)
     text = _NPM_SPEC_RANGE.sub(r"'\1'", text, count=1)
