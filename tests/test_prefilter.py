@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kenning import signatures
-from kenning.prefilter import Prefiltered
+from kenning.prefilter import Prefiltered, holds_one, needed_words, prefiltered
 
 from .conftest import EVAL_ABSENT, EVAL_DIR
 from .test_json_reports import go_test_json, jest_json
@@ -160,3 +160,90 @@ def test_what_the_words_cannot_tell_leaves_its_alternative_searched() -> None:
     for text in [*texts, "Tracebacks", "x", "ERROR-FIX", "tracebacks"]:
         assert fast(text) == (pattern.search(text) is not None), text
     assert fast("Error-Fİx:") and fast("a.py:3") and fast("Tracebacks") and not fast("x")
+
+
+def _variants(text: str) -> list[str]:
+    """``text``, in other cases, with letters re takes for others in any case, inside a
+    line and cut at either end."""
+    return [
+        *(text, text.upper(), text.lower(), text.swapcase(), text.translate(_LOOKALIKE)),
+        *(f"x {text} y", text[1:], text[:-1]),
+    ]
+
+
+def assert_answers_as_re(pattern: str, flags: int, texts: list[str]) -> Prefiltered:
+    """Each text and its variants answered by Prefiltered (and prefiltered) as
+    ``re.compile(pattern, flags).search`` answers; and each text the pattern matches holds
+    one of needed_words' words (as holds_one says), when it gives words."""
+    compiled = re.compile(pattern, flags)
+    fast, lazy, words = (
+        Prefiltered(pattern, flags),
+        prefiltered(pattern, flags),
+        needed_words(pattern, flags),
+    )
+    asked = [variant for text in texts for variant in _variants(text)]
+    for text in asked:
+        expected = compiled.search(text) is not None
+        assert fast(text) == expected == lazy(text), (pattern, text)
+        assert not expected or words is None or holds_one(text, words), (pattern, text, words)
+    assert any(compiled.search(text) for text in asked), pattern  # (a match is asked)
+    return fast
+
+
+#: Small patterns, each taking one branch of the reading (and the texts that tell a wrong
+#: reading of it): a negated character, letters in any case past ASCII (ſ is s), a group
+#: that keeps or drops the case it is in, a literal run joined to the group after it, what
+#: comes after a branch, a repeat of at least 0 or 1, a word that holds another in the
+#: other case or is held by it, alternatives that need no word or that share a tail (re's
+#: parser takes a head all alternatives share out of them: Error\d|Errors: is one).
+_READ = [
+    (r"[^x]yzw|Traceback", 0, ["ayzw", "xyzw"]),
+    (r"(?i:\u017ftop)|Traceback", 0, ["stop", "\u017ftop", "st0p"]),
+    (r"(?i:\u212aelvin)|Traceback", 0, ["kelvin"]),
+    (r"(?i)x(Error)|Traceback", 0, ["xError", "x Error"]),
+    (r"x(Error)|Traceback", re.IGNORECASE, ["xError", "x Error"]),
+    (r"(?i)error-fix|\d+:\d+", 0, ["Error-Fix", "Error-Fi"]),
+    (r"(?i:ab(?-i:Cde)fg)|Traceback", 0, ["abCdefg", "ABCDEFG", "aBCdefG"]),
+    (r"Xy(?i:errors)z|Trace", 0, ["XyErrorsz", "xyerrorsz"]),
+    (r"ab(?i:cde)|level=(?i:error|fatal)\s", 0, ["abCDE", "level=ERROR ", "level=Fatal\t"]),
+    (r"ab(?:\dcde|fgh)|Traceback", 0, ["ab1cde", "abcde", "abfgh", "abfg"]),
+    (r"Trace(?:back|point)s?|(?:Error|Exception):", 0, ["Tracepoint", "Exception:", "Trace"]),
+    (r"e:\s+(?:file://)?\S+\.kts?:\d|Traceback", re.M, ["e: a.kt:1", "e: file://b.kts:2"]),
+    (r"Error\d+x|Trace\sback", 0, ["Error12x", "Error x", "Trace back", "Traceback"]),
+    (r"(?:abc|def)ghi", 0, ["abcx", "abcghi", "defghi", "defgh"]),
+    (r"abc\d|(?i:abcde)", 0, ["abc1", "ABCDE", "abcd"]),
+    (r"Error\d|Errors:", 0, ["Errors:", "Error1", "Errors"]),
+    (r"\dError|Errors:", 0, ["Errors:", "1Error", "Errors"]),
+    (r"Error\d|Fatal:", 0, ["Error Fatal:", "Error1", "Fatal"]),
+    (r"\d+:\d+|[xy]z", 0, ["12:3", "xz", "12"]),
+    (r"Traceback|\d+:\d+", 0, ["1:2", "Traceback", "Trace"]),
+    (
+        r"^(?i:error-fix:)|\bnpm\s+(?:ERR!|error)",
+        re.M,
+        ["error-fix: a", "a\nERROR-FIX:", "npm ERR!"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("pattern", "flags", "texts"), _READ)
+def test_each_way_of_reading_answers_as_re(pattern: str, flags: int, texts: list[str]) -> None:
+    assert_answers_as_re(pattern, flags, texts)
+
+
+def test_a_parse_the_reading_gives_up_on_leaves_the_whole_pattern_to_every_text() -> None:
+    """A pattern re compiles but whose parse the reading cannot take apart (groups nested
+    deeper than its recursion goes, first found by needed_words giving None) is searched
+    whole in every text; a pattern re does not compile is not compiled by Prefiltered
+    either (and has no words)."""
+    depth = next(
+        d for d in range(100, 2000, 20) if needed_words("(?:Error|Fatal" * d + ")" * d) is None
+    )
+    deep = "(?:Error|Fatal" * (depth + 10) + ")" * (depth + 10)
+    fast = assert_answers_as_re(deep, 0, ["Error", "Fatal" * (depth + 10), "Fatal"])
+    assert fast.words == () and fast._rest is not None and fast._rest.pattern == deep
+    assert needed_words("(Error") is None
+    for invalid in ["(Error", "Error)", "[a"]:
+        with pytest.raises(re.error):
+            re.compile(invalid)
+        with pytest.raises(re.error):
+            Prefiltered(invalid)
