@@ -165,10 +165,11 @@ def needed_words(pattern: str, flags: int = 0) -> tuple[_Word, ...] | None:
     return _fewest(word for _alternative, found in alternatives for word in found or ())
 
 
-def holds_one(text: str, words: tuple[_Word, ...]) -> bool:
+def holds_one(text: str, words: tuple[_Word, ...], folded: str | None = None) -> bool:
     """Whether ``text`` holds one of ``words`` (as :func:`needed_words` gives them): false
-    only when no match of their pattern can be in it."""
-    folded: str | None = None
+    only when no match of their pattern can be in it. ``folded``: ``text.lower()``, given
+    by a caller that asks several patterns' words of one text (folded once, not once a
+    pattern), else made here when a word of any case needs it."""
     for word, any_case in words:
         if not any_case:
             if word in text:

@@ -35,7 +35,7 @@ from .log_formats import (
     without_run_log_prefixes,
 )
 from .log_window import read_of_log
-from .prefilter import needed_words, prefiltered
+from .prefilter import holds_one, needed_words, prefiltered
 from .remembered import remembered
 from .truncation import cut_at_word_boundary
 
@@ -561,26 +561,14 @@ def leveled_line(line: str) -> tuple[str, str | None]:
 
 @remembered
 def line_score(line: str) -> int:
-    # (holds_one's answer, the line folded once for all the rules: not once a rule)
+    # (the line folded once for all the rules: not once a rule)
     folded = line.lower() if line.isascii() else None
     for score, rule, words in _scored_rules():
-        if words is not None and not _holds_one(line, folded, words):
+        if words is not None and not holds_one(line, words, folded):
             continue  # (no match of the rule can be in a line without one of its words)
         if rule.search(line):
             return score
     return 0
-
-
-def _holds_one(line: str, folded: str | None, words: tuple[tuple[str, bool], ...]) -> bool:
-    """:func:`~kenning.prefilter.holds_one` of ``line``, given ``folded``: ``line`` in
-    lower case, or None when it is not ASCII (every word of any case is then held)."""
-    for word, any_case in words:
-        if not any_case:
-            if word in line:
-                return True
-        elif folded is None or word in folded:  # (re finds "s" in "ſ": searched)
-            return True
-    return False
 
 
 @functools.cache
