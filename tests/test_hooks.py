@@ -2770,7 +2770,10 @@ def test_a_pasted_node_crash_s_header_is_no_words_of_the_prompt(store: MemorySto
         ]
         assert claude_code.prompt_recall_queries(output)[0] == [(error, True)]
         payload = {"cwd": str(store.project.root), "prompt": output}
-        given = [text for text, _ in findings(claude_code.context_for("prompt-submit", payload))]
+        context = claude_code.context_for("prompt-submit", payload)
+        # (nothing at all for the unknown host: the TypeError's fix is another named error's,
+        # held to the generic floor, test_store's test_a_node_system_error_gives_no_fix_…)
+        given = [text for text, _ in findings(context)] if context else []
         assert header_s not in given, given
 
 

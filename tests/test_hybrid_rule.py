@@ -343,6 +343,46 @@ def test_a_request_holds_an_entry_of_another_code_unless_it_is_an_exact_match() 
         ("cannot import name 'escape' from 'jinja2'", "KeyError: 'customer_id'", True),
         ("No module named 'yaml'", "ImportError: No module named yaml", False),
         ("No module named 'yaml'", "ModuleNotFoundError: No module named 'yaml'", False),
+        # Node's system error code names its error as a class does: a TypeError's fix came
+        # back at 0.42-0.57 for ENOTFOUND, ECONNRESET and ENOENT, none of its own stored
+        (
+            "Error: getaddrinfo ENOTFOUND api.example.com",
+            "TypeError: Cannot read properties of undefined (reading 'map')",
+            True,
+        ),
+        (
+            "Error: ENOENT: no such file or directory, open '/app/config.json'",
+            "TypeError: Cannot read properties of undefined (reading 'url')",
+            True,
+        ),
+        ("Error: read ECONNRESET", "SyntaxError: Unexpected token < in JSON at position 0", True),
+        # (the call Node names, ``read``, is no word of the failure)
+        (
+            "Error: read ECONNRESET",
+            "TypeError: Cannot read properties of undefined (reading 'url')",
+            True,
+        ),
+        ("Error: spawn git ENOENT", "FileNotFoundError: [Errno 2] No such file or directory", True),
+        # ... but not another class's of the same code, nor of the same failure in its words
+        (
+            "Error: connect ECONNREFUSED 127.0.0.1:5432",
+            "FetchError: request to http://localhost:3000/api failed, reason: connect "
+            "ECONNREFUSED 127.0.0.1:3000",
+            False,
+        ),
+        (
+            "Error: EACCES: permission denied, open '/var/log/app/app.log'",
+            "PermissionError: [Errno 13] Permission denied: '/var/log/app/app.log'",
+            False,
+        ),
+        (
+            "Error: ENOENT: no such file or directory, open 'config/settings.yaml'",
+            "FileNotFoundError: [Errno 2] No such file or directory: 'config/settings.yaml'",
+            False,
+        ),
+        # (an entry that names no class is about no other exception, and EOF is a word)
+        ("Error: read ECONNRESET", "Error: socket hang up", False),
+        ("unexpected EOF", "TypeError: Cannot read properties of undefined (reading 'map')", False),
     ],
 )
 def test_an_entry_of_another_exception_is_told_by_its_class(

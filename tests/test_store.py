@@ -2003,6 +2003,12 @@ NODE_FETCH_FIXES = (
     "certs/dev-ca.pem; never set NODE_TLS_REJECT_UNAUTHORIZED=0",
 )
 
+#: node-fetch's refused request: another class (FetchError) of the same code
+NODE_FETCH_FETCHERROR_FIX = (
+    "ERROR-FIX: FetchError: request to http://localhost:3000/api failed, reason: connect "
+    "ECONNREFUSED 127.0.0.1:3000 | FIX: node-fetch in the SSR server: start the API first"
+)
+
 
 @pytest.mark.parametrize(
     "output",
@@ -2030,6 +2036,38 @@ def test_fetch_failed_names_no_error_of_its_own(store: MemoryStore, output: str)
     given = store.recall_many(queries, fallbacks=fallbacks)
     assert BROWSER_FETCH_FIX not in [h.memory.content for h in given.hits], given.hits
     assert given.hits == lead.hits, (given.hits, lead.hits)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "Error: getaddrinfo ENOTFOUND api.example.com",
+        "Error: read ECONNRESET",
+        "Error: spawn git ENOENT",
+    ],
+)
+def test_a_node_system_error_gives_no_fix_of_another_named_error(
+    store: MemoryStore, error: str
+) -> None:
+    """Node's system error code names the error as a class does: with no fix of its own
+    stored, ``getaddrinfo ENOTFOUND`` and ``read ECONNRESET`` found a TypeError's fix
+    (0.42-0.43 on the eval store, above the 0.40 error floor) and ``spawn git ENOENT`` a
+    FileNotFoundError's (0.46); another named exception's fix is held to the generic floor,
+    and the same code's fix raised as another class is still found loosely."""
+    wrong = (
+        UNDEFINED_URL_FIX,
+        "ERROR-FIX: TypeError: Cannot read properties of undefined (reading 'map') | FIX: the "
+        "list is undefined until the request resolves: default it to [] before rendering",
+        "ERROR-FIX: FileNotFoundError: [Errno 2] No such file or directory: "
+        "'config/settings.yaml' | FIX: run from the repo root or set APP_CONFIG",
+    )
+    for note in (*wrong, NODE_FETCH_FIXES[0], NODE_FETCH_FETCHERROR_FIX):
+        assert store.remember(note, "error_fix").ok
+    queries, fallbacks = error_recall_queries(error)
+    given = [h.memory.content for h in store.recall_many(queries, fallbacks=fallbacks).hits]
+    assert not set(wrong) & set(given), given
+    refused = store.recall_many([("Error: connect ECONNREFUSED 127.0.0.1:5432", True)]).hits
+    assert NODE_FETCH_FETCHERROR_FIX in [h.memory.content for h in refused], refused
 
 
 def test_a_fix_stored_for_fetch_failed_is_its_exact_match(store: MemoryStore) -> None:

@@ -682,6 +682,40 @@ _PYTEST_ASSERT = re.compile(r"^assert\s")
 _IMPLIED_CLASS = re.compile(r"^(?:(no module named )|cannot import name )")
 
 
+#: The system error codes Node prints (libuv's, c-ares' for a host it could not look up) as
+#: a fingerprint holds them (lower-cased): ``connect econnrefused <host>:port 3000``,
+#: ``getaddrinfo enotfound <host>``, ``enoent: no such file or directory, open <q>``. Not
+#: ``EOF``, a word of other errors' messages (``unexpected eof``).
+_SYSTEM_ERROR_CODE = re.compile(
+    r"(?<![\w-])(e(?:2big|acces|addrinuse|addrnotavail|afnosupport|again|ai_again|ai_fail"
+    r"|ai_nodata|ai_noname|already|badf|busy|canceled|connaborted|connrefused|connreset"
+    r"|destaddrreq|exist|fault|fbig|hostdown|hostunreach|intr|inval|io|isconn|isdir|loop"
+    r"|mfile|msgsize|nametoolong|netdown|netunreach|nfile|nobufs|nodata|nodev|noent|nomem"
+    r"|nonet|noprotoopt|nospc|nosys|notconn|notdir|notempty|notfound|notsock|notsup"
+    r"|notty|nxio|overflow|perm|pipe|proto|protonosupport|range|refused|rofs|servfail"
+    r"|shutdown|spipe|srch|timedout|timeout|txtbsy|xdev))(?![\w-])"
+)
+
+
+#: The call Node names beside a system error code (``read ECONNRESET``, ``connect
+#: ECONNREFUSED``, ``ENOENT: …, open '…'``): what it was doing, not what failed (``read``
+#: is a word of ``Cannot read properties of undefined`` too).
+# fmt: off
+_SYSCALLS = frozenset({
+    "access", "bind", "chmod", "chown", "close", "connect", "copyfile", "getaddrinfo",
+    "listen", "lstat", "mkdir", "open", "opendir", "read", "readlink", "realpath", "rename",
+    "rmdir", "scandir", "spawn", "stat", "symlink", "unlink", "watch", "write",
+})
+# fmt: on
+
+
+def _named(fingerprint: str) -> set[str]:
+    """What an error's fingerprint names: its exception classes, else the system error code
+    Node prints for it (``ENOTFOUND``, ``ECONNREFUSED``, ``ENOENT``): the error it is about,
+    as a class names one."""
+    return _exception_classes(fingerprint) or set(_SYSTEM_ERROR_CODE.findall(fingerprint))
+
+
 def _exception_classes(fingerprint: str) -> set[str]:
     found = set(_EXCEPTION_CLASS.findall(fingerprint))
     if found:
@@ -752,8 +786,11 @@ def names_another_exception(query_fingerprints: Sequence[str], entry_fingerprint
         return False
     said = _message_words(entry_fingerprint)
     for fingerprint in query_fingerprints:
-        query = _exception_classes(fingerprint)
-        if not query or said & _message_words(fingerprint):
+        query = _named(fingerprint)
+        words = _message_words(fingerprint)
+        if not _exception_classes(fingerprint):
+            words -= _SYSCALLS  # (named by its code)
+        if not query or said & words:
             return False
         for one in query:
             if any(one.endswith(other) or other.endswith(one) for other in entry):
