@@ -1392,6 +1392,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     # long runs of backslashes
     "escaped_key_letters": _repeat("\\u0070assword=\\u003cHy6tB1q9\\u003e&amp;\\x74oken: "),
     "escaped_letters_in_backslash_runs": _repeat("pass" + "\\" * 61 + "u0070"),
+    # the other escape forms of a key's letter (qa75 F1), and braces left open
+    "escaped_key_letter_forms": _repeat("\\u{70}assword=Hy6t \\160ass \\U00000070 \\x{74 "),
     # a password's escaped value holding many escaped '&'s, none starting a parameter
     "escaped_ampersands_in_values": _repeat("password=&lt;Hy6tB1q9&gt;" + "&amp;x" * 100 + " "),
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
@@ -2956,6 +2958,42 @@ def test_a_bracketed_password_after_an_escaped_key_is_redacted(text: str, redact
     ],
 )
 def test_a_placeholder_after_an_escaped_key_is_kept(kept: str) -> None:
+    assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("\\u{{70}}assword=Hy6tq9B1q9ZxKqW3mR", "\\u{{70}}assword={}"),
+        ("staging env: \\u{{74}}oken=Hy6tq9B1q9ZxKqW3mR ok", "staging env: \\u{{74}}oken={} ok"),
+        ("\\u{{0070}}assword=\\u003cHy6tq9B1q9ZxKqW3mR\\u003e", "\\u{{0070}}assword={}"),
+        ("\\U00000070assword=Hy6tq9B1q9ZxKqW3mR", "\\U00000070assword={}"),
+        ("\\x{{70}}assword=Hy6tq9B1q9ZxKqW3mR", "\\x{{70}}assword={}"),
+        ("\\160assword=Hy6tq9B1q9ZxKqW3mR", "\\160assword={}"),
+        ("echo $'\\160assword=Hy6tq9B1q9ZxKqW3mR'", "echo $'\\160assword={}'"),
+    ],
+)
+def test_a_key_escaped_in_another_language_s_form_is_read_as_its_letters(
+    text: str, redacted: str
+) -> None:
+    """qa75 F1: the key's letters were read from ``\\u0070`` and ``\\x70`` only; JavaScript's,
+    Rust's and Swift's ``\\u{70}``, Python's and C's ``\\U00000070``, Perl's ``\\x{70}`` and
+    octal ``\\160`` (C, a shell's ``$'…'``) left ``\\u{70}assword=Hy6t…`` stored in clear."""
+    text = text.format()
+    redacted = redacted.format(R(PA))
+    assert redact_secrets(text) == (redacted, {PA: 1})
+    assert redact_secrets(redacted) == (redacted, {})
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "\\u{70}assword=\\u003cyour password\\u003e",
+        "C:\\160\\data\\token.txt holds nothing secret",
+        "printf '\\160\\141ss'  # prints 'pass'",
+    ],
+)
+def test_a_placeholder_or_a_path_after_another_escape_form_is_kept(kept: str) -> None:
     assert redact_secrets(kept) == (kept, {}), kept
 
 

@@ -3255,9 +3255,34 @@ def _find(scan: str) -> list[_Hit]:
 
 
 #: A string escape of a character of a key's name (a letter, a digit, ``_`` or ``-``), after
-#: any run of backslashes (JSON kept in JSON): ``\\u0070assword``, ``\\x74oken``. A run is
-#: tried from its start only (a search tried each of a long run's backslashes in turn).
-_KEY_LETTER_ESCAPE = lazy(r"(?<!\\)\\+(?:u00|x)(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|5[Ff]|2[Dd])")
+#: any run of backslashes (JSON kept in JSON): ``\\u0070assword``, ``\\x74oken``, and the
+#: forms other languages write (qa75 F1): ``\\u{70}`` (JavaScript, Rust, Swift),
+#: ``\\U00000070`` (Python, C), ``\\x{70}`` (Perl), octal ``\\160`` (C, a shell's ``$'…'``).
+#: A run is tried from its start only (a search tried each of a long run's backslashes in
+#: turn).
+_KEY_HEX = r"(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|5[Ff]|2[Dd])"
+_KEY_LETTER_ESCAPE = lazy(
+    r"(?<!\\)\\+(?:"
+    rf"(?:u00|x|U000000){_KEY_HEX}"
+    rf"|[ux]\{{0{{0,4}}{_KEY_HEX}\}}"
+    # octal: A-Z 101-132, a-z 141-172, 0-9 060-071, _ 137, - 055 (three digits, as C and
+    # a shell's $'…' read at most three)
+    r"|(?:10[1-7]|11[0-7]|12[0-7]|13[0-2]|14[1-7]|15[0-7]|16[0-7]|17[0-2]|06[0-7]|07[01]"
+    r"|137|055)(?![0-7])"
+    r")"
+)
+#: Where such an escape may be: a text without one of these holds none.
+_KEY_ESCAPE_MARK = lazy(r"\\[uxU0-7]")
+
+
+def _key_letter(escape: str) -> str:
+    """The character a :data:`_KEY_LETTER_ESCAPE` match stands for."""
+    body = escape.lstrip("\\")
+    if body[0] in "uxU":
+        return chr(int(body[1:].strip("{}"), 16))
+    return chr(int(body, 8))
+
+
 #: How far before a value the escaped letter of its key may be (the key's name, its quote
 #: and its separator: :data:`_REFERENCE_AFTER_STEM`).
 _KEY_LETTER_BEFORE_VALUE = 96
@@ -3272,7 +3297,7 @@ def _found_with_escaped_key_letters(scan: str) -> list[_Hit]:
     kept. The value is read as written, escapes and all, for the decoded reading to judge
     (:func:`_judged`), as after a key written plainly; a serialiser or a log shipper writes
     every letter so (red6)."""
-    if ("\\u00" not in scan and "\\x" not in scan) or _KEY_LETTER_ESCAPE.search(scan) is None:
+    if _KEY_ESCAPE_MARK.search(scan) is None or _KEY_LETTER_ESCAPE.search(scan) is None:
         return []  # (the pattern tries every character: the common case is found sooner)
     parts: list[str] = []
     escapes: list[tuple[int, int]] = []  # each decoded escape's span in scan
@@ -3281,7 +3306,7 @@ def _found_with_escaped_key_letters(scan: str) -> list[_Hit]:
     pos = 0
     for m in _KEY_LETTER_ESCAPE.finditer(scan):
         parts.append(scan[pos : m.start()])
-        parts.append(chr(int(m.group(0).lstrip("\\")[1:], 16)))
+        parts.append(_key_letter(m.group(0)))
         escapes.append(m.span())
         decoded.append(m.start() - shift)
         shift += m.end() - m.start() - 1
