@@ -6,6 +6,7 @@ failing the session."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -1213,6 +1214,55 @@ def test_a_doc_this_user_may_not_read_is_said_by_the_session(docs: Path) -> None
     assert session_start_here(root).returncode == 0  # readable again: re-seeded
     with open_store(cwd=root) as store:
         assert "One writer only." in of(store, "db")[0].content
+
+
+def test_a_doc_that_is_a_symlink_loop_is_said_and_its_entries_kept(docs: Path) -> None:
+    """A doc the file system will not stat for another reason than its absence (a symlink
+    loop: ``ln -s db.md db.md``, ELOOP) was skipped as a broken symlink: nothing said (a
+    run by hand exited 0, a session gave no line) and its seed record dropped, so the doc
+    put back was read as a new one. Now it is a failed doc with the OS's reason, as an
+    unreadable one: its entries and record kept, the others seeded, exit 1 by hand, the
+    session's line. A broken symlink (ENOENT) is still no doc: skipped, its entries
+    retired as a deleted doc's."""
+    root = docs.parent.parent
+    assert kenning(root, "seed-solutions").returncode == 0
+    with open_store(cwd=root) as store:
+        (before,) = of(store, "db")
+    looped = docs / "db" / "db.md"
+    text = looped.read_text()
+    looped.unlink()
+    looped.symlink_to("db.md")  # ln -s db.md db.md
+    with pytest.raises(OSError) as loop:
+        looped.stat()
+    assert loop.value.errno == errno.ELOOP
+    write(root, "docs/solutions/npm/npm.md", doc("npm", fix="Pin the registry in .npmrc."))
+    said = session_start_here(root)
+    assert said.returncode == 0, said.stderr
+    (line,) = said.stderr.splitlines()
+    assert line == (
+        "kenning hook session-start: could not re-seed docs/solutions/db/db.md: cannot "
+        f"resolve the path: {os.strerror(errno.ELOOP)}; point the symlink at the doc, not "
+        f"back at itself (ls -l {looped}) (its entries are kept)"
+    ), line
+    by_hand = kenning(root, "seed-solutions")
+    assert by_hand.returncode == 1, (by_hand.stdout, by_hand.stderr)
+    assert (
+        f"failed: db/db.md: cannot resolve the path: {os.strerror(errno.ELOOP)}" in by_hand.stderr
+    ), by_hand.stderr
+    with open_store(cwd=root) as store:  # kept, not retired; the other doc re-seeded
+        (kept,) = of(store, "db")
+        assert (kept.id, kept.content) == (before.id, before.content)
+        assert "Pin the registry in .npmrc." in of(store, "npm")[0].content
+        looped.unlink()
+        looped.write_text(text)  # put back as it was: its record was kept, nothing to do
+        report = seed_solutions(store, docs, changed_only=True)
+        assert {f.path: f.status for f in report.files}["db/db.md"] == "unchanged"
+        assert report.ok and (report.seeded, report.retired) == (0, 0)
+        looped.unlink()
+        looped.symlink_to("nowhere.md")  # a broken symlink: no doc, as a deleted one
+        report = seed_solutions(store, docs, changed_only=True)
+        assert report.ok and report.retired == 1 and of(store, "db") == []
+        assert "db/db.md" not in {f.path for f in report.files if f.status == "failed"}
 
 
 def test_a_linked_work_tree_reads_a_doc_linked_inside_its_own_files(

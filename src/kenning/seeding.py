@@ -58,6 +58,7 @@ documents as the checkout holds them.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shlex
@@ -342,11 +343,15 @@ def unread_docs(reports: Sequence[SeedReport], root: Path) -> list[tuple[str, st
             if f.status != "failed" or not reason.startswith((_CANNOT_READ, _CANNOT_RESOLVE)):
                 continue
             path = Path(report.directory) / f.path
-            fix = (
-                f"let this user read it (as its owner: chmod u+r {shlex.quote(str(path))})"
-                if reason.endswith("Permission denied")
-                else "check the file and the disk or mount it is on"
-            )
+            if reason.endswith("Permission denied"):
+                fix = f"let this user read it (as its owner: chmod u+r {shlex.quote(str(path))})"
+            elif reason.endswith(os.strerror(errno.ELOOP)):
+                fix = (
+                    "point the symlink at the doc, not back at itself "
+                    f"(ls -l {shlex.quote(str(path))})"
+                )
+            else:
+                fix = "check the file and the disk or mount it is on"
             said.append((shown_path(path, root), f"{reason}; {fix} (its entries are kept)"))
     return said
 
@@ -1178,7 +1183,9 @@ def seed_solutions(
         )
     # (a category this user may not list is said, its entries kept; the others run)
     unreadable: list[tuple[str, UserInputError]] = []
-    docs = scan_solution_docs(directory, unreadable)
+    # (and a doc the file system will not stat, a symlink loop: failed, its record kept)
+    unstatted: list[tuple[str, str, OSError]] = []
+    docs = scan_solution_docs(directory, unreadable, unstatted)
     blocked = {category for category, _ in unreadable}
     if total:
         total(len(docs))
@@ -1193,6 +1200,10 @@ def seed_solutions(
     changed: list[tuple[str, Path, list[Any], str, list[Any] | None]] = []
     pending = 0
     pending_blobs: set[str] = set()  # of the changed docs the cap leaves for a later run
+    for rel, _, exc in unstatted:
+        reports[rel] = FileReport(rel, "failed", f"{_CANNOT_RESOLVE}{exc.strerror or exc}")
+        if rel in known:
+            next_known[rel] = known[rel]  # what was seeded from it is still in the store
     for rel, where, st in docs:
         hint = known.get(rel)
         if incremental and hint is not None and hint[1] == st.st_mtime_ns and hint[2] == st.st_size:
@@ -1293,7 +1304,7 @@ def seed_solutions(
             continue
         texts[path] = text
         work.append(_Doc(path, rel, seen))
-    discovered = {rel for rel, _, _ in docs}
+    discovered = {rel for rel, _, _ in docs} | {rel for rel, _, _ in unstatted}
     # the docs of a category that could not be listed are not gone: their record is kept,
     # so the next run that can read them re-seeds only what changed
     unlisted = {rel for rel in known if rel.split("/", 1)[0] in blocked}
@@ -1408,7 +1419,8 @@ def seed_solutions(
 
     # and the docs missing here whose entries were left for another branch (_elsewhere)
     elsewhere = tuple(r for rel, r in reports.items() if rel not in discovered)
-    files = tuple(reports[rel] for rel, _, _ in docs) + tuple(gone_reports) + elsewhere
+    listed = sorted(discovered, key=lambda rel: tuple(rel.split("/", 1)))  # as the scan's
+    files = tuple(reports[rel] for rel in listed) + tuple(gone_reports) + elsewhere
     counts: dict[str, int] = {}
     redactions: Counter[str] = Counter()
     for doc in work:
@@ -1418,7 +1430,7 @@ def seed_solutions(
     retired_gone = sum(r.entries for r in gone_reports)
     return SeedReport(
         directory=str(directory),
-        scanned=len(docs),
+        scanned=len(docs) + len(unstatted),
         seeded=counts.get("seeded", 0),
         duplicates=counts.get("duplicate", 0),
         skipped=sum(f.status == "skipped" for f in files),

@@ -10,6 +10,7 @@ text is untrusted: fence-like lines are stripped and nothing in it is followed.
 from __future__ import annotations
 
 import bisect
+import errno
 import os
 import re
 import shlex
@@ -84,7 +85,9 @@ def _not_searchable(path: str) -> PermissionError | None:
 
 
 def scan_solution_docs(
-    root: Path, unreadable: list[tuple[str, UserInputError]] | None = None
+    root: Path,
+    unreadable: list[tuple[str, UserInputError]] | None = None,
+    unstatted: list[tuple[str, str, OSError]] | None = None,
 ) -> list[tuple[str, str, os.stat_result]]:
     """Every ``*/*.md`` exactly one directory below ``root`` that is a file (symlinks
     followed), minus the ``archived`` folder, as ``(relative path, path, stat)`` sorted by
@@ -94,7 +97,12 @@ def scan_solution_docs(
     A category folder this user may not list, or may list and not search (mode 644: its
     docs' names, and none of them to open), raises :func:`unreadable_folder`'s error, or,
     given ``unreadable``, is added to it as ``(category, error)`` and the others are
-    scanned (one unreadable category stopped the re-seed of every other)."""
+    scanned (one unreadable category stopped the re-seed of every other).
+
+    A doc whose ``stat`` fails for another reason than its absence (a symlink loop: ELOOP)
+    is no doc of the list; given ``unstatted``, it is added to it as ``(relative path, path,
+    error)`` (skipped as a broken symlink, it was said nowhere and its seed record was
+    dropped). A broken symlink (ENOENT, ENOTDIR) is no doc: skipped."""
     found: list[tuple[str, str, str, os.stat_result]] = []
     try:
         folders = list(os.scandir(root))
@@ -118,19 +126,24 @@ def scan_solution_docs(
             unreadable.append((folder.name, error))
             continue
         docs: list[tuple[str, str, str, os.stat_result]] = []  # (none, if it cannot be searched)
+        said = len(unstatted) if unstatted is not None else 0
         for entry in entries:
             if not entry.name.endswith(".md"):
                 continue
             try:
                 st = os.stat(entry.path)
-            except OSError:
+            except OSError as exc:
                 refused = _not_searchable(entry.path)
                 if refused is None:
-                    continue  # a broken symlink: not a file
+                    if unstatted is not None and exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+                        unstatted.append((f"{folder.name}/{entry.name}", entry.path, exc))
+                    continue  # a broken symlink (or gone since listed): not a file
                 # a folder that may be listed but not searched (chmod 644: r without x):
                 # its docs' names are there and none can be opened (read as no doc: its
                 # changes waited, unsaid, and its entries' records were dropped)
                 docs = []
+                if unstatted is not None:
+                    del unstatted[said:]  # (the category is said, not its docs)
                 error = unreadable_folder(
                     f"the category folder {folder.name} of solutions folder {root}",
                     folder.path,
