@@ -1070,6 +1070,9 @@ def test_migrate_embeds_again_the_text_of_a_memory_whose_vector_has_no_direction
     again = run_kenning(root, "migrate", "--group-id", "all", "--to", to)  # a second run
     assert again.returncode == 0, again.stderr.decode()
     assert "copied 0, already present 6; source 6, target 6, verified" in again.stdout.decode()
+    # (it wrote nothing: the memory is not said again as "copied with its text embedded
+    # again", as it was by every resumed run)
+    assert "embedded again" not in again.stderr.decode() and bad not in again.stderr.decode()
 
     # the Python API without embed: nothing to embed its text with
     kept = kind == "vector-zero" and target == "postgresql"

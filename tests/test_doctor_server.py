@@ -1140,6 +1140,10 @@ def test_migrate_into_postgresql_copies_a_sqlite_vector_of_another_length_as_its
             "SELECT vector_norm(embedding) FROM kenning_memories WHERE id = %s", (scaled,)
         ).fetchone()[0]
     assert abs(norm - 1.0) < 1e-5, norm
+    again = run_cli(project, "migrate", "--to", pg_url)  # resumed: it writes nothing
+    assert again.returncode == 0, again.stderr
+    assert "copied 0, already present 3" in again.stdout, again.stdout
+    assert "another length than 1" not in again.stderr and scaled not in again.stderr, again.stderr
     assert _statuses(run_doctor(pg_url, project))["rows"] == "ok"
     # into another SQLite file, which took unit vectors only: the migration failed whole
     # ("a vector has length 3, not 1 …; nothing was written"), and now copies the direction

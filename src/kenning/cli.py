@@ -1678,11 +1678,13 @@ def migrate(target: str, group_id: str | None, as_json: bool, store_path: str | 
         total = store.count(group_id=group_id, readable=True)  # damaged rows are not copied
         with _progress("migrating", total, not as_json) as tick:
             report = migrate_store(store, target, group_id=group_id, progress=tick)
-        # a vector with none, whose text was embedded again, was copied too
+        # a vector with none, whose text was embedded again, was copied too (and one an
+        # earlier run copied is there: not skipped)
         held.copied_as_directions = {
             **report.directions,
             **dict.fromkeys(report.zero_vectors, ""),
             **report.damaged_vectors,
+            **dict.fromkeys(report.vectors_present, ""),
         }
     if as_json:
         _echo_json(report.to_dict())

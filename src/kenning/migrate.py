@@ -110,6 +110,8 @@ class MigrationReport:
     #: From a server store (whose search reads a vector's direction): memories whose vector
     #: another writer left at another length than 1, copied as its direction, of length 1
     #: (id → ``length 5``); and those whose vector is all zeros, their text embedded again.
+    #: Those this run wrote, as ``damaged_vectors``: a memory an earlier (interrupted) run
+    #: copied is already present, and is not said again.
     directions: dict[str, str] = field(default_factory=dict)
     zero_vectors: list[str] = field(default_factory=list)
     #: Whether the source's search read ``directions`` by their direction (a server's), or
@@ -130,6 +132,10 @@ class MigrationReport:
     #: migration is not verified; migrate again with ``embed``, or run ``kenning reembed``
     #: on the source first.
     damaged_vectors_not_copied: dict[str, str] = field(default_factory=dict)
+    #: The memories of ``directions``, ``zero_vectors`` and ``damaged_vectors`` this run
+    #: found in the target already (an earlier run's copy, or the same text under another
+    #: id): not written by this run, nor skipped.
+    vectors_present: list[str] = field(default_factory=list)
     #: Source memories another writer gave a type and collection kenning does not write
     #: (id → ``type 'bogus' in collection 'nowhere'``): held, not served
     #: (:func:`kenning.model.known_kind`), so not copied (kenning writes no such row), and
@@ -217,8 +223,13 @@ def migrate(
 
     provenance = checked_source(source)
     directions = reads_directions(source)
+    #: the vectors this run wrote as their direction or embedded again (a batch moves each
+    #: from ``read_as``, as it writes it): a resumed run, which writes none of those an
+    #: earlier run copied, said each again as "copied …"
     scaled: dict[str, str] = {}
     zero: list[str] = []
+    read_as: dict[str, tuple[str, str]] = {}  # id → (what, why) as read, not yet written
+    present_vectors: list[str] = []
     #: a zero vector's note without ``embed``: copied as it is where the target scores
     #: directions, else not copied (left_out)
     zero_kept = reads_directions(target)
@@ -325,6 +336,22 @@ def migrate(
             target.upsert(fresh)  # one transaction per batch: a failure writes nothing
         copied += len(fresh)
         redacted += sum(r.memory.id in redacted_ids for r in fresh)
+        written = {r.memory.id for r in fresh}
+        for record in batch:
+            what, why = read_as.pop(record.memory.id, ("", ""))
+            if what and record.memory.id not in written:
+                held = record.memory.id in have and record.memory.id not in taken
+                if (held and record.memory.id not in changed) or record.memory.id in merged:
+                    # an earlier run's copy (or the same text under another id): not
+                    # copied now, nor skipped
+                    present_vectors.append(record.memory.id)
+                continue
+            if what == "scaled":
+                scaled[record.memory.id] = why
+            elif what == "zero":
+                zero.append(record.memory.id)
+            elif what == "broken":
+                broken[record.memory.id] = why
         present += (
             len(batch)
             - len(missing)
@@ -386,9 +413,9 @@ def migrate(
                         # was refused by a SQLite target and kept at its length by a
                         # server (qa74 F2)
                         copy = MemoryRecord(copy.memory, direction)
-                        scaled[record.memory.id] = f"length {length:.6g}"
+                        read_as[record.memory.id] = ("scaled", f"length {length:.6g}")
                     elif length == 0.0 and embed is not None:
-                        zero.append(record.memory.id)
+                        read_as[record.memory.id] = ("zero", "")
                         pointless = True
                     elif length == 0.0 and not zero_kept:
                         left_out.append(record.memory.id)
@@ -396,7 +423,7 @@ def migrate(
                     elif length != 0.0 and embed is not None:
                         # NaN, infinity, another dimension: every target refused it, and
                         # the whole batch with it; the text is fine
-                        broken[record.memory.id] = problem
+                        read_as[record.memory.id] = ("broken", problem)
                         pointless = True
                     elif length != 0.0:
                         broken_left_out[record.memory.id] = problem
@@ -473,6 +500,7 @@ def migrate(
         zero_not_copied=left_out,
         damaged_vectors=broken,
         damaged_vectors_not_copied=broken_left_out,
+        vectors_present=present_vectors,
         unknown_kind=unknown,
         source_writes_refused=(
             source.newer_schema_refuses_writes()
