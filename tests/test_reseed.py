@@ -988,19 +988,9 @@ def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path, mode: i
     root = docs.parent.parent
     assert kenning(root, "seed-solutions").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
-    hook = [sys.executable, "-m", "kenning", "hook", "session-start"]
     docs.chmod(mode)
     try:
-        said = subprocess.run(
-            _as_a_user(*hook),
-            cwd=root,
-            env=env(),
-            input=_session_payload(root),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        said = session_start_as_a_user(root)
         by_hand = subprocess.run(
             _as_a_user(sys.executable, "-m", "kenning", "seed-solutions"),
             cwd=root,
