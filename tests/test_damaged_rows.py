@@ -1096,3 +1096,27 @@ def test_migrate_embeds_again_the_text_of_a_memory_whose_vector_has_no_direction
         assert report.zero_not_copied == ([] if kept else [bad]), report
     else:
         assert report.damaged_vectors_not_copied == {bad: why}, report
+
+
+@pytest.mark.parametrize("damaged", ["vector-nan"], indirect=True)
+def test_a_failed_migrate_says_each_held_damaged_vector_once(
+    damaged: tuple[MemoryStore, str, str],
+) -> None:
+    """qa75 F3: a migrate that failed (here: a server that refuses the connection) printed
+    "kenning: and 2 more damaged memories skipped" and no line before it: the warnings held
+    while it ran (a damaged vector is copied, not skipped, when it succeeds) were counted
+    again as they were let out, and dropped as past the three shown. Each is said once."""
+    store, bad, _ = damaged
+    root = store.project.root
+    others = [m.id for m in store.browse(limit=None) if m.id != bad][:2]
+    store.close()
+    conn = sqlite3.connect(root / ".kenning" / "memory.db", isolation_level=None)
+    for memory_id in others:
+        conn.execute("UPDATE memories SET embedding = ? WHERE id = ?", (_nan.tobytes(), memory_id))
+    conn.close()
+    proc = run_kenning(root, "migrate", "--to", "postgresql://k:pw-never-shown@127.0.0.1:9/k")
+    said = proc.stderr.decode()
+    assert proc.returncode == 3, said
+    assert "more damaged memor" not in said, said
+    for memory_id in (bad, *others):
+        assert said.count(f"skipped the damaged memory {memory_id!r}") == 1, said
