@@ -503,15 +503,20 @@ def test_an_upgrade_on_a_disk_without_room_for_its_vacuum_stores_the_note(
         assert run_doctor(store_path=db, cwd=project).check("schema").status == "ok"
 
 
-_FILLED_AT_ITS_VACUUM = """
+#: A script's start: another process fills the disk (on mount ``argv[1]``, to ``argv[2]``
+#: bytes left) as a statement ``fills`` picks starts, after kenning looked for room; the
+#: statements it filled at are in ``tried``. The script defines ``fills`` first.
+_DISK_FILLED_AT = """
 import os, sqlite3, sys
 from pathlib import Path
 from kenning import open_store
 mount, leave = Path(sys.argv[1]), int(sys.argv[2])
 real = sqlite3.connect
-def fill(sql):  # another process fills the disk as the VACUUM starts (after kenning looked)
-    if sql.strip() != "VACUUM":
+tried = []
+def fill(sql):
+    if not fills(sql):
         return
+    tried.append(sql)
     with (mount / "filler").open("ab") as f:
         while True:
             found = os.statvfs(mount)
@@ -525,11 +530,21 @@ def connect(*args, **kwargs):
     conn.set_trace_callback(fill)
     return conn
 sqlite3.connect = connect
+"""
+
+_FILLED_AT_ITS_VACUUM = (
+    """
+def fills(sql):  # as the VACUUM starts
+    return sql.strip() == "VACUUM"
+"""
+    + _DISK_FILLED_AT
+    + """
 with open_store(cwd=mount / "p", embedder="hashing") as store:  # a writer: migrates
     wal = Path(store.backend.location + "-wal")
     print(wal.stat().st_size if wal.exists() else 0, flush=True)
     print(store.remember("Payments retry five times", "rule").status, flush=True)
 """
+)
 
 
 def test_a_vacuum_that_fails_for_lack_of_room_leaves_no_grown_wal(tmp_path: Path) -> None:
@@ -778,30 +793,13 @@ def test_a_renewal_of_fingerprints_leaves_the_rows_of_a_kind_kenning_does_not_kn
         assert kinds == [("bogus",)], kinds
 
 
-_FILLED_AT_ITS_RENEWAL = """
-import os, sqlite3, sys
-from pathlib import Path
-from kenning import open_store
-mount, leave = Path(sys.argv[1]), int(sys.argv[2])
-real = sqlite3.connect
-tried = []
-def fill(sql):  # another process fills the disk as the renewal starts (after kenning looked)
-    if not sql.startswith("UPDATE memories SET metadata"):
-        return
-    tried.append(sql)
-    with (mount / "filler").open("ab") as f:
-        while True:
-            found = os.statvfs(mount)
-            short = found.f_bfree * found.f_frsize - leave
-            if short <= 0:
-                break
-            f.write(bytes(min(short, 2**20)))
-            f.flush()
-def connect(*args, **kwargs):
-    conn = real(*args, **kwargs)
-    conn.set_trace_callback(fill)
-    return conn
-sqlite3.connect = connect
+_FILLED_AT_ITS_RENEWAL = (
+    """
+def fills(sql):  # as the renewal starts
+    return sql.startswith("UPDATE memories SET metadata")
+"""
+    + _DISK_FILLED_AT
+    + """
 with open_store(cwd=mount / "p", embedder="hashing") as store:
     wal = Path(store.backend.location + "-wal")
     # a long note: its pages go past the end of the file, which a checkpoint on the full
@@ -812,6 +810,7 @@ with open_store(cwd=mount / "p", embedder="hashing") as store:
     print(store.remember("Deploys happen on Tuesdays only", "rule").status, flush=True)
     print(len(tried), flush=True)
 """
+)
 
 
 def test_a_renewal_that_fails_for_lack_of_room_leaves_no_grown_wal(tmp_path: Path) -> None:

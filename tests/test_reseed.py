@@ -36,7 +36,7 @@ from kenning.store import NewMemory
 from .cli_runner import CliRun, run_cli
 from .conftest import git
 from .test_hooks import hook_here
-from .test_store_folder import _as_a_user
+from .test_store_folder import _as_a_user, _kenning_as_a_user
 
 ERRORS = {
     "db": "sqlite3.OperationalError: database is locked",
@@ -983,7 +983,6 @@ def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path, mode: i
     searched (mode 644: r without x) is said the same way (each of its categories was said
     unreadable, with a chmod of its own that its owner could not run either). Run as a user
     without root's file rights (as root, chmod 000 stops nothing)."""
-    from .test_store_folder import _as_a_user
 
     root = docs.parent.parent
     assert kenning(root, "seed-solutions").returncode == 0
@@ -991,15 +990,7 @@ def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path, mode: i
     docs.chmod(mode)
     try:
         said = session_start_as_a_user(root)
-        by_hand = subprocess.run(
-            _as_a_user(sys.executable, "-m", "kenning", "seed-solutions"),
-            cwd=root,
-            env=env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        by_hand = _kenning_as_a_user(root, "seed-solutions", env=env())
     finally:
         docs.chmod(0o755)
     fix = f"let this user list and read it (as its owner: chmod -R u+rX {docs})"
@@ -1040,24 +1031,8 @@ def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path, mode: in
     category.chmod(mode)
     try:
         said = session_start_as_a_user(root)
-        recalled = subprocess.run(
-            _as_a_user(sys.executable, "-m", "kenning", "recall", "--json", ERRORS["db"]),
-            cwd=root,
-            env=env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        by_hand = subprocess.run(
-            _as_a_user(sys.executable, "-m", "kenning", "seed-solutions"),
-            cwd=root,
-            env=env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        recalled = _kenning_as_a_user(root, "recall", "--json", ERRORS["db"], env=env())
+        by_hand = _kenning_as_a_user(root, "seed-solutions", env=env())
     finally:
         category.chmod(0o755)
     fix = f"let this user list and read it (as its owner: chmod -R u+rX {category})"

@@ -96,7 +96,7 @@ def _kenning_as_a_user(
     import sys
 
     command = _as_a_user(sys.executable, "-m", "kenning", *args)
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
 
 
 def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
