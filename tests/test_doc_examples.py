@@ -492,3 +492,17 @@ def test_seed_solutions_json_fields_are_the_ones_docs_cli_names() -> None:
     statuses |= {"skipped", "failed", "kept"}
     assert named - keys <= statuses, sorted(named - keys - statuses)
     assert statuses <= named, sorted(statuses - named)
+
+
+def test_the_docs_give_every_default_half_life() -> None:
+    """The default half-lives were in no doc (qa76 F2): a user setting
+    KENNING_DECAY_HALF_LIFE could not see what each type starts from. The configuration
+    page's decay row and how-it-works' decay paragraph name each one the scoring uses."""
+    from kenning.scoring import DEFAULT_COLLECTION_HALF_LIFE, DEFAULT_TYPE_HALF_LIFE
+
+    (row,) = [r for r in page("configuration.md").splitlines() if r.startswith("| decay half")]
+    start = page("how-it-works.md").index("The half-life, in days,")
+    paragraph = page("how-it-works.md")[start:].split("\n\n")[0]
+    for said in (row, paragraph):
+        for name, days in {**DEFAULT_COLLECTION_HALF_LIFE, **DEFAULT_TYPE_HALF_LIFE}.items():
+            assert re.search(rf"\b{re.escape(name)}\s+{days:g}\b", said), (name, days, said)

@@ -497,6 +497,25 @@ def test_stats_reports_the_value_of_every_setting_it_names_a_source_for(
     )
 
 
+def test_a_setting_written_below_the_decay_table_is_told_to_move_above_it() -> None:
+    """TOML reads every key below `[decay]` as part of that table: `similarity_threshold`
+    appended to a file ending with the table was ignored, and the warning's fix said to make
+    it a half-life (`half_life = { similarity_threshold = … }`; qa76 F1)."""
+    from kenning.config import unknown_keys
+
+    toml = tomllib.loads(
+        "[decay]\nhalf_life = { error_fix = 7 }\nsimilarity_threshold = 0.6\n"
+        "recal_floor = 0.45\nerror_fix = 7\n"
+    )
+    moved, misspelt, half_life = unknown_keys(toml, Path("config.toml"))
+    assert "move `similarity_threshold = …` above [decay]" in moved, moved
+    assert "half_life =" not in moved, moved
+    assert "did you mean recall_floor?" in misspelt and "above [decay]" in misspelt, misspelt
+    assert "half_life = { error_fix = … }" in half_life, half_life
+    (top,) = unknown_keys(tomllib.loads("half_life = { error_fix = 7 }\n"), Path("c.toml"))
+    assert "a line `[decay]` above `half_life = …`" in top, top
+
+
 def test_a_misspelt_setting_is_named_with_the_key_it_may_mean(
     project: Path, minilm: Embedder
 ) -> None:

@@ -244,8 +244,20 @@ def unknown_keys(toml: Mapping[str, Any], path: Path) -> tuple[str, ...]:
             if key in known:
                 continue
             close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-            if close:
+            # TOML puts every key written after `[decay]` inside that table: a top-level
+            # setting appended to the file lands there (qa76 F1)
+            settings = [k for k in CONFIG_KEYS if k != "decay"]
+            top = difflib.get_close_matches(key, settings, n=1, cutoff=0.8)
+            if prefix == "decay." and top:
+                meant = "" if top[0] == key else f"did you mean {top[0]}? "
+                hint = (
+                    f"{meant}{top[0]} is a top-level setting, and a key written below the "
+                    f"[decay] line belongs to that table: move `{top[0]} = …` above [decay]"
+                )
+            elif close:
                 hint = f"did you mean {prefix}{close[0]}?"
+            elif not prefix and key in DECAY_KEYS:
+                hint = f"it goes in a [decay] table: a line `[decay]` above `{key} = …`"
             elif prefix == "decay.":
                 hint = f"half-lives go in half_life = {{ {key} = … }}"
             else:
