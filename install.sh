@@ -16,7 +16,15 @@ cd "$(dirname "$0")"
 venv="${KENNING_VENV:-.venv}"
 python="${PYTHON:-python3}"
 extra=""
-if [ "${1:-}" = "--test" ]; then extra="[test]"; fi
+usage="usage: ./install.sh [--test]   (--test adds what the test suite needs)"
+# one optional argument: a typo (--tests, -t) made a plain install without the test tools,
+# exit 0, and the suite then failed for want of pytest (qa76 F3)
+case "$#:${1:-}" in
+  0:) ;;
+  1:--test) extra="[test]" ;;
+  1:-h | 1:--help) echo "$usage"; sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  *) echo "install.sh: unknown argument(s): $*; $usage" >&2; exit 2 ;;
+esac
 
 # kenning needs Python 3.11 or newer (pyproject.toml). Checked before anything is made: with
 # an older one, pip fails with pages of "No matching distribution found" that never say so,

@@ -413,6 +413,27 @@ def test_install_sh_names_the_python_it_needs_before_installing(tmp_path: Path) 
     assert "No matching distribution" not in run.stderr
 
 
+def test_install_sh_refuses_an_argument_it_does_not_take(tmp_path: Path) -> None:
+    """`./install.sh --tests` (or `-t`, `--help`) made a plain install, exit 0, without the
+    test tools the suite then missed (qa76 F3): refused with the usage before anything is
+    made; `--help` prints it."""
+    import subprocess
+
+    venv = tmp_path / "venv"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "KENNING_VENV": str(venv)}
+    for args in (["--tests"], ["-t"], ["--test", "--test"]):
+        run = subprocess.run(
+            [str(ROOT / "install.sh"), *args], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert run.returncode == 2, (args, run.stderr)
+        assert args[-1] in run.stderr and "usage: ./install.sh [--test]" in run.stderr
+        assert not venv.exists()
+    run = subprocess.run(
+        [str(ROOT / "install.sh"), "--help"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0 and "--test" in run.stdout and not venv.exists(), run.stdout
+
+
 def test_the_reliability_page_describes_every_check_doctor_runs(tmp_path: Path) -> None:
     """docs/reliability.md's table of ``kenning doctor``'s checks has a row per check it
     runs (the ``settings`` check, which fails a run for a misspelt key, had none)."""
