@@ -650,6 +650,9 @@ def test_the_id_recall_and_search_show_is_what_forget_edit_and_source_take(
     # too short to be taken (git's 7 digits, a typo's neighbour minute): not found, and why
     short = run_cli(project, "forget", cents_id[:8])
     assert short.returncode == 1 and "from 12 hex digits on" in short.stderr, short.stderr
+    # said too short, not "no memory … it may have been forgotten already" (qa76 F5)
+    assert "is too short to name a memory" in short.stderr, short.stderr
+    assert "forgotten" not in short.stderr, short.stderr
     # another project's start of an id is named as for a whole id
     other = run_cli(project, "forget", cents_id[:13], "--project", "acme/other")
     assert other.returncode == 1 and "pass --project acme/widgets" in other.stderr, other.stderr

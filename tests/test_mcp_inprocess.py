@@ -878,5 +878,9 @@ async def test_forget_and_read_source_take_the_start_of_an_id_as_the_cli_does(
         "deleted": True,
     }
     assert (await ok(client, "forget", id=twin[:13]))["id"] == twin  # the one left starts it
+    # too short to be taken (git's 7 digits): said so, not "it may have been forgotten
+    # already" (qa76 F5)
+    short = await error(client, "forget", id=fix[:8])
+    assert "too short to name a memory" in short and "forgotten" not in short, short
     with open_store(cwd=project, create=False) as store:
         assert store.get(rule) is None and store.get(twin) is None and store.get(fix) is not None

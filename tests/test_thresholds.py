@@ -420,6 +420,23 @@ def test_calibrate_refuses_labels_that_cannot_measure_anything(
     assert len(calibrate(store, read_queries(lines)).outcomes) == len(lines)
 
 
+def test_calibrate_takes_gold_ids_as_recall_and_search_show_them(
+    labelled_store: MemoryStore, labelled: list[str]
+) -> None:
+    """A gold id copied from `kenning recall` or `search` (its start, `01a24c7f-ab15`) was
+    refused as "not in this project" (qa76 F6): it names its memory, as forget and edit
+    take it, and measures the same as the whole id."""
+    store = labelled_store
+    whole = read_queries(labelled)
+    gold = sorted({g for _, ids in whole for g in ids})
+    shown = store.short_ids(gold)
+    assert any(shown[g] != g for g in gold), shown  # the test asks something
+    short = [(query, tuple(shown[g] for g in ids)) for query, ids in whole]
+    assert calibrate(store, short).summary() == calibrate(store, whole).summary()
+    with pytest.raises(UserInputError, match="not in this project"):
+        calibrate(store, [(whole[0][0], (shown[gold[0]][:13] + "f",))])
+
+
 def test_calibrate_embeds_its_queries_together(
     labelled: list[str], project: Path, minilm: Embedder
 ) -> None:

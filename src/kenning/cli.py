@@ -1984,6 +1984,7 @@ def _no_memory_with_id(memory_id: str, group_id: str | None, holder: str | None 
     """What `forget`, `edit` and `source` say of an id they did not find: where they looked,
     and how to find ids or name another project; ``holder``: the project the store holds
     it under (:func:`_holder`), named with the option that reaches it."""
+    from .model import ID_PREFIX_MIN_HEX, too_short_for_prefix
     from .project import means_every_project, where_searched
 
     if holder is not None:
@@ -1994,10 +1995,18 @@ def _no_memory_with_id(memory_id: str, group_id: str | None, holder: str | None 
             "(a renamed repository or a changed origin remote gives a project a new id); pass "
             f"--project {shlex.quote(holder)}"
         )
+    if too_short_for_prefix(memory_id):
+        # git's habit of 7 digits: "no memory … it may have been forgotten" said of a start
+        # several memories may share (qa76 F5)
+        return (
+            f"{memory_id} is too short to name a memory: an id is taken by its start from "
+            f"{ID_PREFIX_MIN_HEX} hex digits on, as `kenning search` and `kenning recall` show "
+            "it; copy the id they show, or the whole one"
+        )
     # every project was looked in already: naming another one is no way forward
     other = "" if means_every_project(group_id) else ", and --project names another project's"
     return (
-        f"no memory with id {memory_id} in {where_searched(group_id)}{_short_prefix(memory_id)} "
+        f"no memory with id {memory_id} in {where_searched(group_id)} "
         "(it may have been forgotten already; `kenning search` and `kenning recall` show ids, "
         f"`kenning export` lists them all{other})"
     )

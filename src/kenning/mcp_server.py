@@ -1037,8 +1037,15 @@ class KenningTools:
 def _no_memory_here(memory_id: str, group_id: str | None, store: MemoryStore) -> str:
     """What forget and read_source say of an id they did not find: where they looked, and
     where ids come from and how to name another project, in the tools' own words."""
+    from .model import ID_PREFIX_MIN_HEX, too_short_for_prefix
     from .project import means_every_project, where_searched
 
+    if too_short_for_prefix(memory_id.strip()):  # "may have been forgotten": no (qa76 F5)
+        return (
+            f"{memory_id.strip()} is too short to name a memory: an id is taken by its start "
+            f"from {ID_PREFIX_MIN_HEX} hex digits on; pass the id hooks_recall or "
+            "search_memories gave"
+        )
     if means_every_project(group_id):  # every project was looked in already
         return (
             f"no memory with id {memory_id.strip()} in {where_searched(group_id)} "
