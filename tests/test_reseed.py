@@ -1181,6 +1181,87 @@ def test_a_doc_this_user_may_not_read_is_said_by_the_session(docs: Path) -> None
         assert "One writer only." in of(store, "db")[0].content
 
 
+@pytest.mark.parametrize("depth", ["short", "deep"])
+def test_each_unreadable_item_of_a_session_is_said_with_its_whole_fix(
+    tmp_path: Path, depth: str
+) -> None:
+    """A session that meets two things it may not read (a category folder listed but not
+    searched, chmod 644, and a doc of another category, chmod 000) said both in one part
+    of its line, cut at 400 characters: the second one's fix was cut ('let this user read
+    it (…'), and with a deeper checkout the first one's too (a changed doc is read, and an
+    unreadable one said). Each is now a part of its own,
+    fitted to its own 400 characters (a long path gives up its middle, the fix at its end is
+    kept), and the line stays one line (exit 0). Run as a user without root's file
+    rights."""
+    from .conftest import PROJECT_REMOTE, make_repo
+
+    where = tmp_path / ("d" * 90) / ("e" * 90) if depth == "deep" else tmp_path
+    root = make_repo(where / "proj", remote=PROJECT_REMOTE)
+    write(root, ".gitignore", ".kenning/\n")
+    write(root, "docs/solutions/net/net.md", doc("net", error=ERRORS["db"], fix="Retry."))
+    write(root, "docs/solutions/auth/jwt.md", doc("jwt", error=ERRORS["npm"], fix="Pin it."))
+    commit(root, "two solution docs")
+    assert kenning(root, "seed-solutions").returncode == 0
+    write(root, "docs/solutions/auth/jwt.md", doc("jwt", error=ERRORS["npm"], fix="Pin 2."))
+    net, jwt = root / "docs/solutions/net", root / "docs/solutions/auth/jwt.md"
+    net.chmod(0o644)
+    jwt.chmod(0)
+    try:
+        said = session_start_as_a_user(root)
+    finally:
+        net.chmod(0o755)
+        jwt.chmod(0o644)
+    assert said.returncode == 0, said.stderr
+    (line,) = said.stderr.splitlines()
+    parts = line.removeprefix("kenning hook session-start: ").split("; could not re-seed ")
+    assert len(parts) == 2, line
+    first, second = parts
+    assert first.startswith("could not re-seed the solution docs of docs/solutions/net: "), line
+    assert "cannot be read (Permission denied); let this user list and read it" in first, line
+    assert first.endswith("/docs/solutions/net) and run again"), line
+    assert second.startswith(
+        "docs/solutions/auth/jwt.md: cannot read the file: Permission denied; let this user "
+        "read it (as its owner: chmod u+r /"
+    ), line
+    assert second.endswith("/docs/solutions/auth/jwt.md) (its entries are kept)"), line
+    for part in (first, "could not re-seed " + second):
+        assert len(part) <= 400, (len(part), part)
+    if depth == "short":  # (the doc's part fits: said whole)
+        assert f"chmod u+r {jwt})" in second, line
+
+
+def test_the_unreadable_items_past_three_are_counted(docs: Path) -> None:
+    """A session that meets many docs it may not read names three, each whole with its fix,
+    and counts the others with the run that says them all: the line stays bounded. Run as
+    a user without root's file rights."""
+    root = docs.parent.parent
+    names = [f"auth/t{n}.md" for n in range(5)]
+    for name in names:
+        write(root, f"docs/solutions/{name}", doc("db", fix=f"Fix {name}."))
+    commit(root, "five docs")
+    assert kenning(root, "seed-solutions").returncode == 0
+    for name in names:
+        write(root, f"docs/solutions/{name}", doc("db", fix=f"Fix {name} again."))
+        (docs / name).chmod(0)
+    try:
+        said = session_start_as_a_user(root)
+        by_hand = _kenning_as_a_user(root, "seed-solutions", env=env())
+    finally:
+        for name in names:
+            (docs / name).chmod(0o644)
+    assert said.returncode == 0, said.stderr
+    (line,) = said.stderr.splitlines()
+    assert line.count("; let this user read it (as its owner: chmod u+r /") == 3, line
+    assert line.count(") (its entries are kept)") == 3, line
+    assert line.endswith(
+        "; and 2 more solution folder(s) or doc(s) could not be re-seeded (`kenning "
+        "seed-solutions` at the checkout's top, given each solutions folder, says them all)"
+    ), line
+    assert by_hand.returncode == 1, (by_hand.stdout, by_hand.stderr)
+    for name in names:
+        assert f"{name}: cannot read the file" in by_hand.stderr, by_hand.stderr
+
+
 def test_a_doc_that_is_a_symlink_loop_is_said_and_its_entries_kept(docs: Path) -> None:
     """A doc the file system will not stat for another reason than its absence (a symlink
     loop: ``ln -s db.md db.md``, ELOOP) was skipped as a broken symlink: nothing said (a

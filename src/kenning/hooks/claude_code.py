@@ -234,8 +234,13 @@ SESSION_CONVENTIONS = 2
 #: is embedded again: ~3 entries, well under a second with the model loaded); the rest
 #: wait for the next session or `kenning seed-solutions`.
 SESSION_RESEED_MAX_DOCS = 10
-#: A diagnostic line on stderr is cut to this many characters.
+#: Each part of the diagnostic line on stderr is fitted to this many characters (a message
+#: may quote a huge input: a cwd of 1 MB); the parts are few (one per thing that went
+#: wrong, and at most :data:`_RESEED_FAILURES_NAMED` failed re-seeds and their count).
 _DIAGNOSTIC_CHARS = 400
+#: The solution folders and docs whose re-seed failed named on a session's line, each in a
+#: part of its own; the others are counted.
+_RESEED_FAILURES_NAMED = 3
 
 
 class HookSkip(Exception):
@@ -667,8 +672,16 @@ def _reseed(
     ]
     # a doc the file system would not give (an I/O error): the folder's others were re-seeded
     failed += [f"could not re-seed {path}: {why}" for path, why in unread_docs(reports, root)]
-    if failed:  # (the other folders were re-seeded: one line for those that were not)
-        warn("; ".join(failed))
+    # (the others were re-seeded) each one a part of the line, fitted to its own
+    # _DIAGNOSTIC_CHARS: joined in one, the second one's fix was cut (qa76 hookline F1)
+    for failure in failed[:_RESEED_FAILURES_NAMED]:
+        warn(failure)
+    more = len(failed) - _RESEED_FAILURES_NAMED
+    if more > 0:
+        warn(
+            f"and {more} more solution folder(s) or doc(s) could not be re-seeded (`kenning "
+            "seed-solutions` at the checkout's top, given each solutions folder, says them all)"
+        )
     pending = sum(r.pending for r in reports)
     if pending:
         warn(
