@@ -638,3 +638,44 @@ def test_ctrl_c_of_a_migration_or_an_import_says_what_it_left_and_what_to_do(
         assert held == 1, held  # rolled back: the note it held before
         assert "the import stopped there, and what it wrote was rolled back" in said, said
         assert "run the same import again" in said, said
+
+
+@pytest.mark.parametrize("command", ["migrate", "import"])
+def test_a_server_lost_midway_says_what_was_left_in_the_command_s_words(
+    project: Path, pg_url: str, minilm: Embedder, sqlite_template: Path, command: str
+) -> None:
+    """A migration or an import into PostgreSQL whose server ended its connections (and
+    took no new one) after the first batch said 'knowledge base NOT consulted: cannot …
+    PostgreSQL at … — the migration stopped there' (or the import), recall's wording for
+    an answer without memory. Each says what went wrong, what it left and to run it again,
+    without it; still a StoreUnavailable (exit 3)."""
+    from kenning.errors import StoreUnavailable
+
+    def end_the_server_s_sessions(done: int) -> None:
+        name = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
+        elsewhere = psycopg.conninfo.make_conninfo(pg_url, dbname="postgres")
+        with psycopg.connect(elsewhere, autocommit=True) as admin:
+            admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (name,),
+            )
+
+    if command == "migrate":
+        store = _sqlite_store(project, minilm, sqlite_template)
+        left = " — the migration stopped there: 500 memories were copied"
+    else:
+        store = open_store(pg_url, cwd=project, embedder=minilm)
+        left = " — the import stopped there, and what it wrote was rolled back"
+    try:
+        with pytest.raises(StoreUnavailable) as raised:
+            if command == "migrate":
+                migrate_store(store, pg_url, progress=end_the_server_s_sessions)
+            else:
+                lines = export_lines(minilm, store.group_id, ROWS)
+                import_memories(store, lines, progress=end_the_server_s_sessions)
+    finally:
+        store.close()
+    said = str(raised.value)
+    assert said.startswith("cannot ") and " PostgreSQL at " in said, said
+    assert left in said and "NOT consulted" not in said, said

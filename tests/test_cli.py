@@ -1434,19 +1434,21 @@ def test_writes_answer_json_when_another_writer_holds_the_store(
 
 def test_a_write_json_answer_of_a_server_down_keeps_exit_3(project: Path) -> None:
     """`remember`, `edit` and `forget --json` answer a server that is down in their JSON
-    too (they printed none); the exit code stays the one README gives a knowledge base NOT
-    consulted, 3, not 1, and the URL's password is in neither output."""
+    too (they printed none); the exit code stays the one README gives a server store that
+    cannot be reached, 3, not 1, and the URL's password is in neither output. Each says what
+    it did not do (recall's "knowledge base NOT consulted" is for a command that reads)."""
     url = "postgresql://app:Zq9pw@127.0.0.1:9/memory"  # nothing listens on port 9
-    for args in (
-        ("remember", "a note about deploys"),
-        ("edit", "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b", "--type", "rule"),
-        ("forget", "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b"),
+    for args, not_done in (
+        (("remember", "a note about deploys"), "the note was not stored"),
+        (("edit", "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b", "--type", "rule"), "nothing was edited"),
+        (("forget", "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a7b"), "nothing was forgotten"),
     ):
         r = kenning(project, *args, "--json", "--store", url)
         assert r.returncode == 3, (args, r.stderr)
         answer = json.loads(r.stdout)
         (line,) = r.stderr.splitlines()
-        assert "knowledge base NOT consulted" in line, line
+        assert line.startswith("error: cannot connect to PostgreSQL at "), line
+        assert line.endswith(f"; {not_done}") and "NOT consulted" not in line, line
         assert answer.get("deleted", answer.get("status")) in (False, "rejected"), answer
         assert "Zq9pw" not in r.stdout + r.stderr
 

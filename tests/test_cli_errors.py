@@ -1426,3 +1426,65 @@ def test_a_misspelt_kenning_embedder_is_named_with_its_fix(
     err = proc.stderr.decode()
     assert "KENNING_EMBEDDER='minilmm' is no embedder" in err, err
     assert "unset KENNING_EMBEDDER (minilm is the default)" in err, err
+
+
+def test_a_store_that_refuses_the_connection_is_said_in_each_command_s_words(
+    project: Path, tmp_path: Path
+) -> None:
+    """`kenning migrate --to postgresql://…:1/…` (a target server that refuses the
+    connection) said "knowledge base NOT consulted: cannot connect to PostgreSQL …" (exit
+    3): recall's wording (an agent's answer without memory), odd for the store a migration
+    copies to. A command that writes says the reason and the fix, then what it did not do
+    (the target named as the migration's); the commands that read the store keep recall's
+    wording. Exit 3 for each, one line. A closed port (1) on this machine."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    stored = run_cli(project, "remember", "--json", "Deploys happen on Tuesdays only", env=env)
+    assert stored.returncode == 0, stored.stderr
+    memory_id = json.loads(stored.stdout)["id"]
+    fix = {
+        "postgresql://postgres@127.0.0.1:1/nope": "; nothing accepts connections there: check "
+        "that the server is running and that the URL's host and port are its own",
+        "http://127.0.0.1:1": "; check that the server is running and reachable",
+    }
+    for url, then in fix.items():
+        kind = "PostgreSQL" if url.startswith("postgresql") else "Qdrant"
+        r = run_cli(project, "migrate", "--to", url, env=env)
+        assert r.returncode == 3 and r.stdout == "", (url, r.stdout, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert line.startswith(
+            f"error: cannot connect to the migration target, {kind} at {url} ("
+        ), line
+        assert line.endswith(f"{then}; nothing was copied"), line
+    down = "postgresql://postgres@127.0.0.1:1/nope"
+    export = tmp_path / "export.jsonl"
+    export.write_text(run_cli(project, "export", env=env).stdout)
+    writes = {
+        ("remember", "Deploys happen on Fridays"): "the note was not stored",
+        ("edit", memory_id, "--type", "decision"): "nothing was edited",
+        ("forget", memory_id): "nothing was forgotten",
+        ("import", str(export)): "nothing was imported",
+        ("migrate", "--to", str(tmp_path / "copy.db")): "nothing was copied",
+        ("reembed",): "nothing was re-embedded",
+        ("seed-solutions",): "nothing was seeded",
+        ("move", "--from-project", "another-project"): "nothing was moved",
+    }
+    for args, not_done in writes.items():
+        r = run_cli(project, *args, env={**env, "KENNING_STORE": down})
+        assert r.returncode == 3, (args, r.stdout, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert line.startswith(f"error: cannot connect to PostgreSQL at {down} ("), (args, line)
+        assert line.endswith(f"{fix[down]}; {not_done}"), (args, line)
+    for args in (
+        ("recall", "when do we deploy"),
+        ("search", "deploys"),
+        ("stats",),
+        ("stale",),
+        ("export",),
+    ):
+        r = run_cli(project, *args, env={**env, "KENNING_STORE": down})
+        assert r.returncode == 3, (args, r.stdout, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert line.startswith(
+            f"error: knowledge base NOT consulted: cannot connect to PostgreSQL at {down} ("
+        ), (args, line)
+        assert line.endswith(fix[down]), (args, line)

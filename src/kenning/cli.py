@@ -1,9 +1,10 @@
 """The ``kenning`` command line: a thin click layer over :class:`~kenning.store.MemoryStore`.
 
 Exit codes: 0 success · 1 user error (bad input, refused write, broken store) · 2 usage
-error (unknown option, missing argument) · 3 knowledge base NOT consulted (server backend
-down or refusing credentials) · 130 interrupted · 141 the reader of standard output closed
-it (``kenning export | head``), quietly.
+error (unknown option, missing argument) · 3 a server store down or refusing credentials
+(knowledge base NOT consulted; a command that writes says what it did not do) · 130
+interrupted · 141 the reader of standard output closed it (``kenning export | head``),
+quietly.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import click
 from . import protocol
 from .errors import (
     KenningError,
+    StoreUnavailable,
     UnknownMemoryError,
     UserInputError,
 )
@@ -267,15 +269,40 @@ class _Group(_ClosedPipeQuiet, click.Group):
             _fail("interrupted", 130)
 
 
+#: What a command that writes to its store did not do when the store could not be reached
+#: at all (its connection refused): said after the reason, which a server that could not be
+#: reached gives without recall's "knowledge base NOT consulted" (an agent's answer without
+#: memory; "NOT consulted" read oddly for a note not stored or a migration's target). The
+#: commands that read the store (recall, search, stats, stale, export, doctor, ui, …) keep it.
+_NOT_DONE = {
+    "remember": "the note was not stored",
+    "edit": "nothing was edited",
+    "forget": "nothing was forgotten",
+    "move": "nothing was moved",
+    "import": "nothing was imported",
+    "migrate": "nothing was copied",
+    "reembed": "nothing was re-embedded",
+    "seed-solutions": "nothing was seeded",
+}
+
+
 def _as_the_command_says(exc: KenningError) -> str:
     """``exc``'s message, a parameter it names by the Python API's name (``top_k``) called
-    by the running command's option for it (``--top-k``): the user typed the option."""
+    by the running command's option for it (``--top-k``): the user typed the option. A
+    store a command that writes could not reach is said in its words (:data:`_NOT_DONE`)."""
     parameter = getattr(exc, "parameter", None)
     ctx = click.get_current_context(silent=True)
     if isinstance(exc, UserInputError) and parameter is not None and ctx is not None:
         for option in ctx.command.params:
             if isinstance(option, click.Option) and option.name == parameter:
                 return exc.named("/".join(option.opts))
+    not_done = _NOT_DONE.get(ctx.command.name or "") if ctx is not None else None
+    if isinstance(exc, StoreUnavailable) and not_done is not None:
+        said = exc.reason
+        # (refused at its connection, nothing was sent; a server lost later may have
+        # taken a write: its reason says what to check)
+        refused = said.startswith("cannot connect to ") and not said.endswith(not_done)
+        return f"{said}; {not_done}" if refused else said
     return str(exc)
 
 
@@ -552,7 +579,7 @@ Examples:
   kenning search "how do we handle sqlite locking" --limit 5
   kenning stats --json
 
-Exit codes: 0 ok, 1 user error, 2 usage error, 3 knowledge base NOT consulted,
+Exit codes: 0 ok, 1 user error, 2 usage error, 3 a server store could not be reached,
 130 interrupted (Ctrl-C), 141 the program reading the output closed it.
 """
 

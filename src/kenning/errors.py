@@ -197,7 +197,18 @@ class Interrupted(KeyboardInterrupt):
     left and what to do (exit 130, as for any interrupt)."""
 
 
+#: How a backend's :class:`StoreUnavailable` begins: what a reader of recall (an agent) must
+#: be told, its answer holds no memory. A command that writes (remember, import, migrate
+#: into another store) says the :attr:`StoreUnavailable.reason` alone, and what it did not do.
+NOT_CONSULTED = "knowledge base NOT consulted: "
+
+
 class StoreUnavailable(KenningError):
     """A server backend is down or refused the credentials: knowledge base NOT consulted."""
 
     exit_code = 3
+
+    @property
+    def reason(self) -> str:
+        """The message without :data:`NOT_CONSULTED`: what was wrong and the fix."""
+        return str(self).removeprefix(NOT_CONSULTED)

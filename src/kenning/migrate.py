@@ -448,7 +448,7 @@ def migrate(
         # a server (the target's or the source's) went away midway: a bare "NOT consulted"
         # read as if nothing had been copied
         raise StoreUnavailable(
-            f"{exc} — the migration stopped there: {_copied(copied)} (each batch "
+            f"{exc.reason} — the migration stopped there: {_copied(copied)} (each batch "
             "is written whole or not at all); run the same `kenning migrate` again once the "
             "server is back, and it resumes (what is already there is skipped)"
         ) from None
@@ -635,15 +635,27 @@ def migrate_store(
             "name another store with --to"
         )
     checked_source(store.backend)  # a source it would refuse: no empty target left behind
-    destination = open_backend(
-        location,
-        create=True,
-        dimension=None,
-        project_root=store.project.root,
-        # a vector index a killed migration left missing is what this one builds at its
-        # end (bulk_writes): "run `kenning reembed`" is not its user's to do
-        warn_missing_index=False,
-    )
+    try:
+        destination = open_backend(
+            location,
+            create=True,
+            dimension=None,
+            project_root=store.project.root,
+            # a vector index a killed migration left missing is what this one builds at its
+            # end (bulk_writes): "run `kenning reembed`" is not its user's to do
+            warn_missing_index=False,
+        )
+    except StoreUnavailable as exc:
+        # the target is no knowledge base consulted (recall's "NOT consulted" read oddly):
+        # which store, and that nothing was copied (hookline F2)
+        said = exc.reason
+        connect = "cannot connect to "
+        said = (
+            f"{connect}the migration target, {said.removeprefix(connect)}"
+            if said.startswith(connect)
+            else f"the migration target: {said}"
+        )
+        raise StoreUnavailable(f"{said}; nothing was copied") from None
     try:
         if _same_store(store.backend, destination):
             # the same store under another spelling (localhost for 127.0.0.1, an added

@@ -753,7 +753,7 @@ class _Writing:
             # The server went away midway: what it committed cannot be counted now, and a
             # bare "NOT consulted" read as if nothing had been imported.
             raise StoreUnavailable(
-                f"{exc} — the import stopped there, and what it wrote was rolled back (on "
+                f"{exc.reason} — the import stopped there, and what it wrote was rolled back (on "
                 "Qdrant, which has no transactions, the batches written before stay); run the "
                 "same import again once the server is back (what is already there is skipped)"
             ) from None
