@@ -185,7 +185,11 @@ def test_forget_and_edit_answer_json_without_a_store(project: Path) -> None:
     {"deleted": false} / a rejected note); with no store yet they printed only an error
     line, and `kenning forget --json ID | jq .deleted` read nothing."""
     r = kenning(project, "forget", "--json", "0123")
-    assert r.returncode == 1 and json.loads(r.stdout) == {"id": "0123", "deleted": False}
+    assert r.returncode == 1 and json.loads(r.stdout) == {
+        "id": "0123",
+        "deleted": False,
+        "reason": r.stderr.strip().removeprefix("error: "),
+    }
     r = kenning(project, "edit", "--json", "0123", "--content", "a new text")
     answer = json.loads(r.stdout)
     assert r.returncode == 1 and answer["status"] == "rejected", r.stdout
@@ -1420,7 +1424,8 @@ def test_writes_answer_json_when_another_writer_holds_the_store(
             assert "write lock" in line and "retry once it is done" in line, line
             answer = json.loads(r.stdout) if r.stdout.strip() else None
             if args[0] == "forget":
-                assert answer == {"id": stored["id"], "deleted": False}, (args, r.stdout)
+                said = line.removeprefix("error: ")
+                assert answer == {"id": stored["id"], "deleted": False, "reason": said}, answer
             else:
                 edit = {"changed"} if args[0] == "edit" else set()  # whether it wrote
                 assert answer is not None and set(answer) == keys | edit, (args, r.stdout)

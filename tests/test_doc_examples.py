@@ -303,7 +303,7 @@ def test_forget_json_says_on_stderr_why_it_exits_1(tmp_path: Path) -> None:
     """README: exit 1 is a user error, and "one line on stderr says what and how to fix it".
     ``kenning forget --json ID`` of an id the project does not hold (or with no store yet)
     exited 1 with ``{"deleted": false}`` and nothing else: no word of why, nor of
-    ``--project`` for another project's memory. The JSON stays as it was; stderr says why."""
+    ``--project`` for another project's memory. stderr says why, and the JSON's ``reason``."""
     root = make_repo(tmp_path / "proj")
     runner = CliRunner()
     with _cwd(root):
@@ -312,10 +312,12 @@ def test_forget_json_says_on_stderr_why_it_exits_1(tmp_path: Path) -> None:
                 assert runner.invoke(cli.main, setup).exit_code == 0
             result = runner.invoke(cli.main, ["forget", "--json", "0123"])
             assert result.exit_code == 1, result.output
-            assert json.loads(result.stdout) == {"id": "0123", "deleted": False}
             lines = result.stderr.strip().splitlines()
             assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
             assert "0123" in lines[0] or "no kenning store" in lines[0], lines
+            # the reason is in the JSON too, as remember's, edit's and source's (qa76 F7)
+            reason = lines[0].removeprefix("error: ")
+            assert json.loads(result.stdout) == {"id": "0123", "deleted": False, "reason": reason}
 
 
 def test_the_agents_md_section_names_every_mcp_tool() -> None:

@@ -2094,16 +2094,18 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
         # store read-only or locked by another writer, a server down (its own exit code)
         found, holder = False, None
         refusal, code = _as_the_command_says(exc), exc.exit_code
+    if not found and refusal is None:
+        refusal = _no_memory_with_id(memory_id, group_id, holder)
     if as_json:
-        _echo_json({"id": _asked_id(memory_id), "deleted": found})
+        # a refusal's reason in the answer, as remember, edit and source give theirs: a
+        # script told "no such id" from "server down" by the exit code alone (qa76 F7)
+        why = {} if found else {"reason": _shown_error(refusal or "")}
+        _echo_json({"id": _asked_id(memory_id), "deleted": found} | why)
     elif found:
         click.echo(f"forgot {memory_id}")
     if not found:
         # said with --json too: exit 1 alone tells a script's user nothing of why
-        if refusal is not None:
-            _say_error(refusal)
-        else:
-            _say_error(_no_memory_with_id(memory_id, group_id, holder))
+        _say_error(refusal or "")
         sys.exit(code)
 
 
