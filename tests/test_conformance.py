@@ -908,6 +908,41 @@ def test_metadata_entries_give_each_memorys_entry_within_the_filter(backend: Bac
             assert all(at.utcoffset() == timedelta(0) for _, _, at, _ in got)
 
 
+def test_stale_names_the_files_it_could_not_check(mstore: MemoryStore, project: Path) -> None:
+    """`kenning stale` over a doc that became a symlink loop (``ln -s db.md db.md``): its
+    notes are not stale (nothing was compared), and the report names the file, how many
+    memories name it and what to do, on every backend (the listing reads each memory's
+    record through :meth:`Backend.metadata_entries`); a memory stale for another file says
+    it too. It said "no stale memory … (all unchanged)"."""
+    import errno
+    import os
+
+    (project / "docs").mkdir()
+    doc = project / "docs" / "db.md"
+    doc.write_text("# Locked\n\nEnable WAL.\n")
+    (project / "src.py").write_text("x = 1\n")
+    mstore.remember("The db doc says to enable WAL.", "rule", source="docs/db.md")
+    both = mstore.remember("src.py follows docs/db.md on timeouts.", "rule").id
+    mstore.remember("src.py holds the settings.", "rule")
+    doc.unlink()
+    doc.symlink_to("db.md")
+    report = mstore.stale()
+    assert (report.stale, report.checked, report.unchecked_memories) == (0, 3, 2)
+    (unchecked,) = report.unchecked
+    assert (unchecked.path, unchecked.memories) == ("docs/db.md", 2)
+    assert unchecked.reason == (
+        f"cannot be read ({os.strerror(errno.ELOOP)}); point the symlink at the file, not back "
+        f"at itself (ls -l {doc})"
+    )
+    (project / "src.py").write_text("x = 2\n")
+    report = mstore.stale()
+    assert (report.stale, report.unchecked_memories) == (2, 1)  # the doc's own note
+    (item,) = [m for m in report.memories if m.memory.id == both]
+    assert [f.path for f in item.freshness.changed] == ["src.py"]
+    assert [(f.path, f.status) for f in item.freshness.unchecked] == [("docs/db.md", "unchecked")]
+    assert report.to_dict()["unchecked"] == [unchecked.to_dict()]
+
+
 def test_provenance_read_write(backend: Backend) -> None:
     assert backend.read_provenance() is None
     a = Provenance("minilm", "sentence-transformers/all-MiniLM-L6-v2", 384, True, "none")

@@ -5,6 +5,7 @@ hooks and the MCP server. Plus the ranking penalty, and the pure parts."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -437,6 +438,96 @@ def test_a_file_this_user_may_not_read_is_not_marked_stale(store: MemoryStore, f
     for memory_id in (in_file, in_folder):
         assert (results[memory_id]["stale"], results[memory_id]["changed"]) == (False, [])
     assert results[changed]["stale"] is True, results[changed]
+
+
+@pytest.mark.parametrize("locked", ["file", "folder"])
+def test_stale_and_source_say_a_file_this_user_may_not_read_could_not_be_checked(
+    store: MemoryStore, files: Path, locked: str
+) -> None:
+    """A doc edited and committed since its note was written, then chmod 000 (the file, or
+    its folder): `kenning stale` said "no stale memory … (2 memories name files of it, all
+    unchanged)" and exited 0, and `kenning source ID --json` answered "ok": true for a file
+    this user cannot open. The note stays unmarked (nothing was compared: 1a08124a), but
+    the report says the file could not be checked, why and the chmod that lets it be read,
+    in text and --json, and exits 1 (as seed-solutions does for a doc it could not read);
+    `source` says it cannot be read, with the fix. Run as a user without root's file rights
+    (as root, chmod 000 stops nothing)."""
+    from .test_store_folder import _kenning_as_a_user
+
+    doc = store.remember("The db doc says to enable WAL.", "rule", source="docs/solutions/db.md")
+    store.remember("Check sessions first.", "rule", source="src/auth.py")
+    write(files, "docs/solutions/db.md", DB_DOC + "\nAnd set busy_timeout.\n")
+    commit(files, "the db doc grew")
+    folder = files / "docs" / "solutions"
+    target = folder if locked == "folder" else folder / "db.md"
+    target.chmod(0)
+    try:
+        listed = _kenning_as_a_user(files, "stale")
+        as_json = _kenning_as_a_user(files, "stale", "--json")
+        source = _kenning_as_a_user(files, "source", doc.id or "", "--json")
+        source_text = _kenning_as_a_user(files, "source", doc.id or "")
+    finally:
+        target.chmod(0o755 if locked == "folder" else 0o644)
+    if locked == "file":
+        fix = f"cannot be read (Permission denied); let this user read it (as its owner: chmod u+r {folder / 'db.md'})"
+    else:
+        fix = (
+            f"cannot be read (Permission denied on the folder {folder}); let this user search "
+            f"it (as its owner: chmod u+rx {folder})"
+        )
+    assert listed.returncode == 1, (listed.stdout, listed.stderr)
+    assert listed.stdout.splitlines() == [
+        f"no stale memory in project {store.group_id} (2 memories name files of it: 1 "
+        "unchanged, 1 names a file that could not be checked)",
+        f"could not check docs/solutions/db.md (named by 1 memory): {fix}",
+    ], listed.stdout
+    assert listed.stderr.startswith("error: 1 file could not be checked"), listed.stderr
+    assert as_json.returncode == 1, as_json.stderr
+    report = json.loads(as_json.stdout)
+    assert (report["stale"], report["checked"], report["unchecked_memories"]) == (0, 2, 1)
+    assert report["unchecked"] == [{"path": "docs/solutions/db.md", "reason": fix, "memories": 1}]
+    assert source.returncode == 1, source.stderr
+    answer = json.loads(source.stdout)
+    assert (answer["ok"], answer["reason"]) == (False, fix), answer
+    assert source_text.returncode == 1 and source_text.stdout == "", source_text.stdout
+    assert source_text.stderr.strip() == f"error: 'docs/solutions/db.md' {fix}"
+    state = stale_of(store, doc.id or "")  # readable again: it did change
+    assert state is not None and state.stale and state.unchecked == ()
+
+
+def test_a_recorded_file_that_became_a_symlink_loop_is_not_stale_and_is_said(
+    store: MemoryStore, files: Path
+) -> None:
+    """A doc that became a symlink loop (``ln -s db.md db.md``: ELOOP) is a doc seeding
+    could not read (its entries and record kept, 49dc63f1), but its notes were marked stale
+    ("refused: broken or looping symlink"), unlike an unreadable doc's. Nothing says it
+    changed: it is not compared, as an unreadable file is; `kenning stale` says it could not
+    be checked with what to do (exit 1), and `kenning source` that it cannot be read. A
+    broken symlink (to nothing) is still stale: the file is gone."""
+    doc = store.remember("The db doc says to enable WAL.", "rule", source="docs/solutions/db.md")
+    looped = files / "docs" / "solutions" / "db.md"
+    looped.unlink()
+    looped.symlink_to("db.md")
+    fix = (
+        f"cannot be read ({os.strerror(errno.ELOOP)}); point the symlink at the file, not back "
+        f"at itself (ls -l {looped})"
+    )
+    state = stale_of(store, doc.id or "")
+    assert state is not None and not state.stale, state
+    assert [(f.path, f.status, f.reason) for f in state.unchecked] == [
+        ("docs/solutions/db.md", "unchecked", fix)
+    ]
+    listed = kenning(files, "stale")
+    assert listed.returncode == 1, listed.stderr
+    assert f"could not check docs/solutions/db.md (named by 1 memory): {fix}" in listed.stdout
+    source = kenning(files, "source", doc.id or "", "--json")
+    assert source.returncode == 1 and json.loads(source.stdout)["reason"] == fix, source.stdout
+    looped.unlink()
+    looped.symlink_to("nowhere.md")  # broken: gone, as seeding retires its entries
+    state = stale_of(store, doc.id or "")
+    assert state is not None and state.stale and state.unchecked == ()
+    listed = kenning(files, "stale")
+    assert listed.returncode == 0 and "broken symlink 'db.md'" in listed.stdout, listed.stdout
 
 
 def test_a_forged_record_is_checked_like_any_stored_path(store: MemoryStore, files: Path) -> None:

@@ -4,6 +4,7 @@ tool. The path rules themselves are tested in test_safety.py."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from datetime import UTC, datetime
@@ -506,3 +507,28 @@ async def test_mcp_read_source(project: Path, docs: Path) -> None:
             failed, text = await call(s, "read_source", **arguments)
             assert failed and reason in text, (arguments, text)
             assert "AKIA" not in text
+
+
+@pytest.mark.anyio
+async def test_mcp_read_source_says_a_looping_doc_cannot_be_read_and_how_to_fix_it(
+    project: Path, docs: Path
+) -> None:
+    """A document that is a symlink loop (``ln -s db-locked.md db-locked.md``) was refused
+    by read_source as unsafe ("broken or looping symlink"): nothing unsafe, and nothing to
+    do said. It cannot be read, as an unreadable doc: the answer says so with what to do,
+    and recall's ``source_ok`` is false for it (as `kenning source` says)."""
+    looped = docs / "db-locked.md"
+    looped.unlink()
+    looped.symlink_to("db-locked.md")
+    fix = (
+        f"cannot be read ({os.strerror(errno.ELOOP)}); point the symlink at the file, not "
+        f"back at itself (ls -l {looped})"
+    )
+    async with started(project) as s:
+        failed, stored = await call(s, "hooks_remember", content=FIX)
+        assert not failed
+        failed, recalled = await call(s, "hooks_recall", query=FIX.split(" |")[0])
+        assert not failed and recalled["results"][0]["source_ok"] is False
+        failed, text = await call(s, "read_source", id=stored["id"])
+        assert failed and f"'docs/solutions/db-locked.md' {fix}" in text, text
+        assert "unsafe" not in text, text

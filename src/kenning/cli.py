@@ -1497,8 +1497,9 @@ def _names_an_id(text: str) -> bool:
 A memory's document (its source, or the SOURCE: part of an ERROR-FIX entry) is stored
 data, not a trusted path: check it before a tool reads it. Rejected: empty, absolute or ~
 paths, any '..', control characters, URLs, symlinks that leave the project; and a missing
-file, a folder or a named pipe. On success the resolved path is printed (read that one); a
-refusal exits 1 with the reason.
+file, a folder or a named pipe, and a file this user cannot read (no read rights, a symlink
+loop: said with what lets it be read). On success the resolved path is printed (read that
+one); a refusal exits 1 with the reason.
 
 \b
 Examples:
@@ -1672,6 +1673,10 @@ def source_cmd(
         raise UserInputError(f"{NotADocumentError(check.path, check.reason or '')}; correct {fix}")
     if check.no_checkout:  # --json too
         raise UserInputError(f"cannot read {quoted_path(check.path)}: {check.reason}")
+    if check.unreadable:  # --json too; nothing unsafe: the file system would not give it
+        from .sources import UnreadableSourceError
+
+        raise UnreadableSourceError(check.path, check.reason or "cannot be read")
     if not check.ok:
         raise UnsafePathError(check.path, f"{check.reason}; do not read it")  # --json too
     if not as_json:
@@ -1842,7 +1847,13 @@ Examples:
   kenning stale
   kenning stale --limit 0 --json --commits 10     # every stale memory
 
-Exit codes: 0 (stale memories or not), 1 user error, 3 knowledge base NOT consulted.
+A file the memories recorded that cannot be read now (no read rights, a symlink loop, an
+I/O error) is not compared: nothing says it changed, so its memories are not marked stale.
+It is listed ("could not check", `unchecked` in --json) with what lets it be read, and
+the exit is 1.
+
+Exit codes: 0 (stale memories or not, every file checked), 1 user error or a file that
+could not be checked, 3 knowledge base NOT consulted.
 """,
 )
 @click.option(
@@ -1891,6 +1902,19 @@ def stale_cmd(
         if others:
             asked = report.group_id
             click.echo(_other_projects(asked, others, named=group_id is not None), err=True)
+    if report.unchecked:
+        # the report is not whole: a file not compared makes no memory stale (nothing says
+        # it changed), and a script must not take "0 stale" for "all unchanged" (as
+        # seed-solutions exits 1 for a doc it could not read)
+        n = len(report.unchecked)
+        said = "its `unchecked` entry says" if as_json else "the 'could not check' line says"
+        if n > 1:
+            said = "their `unchecked` entries say" if as_json else "the 'could not check' lines say"
+        _fail(
+            f"{n} {'file' if n == 1 else 'files'} could not be checked ({said} why); the "
+            f"memories naming {'it' if n == 1 else 'them'} are not marked stale — fix "
+            f"{'it' if n == 1 else 'them'} and run `kenning stale` again"
+        )
 
 
 # -- stats / forget ------------------------------------------------------------------------

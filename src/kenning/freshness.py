@@ -52,6 +52,7 @@ from .model import (
     FRESH,
     MISSING,
     REFUSED,
+    UNCHECKED,
     Commit,
     FileHistory,
     FileState,
@@ -401,9 +402,10 @@ class Observed:
     (:meth:`_BlobCache.blobs`), or why it has none: ``status`` :data:`REFUSED` (the
     source-path checks), :data:`MISSING`, or :data:`CHANGED` (a file that cannot be hashed),
     with ``reason``. ``unreadable``: this user may not look at it (a folder chmod 000 on its
-    path, a file without read rights), or the OS failed its read (an I/O error): nothing is
-    known of it, and :func:`check` leaves it out: it was marked stale ("refused",
-    "changed") though nothing said it had changed."""
+    path, a file without read rights), the path is a symlink loop, or the OS failed its read
+    (an I/O error): nothing is known of it (``reason`` says why, with what to do), and
+    :func:`check` does not mark it: it was marked stale ("refused", "changed") though nothing
+    said it had changed. It is :data:`UNCHECKED` in the memory's freshness instead."""
 
     ids: tuple[str, ...] = ()
     status: str | None = None
@@ -412,17 +414,17 @@ class Observed:
 
 
 def _observe(path: str, files_root: Path) -> Observed:
-    from .sources import check_source
+    from .sources import check_source, unreadable_reason
 
     verdict = check_source(path, files_root)
     if not verdict.ok or verdict.resolved is None:
         if verdict.unreadable:
-            return Observed(unreadable=True)
+            return Observed(reason=verdict.reason, unreadable=True)
         return Observed(status=REFUSED, reason=verdict.reason)
     try:
         ids, problem = _CACHE.blobs(verdict.resolved)
-    except (PermissionError, _UnreadableFile):
-        return Observed(unreadable=True)
+    except (PermissionError, _UnreadableFile) as exc:
+        return Observed(reason=unreadable_reason(exc, verdict.resolved), unreadable=True)
     except FileNotFoundError:
         kept = _outside_the_sparse_checkout(path, files_root)
         if kept is not None:  # in git's index, only not in this work tree: its blob there
@@ -487,13 +489,16 @@ def check(
     recorded: Mapping[str, str], files_root: Path, observed: dict[str, Observed] | None = None
 ) -> Freshness:
     """Compare each recorded file with the checkout at ``files_root``. Each path is checked
-    again before it is read (it is stored data): a refused path is :data:`REFUSED`.
+    again before it is read (it is stored data): a refused path is :data:`REFUSED`. One
+    the file system will not give (no rights, a symlink loop, an I/O error) is
+    :data:`UNCHECKED`, in :attr:`Freshness.unchecked`: not stale, as nothing says it changed.
 
     ``observed`` (kept by the caller for one listing of one checkout, filled in here): what
     was found of each path earlier in the listing. A list of 100k memories names a few
     hundred files, and the source-path checks and the ``stat`` of each file for every
     memory naming it were most of the page's "stale only" filter (1.3 to 7 s)."""
     states: list[FileState] = []
+    unchecked: list[FileState] = []
     for path, blob in recorded.items():
         seen = observed.get(path) if observed is not None else None
         if seen is None:
@@ -501,14 +506,16 @@ def check(
             if observed is not None:
                 observed[path] = seen
         if seen.unreadable:
-            continue  # not known to have changed: left unmarked (see Observed)
+            # not known to have changed: not stale, but said (see Observed)
+            unchecked.append(FileState(path, blob, None, UNCHECKED, seen.reason))
+            continue
         if seen.status is not None:
             states.append(FileState(path, blob, None, seen.status, seen.reason))
         elif blob in seen.ids:  # git's id, or (a record written before) the bytes' own hash
             states.append(FileState(path, blob, blob, FRESH))
         else:
             states.append(FileState(path, blob, seen.ids[0], CHANGED))
-    return Freshness(tuple(states))
+    return Freshness(tuple(states), tuple(unchecked))
 
 
 # --------------------------------------------------------------------------------------------

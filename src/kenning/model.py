@@ -500,8 +500,9 @@ class SourceCheck:
     a device, a binary file) — both by :func:`kenning.sources.check_document`, nothing
     unsafe about either; ``no_checkout``: not looked for, as kenning runs outside a checkout
     of the project (:meth:`~kenning.store.MemoryStore.check_source_path`); ``unreadable``:
-    refused as this user may not look at the path (a folder on it without the rights: chmod
-    000), so nothing is known of what is there."""
+    refused as the file system would not give it (this user may not read the file or search
+    a folder on its path, chmod 000; a symlink loop; an I/O error), so nothing is known of
+    what is there (``reason`` says why, and what lets it be read)."""
 
     path: str
     ok: bool
@@ -525,6 +526,9 @@ def source_fields(check: SourceCheck | None) -> dict[str, Any]:
 
 #: How a file a memory names compares with the version recorded when it was written.
 FRESH, CHANGED, MISSING, REFUSED = "fresh", "changed", "missing", "refused"
+#: A file the file system would not give (no read rights, a symlink loop, an I/O error):
+#: not compared, so neither fresh nor stale (:attr:`Freshness.unchecked`).
+UNCHECKED = "unchecked"
 
 
 @dataclass(frozen=True)
@@ -532,7 +536,8 @@ class FileState:
     """One file a memory names: ``recorded`` is its git blob hash when the memory was
     written, ``current`` the hash now (None: the file is gone, or its path is refused).
     ``status`` is :data:`FRESH`, :data:`CHANGED`, :data:`MISSING` or :data:`REFUSED`
-    (the path no longer passes the source-path checks; ``reason`` says why)."""
+    (the path no longer passes the source-path checks; ``reason`` says why), or
+    :data:`UNCHECKED` (not compared: ``reason`` says why, with what lets it be read)."""
 
     path: str
     recorded: str
@@ -553,10 +558,12 @@ class FileState:
 @dataclass(frozen=True)
 class Freshness:
     """Whether the files a memory names are as they were when it was written (SPEC §7).
-    A memory is ``stale`` when one of them changed, disappeared or is refused. Made by
-    :mod:`kenning.freshness`."""
+    A memory is ``stale`` when one of them changed, disappeared or is refused. ``unchecked``:
+    the files it names that could not be compared (:data:`UNCHECKED`; nothing says they
+    changed, so they do not make it stale). Made by :mod:`kenning.freshness`."""
 
     files: tuple[FileState, ...] = ()
+    unchecked: tuple[FileState, ...] = ()
 
     @property
     def stale(self) -> bool:
@@ -638,7 +645,22 @@ class StaleMemory:
                 }
                 for f in self.freshness.changed
             ],
+            # the files it names that could not be compared: not why it is stale
+            "unchecked": [f.to_dict() for f in self.freshness.unchecked],
         }
+
+
+@dataclass(frozen=True)
+class UncheckedFile:
+    """A file of the project that memories recorded and ``kenning stale`` could not compare
+    (:data:`UNCHECKED`): ``reason`` says why and what lets it be read; ``memories`` name it."""
+
+    path: str
+    reason: str
+    memories: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "reason": self.reason, "memories": self.memories}
 
 
 #: How many stale memories ``kenning stale`` lists unless told (``--limit``; 0 lists all):
@@ -651,12 +673,17 @@ class StaleReport:
     """What :meth:`MemoryStore.stale` finds (``kenning stale``): the project's stale
     memories, newest first; ``checked`` memories named files of the project. ``stale``
     counts them all; ``memories`` holds the newest of them, up to the limit asked for (-1:
-    as many as ``memories`` holds)."""
+    as many as ``memories`` holds). ``unchecked``: the files of the checked memories that
+    could not be compared (no read rights, a symlink loop, an I/O error), which make none
+    of them stale: the report is not complete while there is one; ``unchecked_memories``
+    of the checked memories are not stale and name one of them."""
 
     group_id: str
     checked: int
     memories: tuple[StaleMemory, ...]
     stale: int = -1
+    unchecked: tuple[UncheckedFile, ...] = ()
+    unchecked_memories: int = 0
 
     def __post_init__(self) -> None:
         if self.stale < 0:
@@ -674,6 +701,8 @@ class StaleReport:
             "stale": self.stale,
             "shown": len(self.memories),
             "memories": [m.to_dict() for m in self.memories],
+            "unchecked": [f.to_dict() for f in self.unchecked],
+            "unchecked_memories": self.unchecked_memories,
         }
 
 

@@ -775,9 +775,21 @@ def render_stale(report: StaleReport) -> str:
     commit subjects are made terminal-safe. No trailing newline."""
     if not report.stale:
         names = "1 memory names" if report.checked == 1 else f"{report.checked} memories name"
-        return (
-            f"no stale memory in project {_one_line(report.group_id)} ({names} files of it, "
-            "all unchanged)"
+        partial = report.unchecked_memories
+        if not report.unchecked:
+            return (
+                f"no stale memory in project {_one_line(report.group_id)} ({names} files of it, "
+                "all unchanged)"
+            )
+        # "all unchanged" was said of a file that could not be read (qa: stale5)
+        which = "names a file" if partial == 1 else "name files"
+        return "\n".join(
+            [
+                f"no stale memory in project {_one_line(report.group_id)} ({names} files of it: "
+                f"{report.checked - partial} unchanged, {partial} {which} that could not be "
+                "checked)",
+                *_unchecked_lines(report),
+            ]
         )
     # the verb counts the stale ones, the noun those checked: "1 of 3 memories … is stale"
     head = (
@@ -794,6 +806,8 @@ def render_stale(report: StaleReport) -> str:
         lines.append("")
         lines.append(f"{m.id}  {_one_line(m.type)}  stored {m.stored_at.date().isoformat()}")
         lines.append(f"  {summary_line(m.content)}")
+        for f in item.freshness.unchecked:  # not why it is stale: said all the same
+            lines.append(f"  {_one_line(f.path)}: could not be checked ({_one_line(f.reason)})")
         for f in item.freshness.changed:
             history = item.history.get(f.path)
             what = {"changed": "changed since", "missing": "gone since"}.get(f.status)
@@ -845,7 +859,19 @@ def render_stale(report: StaleReport) -> str:
             else (f"{report.left_out} older stale memories")
         )
         lines += ["", f"… and {more}: `kenning stale --limit 0` lists every one"]
+    if report.unchecked:
+        lines += ["", *_unchecked_lines(report)]
     return "\n".join(lines)
+
+
+def _unchecked_lines(report: StaleReport) -> list[str]:
+    """A line for each file ``kenning stale`` could not compare: what the OS said, and what
+    lets it be read (terminal-safe)."""
+    return [
+        f"could not check {_one_line(f.path)} (named by {f.memories} "
+        f"{'memory' if f.memories == 1 else 'memories'}): {_one_line(f.reason)}"
+        for f in report.unchecked
+    ]
 
 
 def stale_line(freshness: Freshness) -> str:

@@ -345,7 +345,10 @@ def resolve_inside(path: str, project_root: Path | str) -> tuple[str, str]:
                 try:
                     target = os.path.realpath(candidate, strict=True)
                 except OSError as exc:
-                    raise UnsafePathError(path, f"broken or looping symlink {part!r}") from exc
+                    # (a loop, or a folder on the way this user may not search, is left for
+                    # the caller to tell apart by the cause: kenning.sources.check_source)
+                    what = "broken symlink" if names_nothing(exc) else "broken or looping symlink"
+                    raise UnsafePathError(path, f"{what} {part!r}") from exc
                 if not _is_within(target, root):
                     raise UnsafePathError(path, f"symlink {part!r} resolves outside the root")
                 current = target

@@ -89,6 +89,7 @@ from .solution_docs import (
     source_path,
     unreadable_folder,
 )
+from .sources import unreadable_fix
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -343,15 +344,15 @@ def unread_docs(reports: Sequence[SeedReport], root: Path) -> list[tuple[str, st
             if f.status != "failed" or not reason.startswith((_CANNOT_READ, _CANNOT_RESOLVE)):
                 continue
             path = Path(report.directory) / f.path
-            if reason.endswith("Permission denied"):
-                fix = f"let this user read it (as its owner: chmod u+r {shlex.quote(str(path))})"
-            elif reason.endswith(os.strerror(errno.ELOOP)):
-                fix = (
-                    "point the symlink at the doc, not back at itself "
-                    f"(ls -l {shlex.quote(str(path))})"
-                )
-            else:
-                fix = "check the file and the disk or mount it is on"
+            err = (
+                errno.EACCES
+                if reason.endswith(os.strerror(errno.EACCES))
+                else errno.ELOOP
+                if reason.endswith(os.strerror(errno.ELOOP))
+                else None
+            )
+            # (what `kenning stale` and `kenning source` say of such a file: one rule)
+            fix = unreadable_fix(err, str(path), "doc")
             said.append((shown_path(path, root), f"{reason}; {fix} (its entries are kept)"))
     return said
 

@@ -11,8 +11,10 @@ MCP tool ``read_source`` are built on :func:`check_source` and :func:`read_docum
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import re
+import shlex
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,10 +29,13 @@ __all__ = [
     "MissingSourceError",
     "NotADocumentError",
     "SourceDocument",
+    "UnreadableSourceError",
     "check_document",
     "check_source",
     "read_document",
     "source_of",
+    "unreadable_fix",
+    "unreadable_reason",
 ]
 
 #: At most this many bytes of a document are returned by ``read_source`` (64 KiB: a
@@ -156,8 +161,14 @@ def check_source(path: str, files_root: Path) -> SourceCheck:
     try:
         resolved, root = resolve_inside(path, files_root)
     except UnsafePathError as exc:
-        unreadable = isinstance(exc.__cause__, PermissionError)
-        return SourceCheck(path, False, reason=exc.reason, unreadable=unreadable)
+        cause = exc.__cause__
+        if isinstance(cause, OSError) and cause.errno in _UNREADABLE:
+            # the file system would not say what is there: nothing is known of the file
+            at = os.fspath(cause.filename or os.path.join(files_root, path))
+            return SourceCheck(
+                path, False, reason=unreadable_reason(cause, at, resolving=True), unreadable=True
+            )
+        return SourceCheck(path, False, reason=exc.reason)
     # A symlink inside the project (``docs/history -> ../.git``) leads where the path as
     # written does not say: what it resolves to is held to the same rule.
     inside = resolved[len(root) :].lstrip(os.sep).replace(os.sep, "/")
@@ -165,6 +176,51 @@ def check_source(path: str, files_root: Path) -> SourceCheck:
     if private is not None:
         return SourceCheck(path, False, reason=f"leads to {inside!r}: {private}")
     return SourceCheck(path, True, resolved=resolved)
+
+
+#: What an OS error that leaves a file unknown is (the path's own fault, or this user's
+#: rights; not unsafe, not missing): no rights, a symlink loop, an I/O error.
+_UNREADABLE = frozenset({errno.EACCES, errno.EPERM, errno.ELOOP, errno.EIO})
+
+
+def unreadable_fix(err: int | None, path: str, what: str = "file") -> str:
+    """What lets ``path`` be read after an OS error ``err`` (:data:`errno` code) on it: the
+    ``chmod`` its owner runs, the symlink loop to undo, or the disk to check. ``what``:
+    the word for the file (seeding says "doc")."""
+    quoted = shlex.quote(path)
+    if err in (errno.EACCES, errno.EPERM):
+        return f"let this user read it (as its owner: chmod u+r {quoted})"
+    if err == errno.ELOOP:
+        return f"point the symlink at the {what}, not back at itself (ls -l {quoted})"
+    return "check the file and the disk or mount it is on"
+
+
+def unreadable_reason(exc: OSError, at: str, *, resolving: bool = False) -> str:
+    """``cannot be read (<the OS's reason>); <what to do>`` for ``exc`` met at ``at`` (an
+    absolute path). ``resolving``: met while following the path, where a ``Permission
+    denied`` is a folder's: the one ``at`` is in may not be searched by this user."""
+    why = exc.strerror or str(exc)
+    if resolving and exc.errno in (errno.EACCES, errno.EPERM):
+        folder = shlex.quote(os.path.dirname(at) or at)
+        return (
+            f"cannot be read ({why} on the folder {folder}); let this user search it (as its "
+            f"owner: chmod u+rx {folder})"
+        )
+    return f"cannot be read ({why}); {unreadable_fix(exc.errno, at)}"
+
+
+class UnreadableSourceError(UserInputError):
+    """The document a memory names cannot be read by this user or this file system (no read
+    rights, a symlink loop, an I/O error): nothing unsafe, and nothing known of it."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        # the reason says "cannot be read (<the OS's reason>); <what to do>"
+        super().__init__(f"{quoted_path(path)} {reason}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.path, self.reason), self.__dict__)  # (as UnknownMemoryError)
 
 
 @dataclass(frozen=True)
@@ -197,7 +253,14 @@ def check_document(check: SourceCheck) -> SourceCheck:
     named pipe wait for a writer for ever), and a binary file (an image, an archive), which
     :func:`read_document` refuses: its first bytes are read for that."""
     found = _check_kind(check)
-    if found.ok and found.resolved is not None and _starts_binary(found.resolved):
+    if not found.ok or found.resolved is None:
+        return found
+    try:
+        binary = _starts_binary(found.resolved)
+    except OSError as exc:  # a file this user may not read, or whose read the OS fails
+        reason = unreadable_reason(exc, found.resolved)
+        return SourceCheck(check.path, False, reason=reason, unreadable=True)
+    if binary:
         return SourceCheck(check.path, False, reason=_BINARY, not_a_document=True)
     return found
 
@@ -212,6 +275,9 @@ def _check_kind(check: SourceCheck) -> SourceCheck:
     except OSError as exc:
         if names_nothing(exc):
             return SourceCheck(check.path, False, reason=_MISSING, missing=True)
+        if exc.errno in _UNREADABLE:
+            reason = unreadable_reason(exc, check.resolved, resolving=True)
+            return SourceCheck(check.path, False, reason=reason, unreadable=True)
         return SourceCheck(check.path, False, reason=f"cannot be read ({exc.strerror or exc})")
     if stat.S_ISDIR(st.st_mode):
         return SourceCheck(check.path, False, reason=_FOLDER, not_a_document=True)
@@ -233,13 +299,17 @@ def _is_binary(head: bytes) -> bool:
 
 
 def _starts_binary(resolved: str) -> bool:
-    """Whether the regular file at ``resolved`` is binary (:func:`_is_binary`). A file that
-    cannot be opened now is left to the read to refuse."""
+    """Whether the regular file at ``resolved`` is binary (:func:`_is_binary`). Raises
+    ``OSError`` when this user may not read it or the OS fails the read (no rights, an I/O
+    error); a file that cannot be opened now for another reason (gone, or a symlink swapped
+    in since the check) is left to the read to refuse."""
     try:
         with os.fdopen(os.open(resolved, _OPEN_FLAGS), "rb") as fh:
             regular = stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
             return regular and _is_binary(fh.read(_BINARY_SNIFF_BYTES))
-    except OSError:
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EIO):
+            raise
         return False
 
 
@@ -293,6 +363,8 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
     readable = _check_kind(check)  # a folder, a pipe or a missing file: not opened
     if readable.no_checkout:  # nothing unsafe: not here to be read
         raise UserInputError(f"cannot read {quoted_path(check.path)}: {check.reason}")
+    if readable.unreadable:  # nothing unsafe: this user or the file system would not give it
+        raise UnreadableSourceError(check.path, readable.reason or "cannot be read")
     if readable.missing:
         raise MissingSourceError(check.path)
     if readable.not_a_document:
@@ -311,6 +383,8 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
     except OSError as exc:
         if names_nothing(exc):  # deleted since the check
             raise MissingSourceError(check.path) from None
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EIO):
+            raise UnreadableSourceError(check.path, unreadable_reason(exc, str(path))) from None
         raise UnsafePathError(check.path, f"cannot be read ({exc.strerror or exc})") from None
     if _is_binary(data):
         raise NotADocumentError(check.path, _BINARY)

@@ -22,6 +22,7 @@ from .model import (
     SearchResult,
     SourceCheck,
     StaleReport,
+    UncheckedFile,
     parse_timestamp,
 )
 from .project import means_every_project
@@ -82,7 +83,7 @@ class StoreFreshness(StoreBase):
         limit, filters, after, before = self._browse_filters(
             limit, group_id, collection, memory_type, stored_after, stored_before
         )
-        matched, _ = self._by_freshness(stale, filters, after, before)
+        matched, _, _, _ = self._by_freshness(stale, filters, after, before)
         end = None if limit is None else offset + limit
         wanted = matched[offset:end]
         by_id = {m.id: m for m in self.backend.get(wanted)}
@@ -111,17 +112,21 @@ class StoreFreshness(StoreBase):
 
     def _by_freshness(
         self, stale: bool | None, filters: Filters, after: datetime | None, before: datetime | None
-    ) -> tuple[list[str], int]:
+    ) -> tuple[list[str], int, list[UncheckedFile], int]:
         """The ids of the memories matching ``filters`` (stored from ``after``, before
         ``before``) that are stale (``stale``) or not (None: all of them, unchecked), newest
-        first, and how many of them recorded files of this checkout (:meth:`freshness`
-        answers for those)."""
+        first; how many of them recorded files of this checkout (:meth:`freshness` answers
+        for those); the files of those records that could not be compared (no read rights,
+        a symlink loop, an I/O error), each with how many of the memories name it; and how
+        many of the memories that are not stale name one of those files."""
         from .freshness import FILES_KEY, check, recorded_files
 
         observed: dict[str, Observed] = {}  # each file checked once for the whole list
         verdicts: dict[tuple[tuple[str, str], ...], bool] = {}  # and each record once
         matched = []
         checked = 0
+        naming: dict[str, int] = {}  # a file that could not be compared: memories naming it
+        partial = 0  # memories not stale that name one
         for entry in self.backend.metadata_entries(filters, None if stale is None else FILES_KEY):
             if (after is not None and entry.stored_at < after) or (
                 before is not None and entry.stored_at >= before
@@ -138,10 +143,18 @@ class StoreFreshness(StoreBase):
                 verdicts[files] = (
                     bool(files) and check(dict(files), self.project.files_root, observed).stale
                 )
+            unreadable = [path for path, _blob in files if observed[path].unreadable]
+            for path in unreadable:
+                naming[path] = naming.get(path, 0) + 1
+            partial += bool(unreadable) and not verdicts[files]
             if verdicts[files] == stale:
                 matched.append(entry)
         matched.sort(key=lambda e: (e.stored_at, e.id), reverse=True)
-        return [e.id for e in matched], checked
+        unchecked = [
+            UncheckedFile(path, observed[path].reason or "cannot be read", n)
+            for path, n in sorted(naming.items())
+        ]
+        return [e.id for e in matched], checked, unchecked, partial
 
     def _freshness_of(
         self, memory: Memory, observed: dict[str, Observed] | None = None
@@ -208,7 +221,7 @@ class StoreFreshness(StoreBase):
         # which memories are stale is found from the files each one recorded and its time
         # alone, and only those are read whole: browsing decoded every memory of the
         # project (8 of the 12 s `kenning stale` took at 100k memories)
-        stale_ids, checked = self._by_freshness(True, Filters(gid), None, None)
+        stale_ids, checked, unchecked, partial = self._by_freshness(True, Filters(gid), None, None)
         by_id = {m.id: m for m in self.backend.get(stale_ids)}
         memories = [by_id[i] for i in stale_ids if i in by_id]  # one forgotten since is not
         states = self.freshness(memories)
@@ -237,7 +250,9 @@ class StoreFreshness(StoreBase):
                 for f in state.changed
             }
             found.append(StaleMemory(memory, state, history))
-        return StaleReport(self.group_id, checked, tuple(found), len(memories))
+        return StaleReport(
+            self.group_id, checked, tuple(found), len(memories), tuple(unchecked), partial
+        )
 
     def refresh_files(self, memory_id: str) -> Memory:
         """Record the files memory ``memory_id`` names as they are now: it is fresh again
