@@ -438,6 +438,9 @@ def test_a_file_this_user_may_not_read_is_not_marked_stale(store: MemoryStore, f
     for memory_id in (in_file, in_folder):
         assert (results[memory_id]["stale"], results[memory_id]["changed"]) == (False, [])
     assert results[changed]["stale"] is True, results[changed]
+    # what `kenning source` says of it: not ok to read (it said true for a file it could not
+    # open, and an agent was sent to read it)
+    assert results[in_file]["source_ok"] is False, results[in_file]
 
 
 @pytest.mark.parametrize("locked", ["file", "folder"])
