@@ -1715,6 +1715,13 @@ def test_outside_a_checkout_a_notes_files_are_not_this_folders(
     r = kenning(elsewhere, "source", noted, env=outside)
     assert r.returncode == 1 and r.stdout == ""
     assert "cannot read 'deploy.py'" in r.stderr and "not inside a checkout" in r.stderr
+    # a store file given from outside names no folder as "not inside one" but the one run
+    # in: the store's own folder, inside its checkout, was named (qa76 F4)
+    assert kenning(project, "remember", "Deploys go out on Tuesdays").returncode == 0
+    store_file = str(project / ".kenning" / "memory.db")
+    r = kenning(elsewhere, "stale", "--store", store_file, env={"KENNING_PROJECT": "acme/widgets"})
+    assert r.returncode == 1 and "the folder it runs in is not inside one" in r.stderr, r.stderr
+    assert ".kenning" not in r.stderr, r.stderr
 
     # a note written out here records no file of this folder
     r = kenning(

@@ -208,9 +208,11 @@ class StoreFreshness(StoreBase):
         gid = self.resolve_group(group_id)
         if self.project.checkout_root is None:
             raise UserInputError(
+                # (outside a checkout the project's root is where the store given is, which
+                # may well be inside one: the folder run in is the one that is not; qa76 F4)
                 "kenning stale checks memories against the files of their project's "
-                f"checkout, and {self.project.root} is not inside one (the project is named by "
-                f"KENNING_PROJECT or --project); run it in a checkout of {self.group_id}"
+                "checkout, and the folder it runs in is not inside one (the project is named "
+                f"by KENNING_PROJECT or --project); run it in a checkout of {self.group_id}"
             )
         if gid != self.group_id:
             raise UserInputError(
@@ -334,8 +336,8 @@ class StoreFreshness(StoreBase):
         return SourceCheck(
             path,
             False,
-            reason=f"{self.project.root} is not inside a checkout of {self.group_id}, where "
-            "the file would be: run this in the project's checkout",
+            reason=f"the folder kenning runs in is not inside a checkout of {self.group_id}, "
+            "where the file would be: run this in the project's checkout",
             no_checkout=True,
         )
 
