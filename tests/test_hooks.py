@@ -758,7 +758,9 @@ def test_unusable_timeout_is_said_and_the_default_applies(seeded: MemoryStore, v
 @pytest.mark.parametrize(
     ("data", "needle"),
     [
-        (b"", "not JSON"),
+        # nothing at all is said as such, not as "not JSON (Expecting value …)" (qa76)
+        (b"", "the hook input on stdin is empty"),
+        (b" \n", "the hook input on stdin is empty"),
         (b"{not json", "not JSON"),
         (b"[1, 2]", "not a JSON object"),
         (b'{"hook_event_name": "UserPromptSubmit"}', "no prompt"),

@@ -1056,6 +1056,11 @@ def _from_raw(
     output is printed (:class:`Told`)."""
     if event not in EVENTS:
         raise HookSkip(_unknown_event(event))
+    if not raw.strip():  # "not JSON (Expecting value at line 1 column 1)" said of nothing
+        raise HookSkip(
+            "the hook input on stdin is empty: the hook reads the event's JSON there, as "
+            'Claude Code writes it (run by hand: echo \'{"cwd": "…"}\' | kenning hook EVENT)'
+        )
     try:
         payload = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
