@@ -5749,6 +5749,39 @@ _PEM = (
         ("password=op://Private/db/password", False),
         ("api_key=vault:secret/data/ci#key", False),
         ("password=env:DB_PASSWORD", False),
+        # a key the rules read through its escapes is its letters (qa75 F7): each form
+        # redaction reads a key's letter in (726dc51f, d5b5c7be), an escaped separator or
+        # quote, JSON kept in a JSON string
+        ('{"pass\\u0077ord": "Hunter2Hunter2!"}', True),
+        ('{"\\u0070\\u0061\\u0073\\u0073\\u0077\\u006f\\u0072\\u0064": "Hunter2Hunter2!"}', True),
+        ("s\\u0065cret=Hunter2Hunter2!", True),
+        (f"api\\u005fkey: {_GH}", True),
+        ("\\u{70}assword=Hunter2Hunter2!", True),
+        ("\\x{70}assword=Hunter2Hunter2!", True),
+        ("$'\\160assword=Hunter2Hunter2!'", True),
+        ("pass\\\\u0077ord=Hunter2Hunter2!", True),
+        ("&#112;assword=Hunter2Hunter2!", True),
+        ("pass&#x77;ord=Hunter2Hunter2!", True),
+        ("%70assword=Hunter2Hunter2!", True),
+        ("pass%2577ord=Hunter2Hunter2!", True),
+        ("password%3DHunter2Hunter2!", True),
+        ("\\u0070assword\\u003a Hunter2Hunter2!", True),
+        ("{\\u0022password\\u0022: \\u0022Hunter2Hunter2!\\u0022}", True),
+        ("{&quot;pass&#119;ord&quot;: &quot;Hunter2Hunter2!&quot;}", True),
+        ('{\\"password\\": \\"Hunter2Hunter2!\\"}', True),
+        (f"export \\u0047ITHUB_TOKEN={_GH}", True),
+        # prose around an escaped key is a note; a placeholder is no credential
+        ("the staging db \\u0070assword=Hunter2Hunter2! rotates monthly", False),
+        ("pass\\u0077ord=Hunter2Hunter2! # prod", False),
+        ("the \\u0070assword is Hunter2Hunter2!", False),
+        ("&#112;assword=Hunter2Hunter2! &#8212; the staging db", False),
+        ("\\u0070assword=\\u003cyour password\\u003e", False),
+        ("%70assword=%3Cyour%20password%3E", False),
+        ("\\u0070assword=${DB_PASSWORD}", False),
+        # an escaped marker is no marker; one decoded between markers is no credential
+        ("\\u005bREDACTED:github_token\\u005d", False),
+        (f"{_GH} \\u005bREDACTED:github_token\\u005d", False),
+        ('{\\"log\\":\\"password=Hunter2Hunter2!\\"}', False),
     ],
 )
 def test_a_text_that_is_nothing_but_credentials(given: str, nothing_else: bool) -> None:
@@ -5769,6 +5802,12 @@ def test_telling_a_text_of_credentials_is_linear() -> None:
         "!" * 200_000 + "a[REDACTED:x]",
         "x=" + "[REDACTED:x] " * 15_000 + "!" * 200_000 + "a",
         "\n".join(["-" * 64] * 3000) + "[REDACTED:x] word",
+        # escapes the judgement reads through (qa75 F7): runs of them, and many markers
+        # each after a key in escapes
+        "\\u0070" * 60_000 + "[REDACTED:x] word",
+        "\\" * 200_000 + "u0070[REDACTED:x] word",
+        "&#112;" * 40_000 + "%70" * 40_000 + "[REDACTED:x] word",
+        "x=" + "[REDACTED:x] pass\\u0077ord=" * 15_000 + "\\u{70}" * 30_000 + "a",
     ):
         # this thread's CPU, not the wall clock: ~0.04 s here, and a backtracking rule takes
         # seconds; the wall clock took 2.2 s on a host at load 9, which a test must not fail

@@ -24,6 +24,7 @@ from kenning import MemoryStore
 from kenning.backends.base import Filters
 from kenning.embedders.base import Embedder
 from kenning.mcp_server import KenningTools, build_server
+from kenning.render import redaction_counts
 from kenning.store import NewMemory
 from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures by name)
 
@@ -458,6 +459,9 @@ CREDENTIAL_ONLY = (
     ("password=" + URL_PW, "1 password_assignment"),
     (f"{AWS_ID} aws_secret_access_key={AWS_SECRET}", "1 aws_access_key, 1 aws_secret"),
     (f"export STRIPE_KEY={STRIPE}\nJWT_SECRET={JWT_SECRET}", "stripe_key"),
+    # a key the rules read through its escapes is its letters (qa75 F7)
+    ('{"pass\\u0077ord": "' + URL_PW + '"}', "1 password_assignment"),
+    ("&#112;assword=" + URL_PW, "1 password_assignment"),
 )
 
 
@@ -481,6 +485,8 @@ def test_a_note_that_is_nothing_but_a_credential_is_refused_by_the_write_path(
         result = store.remember(content, "context")
         assert result.status == "rejected", (content[:8], result)
         _said_without_secrets(result.reason, kinds)
+        # the result counts what the reason names (qa75 F7: it said {})
+        assert result.redactions and redaction_counts(result.redactions) in (result.reason or "")
     other_token = "ghp_" + "Qw3Er5Ty7Ui9" * 3  # another secret: refused, not a "duplicate"
     refused = store.remember(other_token, "context")
     assert refused.status == "rejected" and "identical" not in (refused.reason or "")
@@ -489,6 +495,7 @@ def test_a_note_that_is_nothing_but_a_credential_is_refused_by_the_write_path(
     edited = store.update(kept.id or "", content="GITHUB_TOKEN=" + GH)
     assert edited.status == "rejected", edited
     _said_without_secrets(edited.reason, "1 github_token")
+    assert edited.redactions == {"github_token": 1}, edited
     assert store.count() == 2  # the kept note (unchanged) and the batch's second
     memory = store.get(kept.id or "")
     assert memory is not None and "bananamarker" in memory.content
@@ -501,14 +508,17 @@ def test_cli_and_mcp_refuse_a_note_that_is_nothing_but_a_credential(project: Pat
     created, and no secret is printed."""
     import anyio
 
-    r = run_cli(project, "remember", "password=" + URL_PW)
-    assert r.returncode == 1, (r.returncode, r.stderr)
-    assert "rejected: content is nothing but a credential (1 password_assignment)" in r.stderr
+    for content in ("password=" + URL_PW, '{"pass\\u0077ord": "' + URL_PW + '"}'):
+        r = run_cli(project, "remember", content)
+        assert r.returncode == 1, (r.returncode, r.stderr)
+        assert "rejected: content is nothing but a credential (1 password_assignment)" in r.stderr
     r = run_cli(project, "remember", "--json", GH)
     assert r.returncode == 1, r.stderr
     data = json.loads(r.stdout)
     assert data["status"] == "rejected" and data["id"] is None, data
     _said_without_secrets(data["reason"], "1 github_token")
+    # --json counts the credentials its reason names (qa75 F7: "redactions": {})
+    assert data["redactions"] == {"github_token": 1}, data
     for printed in (r.stdout, r.stderr):
         assert not any(secret in printed for secret in SECRETS)
 
@@ -523,6 +533,11 @@ def test_cli_and_mcp_refuse_a_note_that_is_nothing_but_a_credential(project: Pat
     data = anyio.run(remember, f"Authorization: Bearer {GH}")
     assert data["status"] == "rejected", data
     _said_without_secrets(str(data["reason"]), "1 github_token")
+    assert data["redactions"] == {"github_token": 1}, data
+    data = anyio.run(remember, "s\\u0065cret=" + URL_PW)
+    assert data["status"] == "rejected", data
+    _said_without_secrets(str(data["reason"]), "1 password_assignment")
+    assert data["redactions"] == {"password_assignment": 1}, data
     assert not (project / ".kenning").exists()  # a refused note creates no store
 
 

@@ -1444,7 +1444,7 @@ def test_kennings_errors_survive_a_process_pool() -> None:
     unknown id raised in a ProcessPoolExecutor worker broke the whole pool."""
     import pickle
 
-    from kenning.errors import UnknownMemoryError
+    from kenning.errors import CredentialOnlyContent, UnknownMemoryError
     from kenning.safety import UnsafePathError
     from kenning.sources import MissingSourceError, NotADocumentError
 
@@ -1453,6 +1453,7 @@ def test_kennings_errors_survive_a_process_pool() -> None:
         UnsafePathError("../etc/passwd", "it leaves the project"),
         NotADocumentError("docs", "a folder"),
         MissingSourceError("docs/gone.md"),
+        CredentialOnlyContent("content is nothing but a credential", {"github_token": 1}),
     ):
         again = pickle.loads(pickle.dumps(error))
         assert type(again) is type(error) and str(again) == str(error), again

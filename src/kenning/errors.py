@@ -10,6 +10,7 @@ that says what was wrong and how to fix it, and an ``exit_code`` the CLI returns
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -102,7 +103,12 @@ class ContentError(UserInputError):
 class CredentialOnlyContent(ContentError):
     """Content that, its credentials redacted, is nothing but their ``[REDACTED:<kind>]``
     markers, the names they were assigned to and punctuation: it holds no knowledge (an
-    import leaves such a note out, as it does an empty one)."""
+    import leaves such a note out, as it does an empty one). ``redactions`` counts the
+    markers by kind, as the message names them (a refused note's ``redactions``)."""
+
+    def __init__(self, message: str, redactions: Mapping[str, int] | None = None) -> None:
+        super().__init__(message)
+        self.redactions: dict[str, int] = dict(redactions or {})
 
 
 class InvalidTypeError(UserInputError):

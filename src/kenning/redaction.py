@@ -3073,7 +3073,8 @@ def marker_spans(text: str) -> list[tuple[int, int]]:
 _KEY_NAME_BEFORE_MARKER = lazy(
     # (a list's number or letter first: "1. ", "a) ", qa-s67c F2)
     r"[\W_]*+(?:(?:\d{1,3}|[A-Za-z])[.)][ \t]+)?(?:(?:export|set|setx|setenv)[ \t]+)?"
-    r"(?:[^\W\d][\w.\-]{0,63}[\"']?[ \t]*[:=][ \t]*)?"
+    # (its quote escaped in JSON kept in a JSON string: {\"password\": \"…\"})
+    r"(?:[^\W\d][\w.\-]{0,63}(?:\\*[\"'])?[ \t]*[:=][ \t]*)?"
     r"(?:(?:bearer|basic|token)[ \t]+)?[\W_]*+",
     re.IGNORECASE,
 )
@@ -3100,15 +3101,61 @@ def only_credentials(text: str) -> bool:
     start = 0
     for begin, end in spans:
         between = text[start:begin]
-        # a line break before the marker: the lines before it held no marker, and must be
-        # punctuation alone; the marker's own line may start with its name
-        *before, own = between.split("\n")
-        if any(not _NOTHING_SAID.fullmatch(line) for line in before):
-            return False
-        if not _KEY_NAME_BEFORE_MARKER.fullmatch(own):
+        if not _says_nothing_before_a_marker(between) and not (
+            _ESCAPE_MARK.search(between) is not None
+            and _says_nothing_before_a_marker(_as_the_rules_read(between))
+        ):
             return False
         start = end
-    return bool(_PUNCTUATION_ONLY.fullmatch(text[start:]))
+    after = text[start:]
+    return bool(_PUNCTUATION_ONLY.fullmatch(after)) or (
+        _ESCAPE_MARK.search(after) is not None
+        and bool(_PUNCTUATION_ONLY.fullmatch(_as_the_rules_read(after)))
+    )
+
+
+def _says_nothing_before_a_marker(between: str) -> bool:
+    """Whether ``between`` (the text before a marker, after the one before it) says nothing
+    (:func:`only_credentials`): a line break in it, and the lines before the marker's held
+    no marker, and must be punctuation alone; the marker's own line may start with its
+    name."""
+    *before, own = between.split("\n")
+    return all(_NOTHING_SAID.fullmatch(line) for line in before) and bool(
+        _KEY_NAME_BEFORE_MARKER.fullmatch(own)
+    )
+
+
+#: What starts an escape the rules read through (:func:`_as_the_rules_read`).
+_ESCAPE_MARK = lazy(r"[\\&%]")
+
+
+def _as_the_rules_read(text: str) -> str:
+    """``text`` read as redaction's readings read it, for :func:`only_credentials` to judge
+    what it says as the rules judged its secrets (qa75 F7): a key the rules read through its
+    escapes (``pass\\u0077ord``, ``\\u{70}assword``, ``\\160assword``, ``&#112;assword``,
+    ``%70assword``, an escaped ``=`` or quote) is the key written plainly, and
+    ``{"pass\\u0077ord": "[REDACTED:…]"}`` says no more than ``{"password": "[REDACTED:…]"}``.
+    Decoded in turn with the readings' own decoders: percent-escapes
+    (:func:`_percent_decoded`, twice for a text encoded twice), a key's characters in any
+    language's string escape (:func:`_with_key_letters_decoded`), then string escapes and
+    HTML character references (:func:`_unescaped_text`, :data:`_ESCAPE_ROUNDS` levels deep,
+    which reads the percent reading's ``\\u0022`` as its quote). None of them writes a line
+    break (a control character is read as written)."""
+    if "%" in text and _PERCENT.search(text) is not None:
+        encoded_twice = "%25" in text
+        text = _percent_decoded(text)[0]
+        if encoded_twice and _PERCENT.search(text) is not None:
+            text = _percent_decoded(text)[0]
+    if "\\" in text:
+        read = _with_key_letters_decoded(text)
+        if read is not None:
+            text = read[0]
+    for _ in range(_ESCAPE_ROUNDS):
+        decoded = _unescaped_text(text, places=False)
+        if decoded is None:
+            break
+        text = decoded[0]
+    return text
 
 
 def _outside_markers(text: str, hits: list[_Hit]) -> list[_Hit]:
@@ -3283,6 +3330,30 @@ def _key_letter(escape: str) -> str:
     return chr(int(body, 8))
 
 
+def _with_key_letters_decoded(
+    scan: str,
+) -> tuple[str, list[tuple[int, int]], list[int]] | None:
+    """``scan`` with each escape of a key's character (:data:`_KEY_LETTER_ESCAPE`) decoded,
+    each escape's span in ``scan``, and where its character is in that reading; None when
+    ``scan`` holds no such escape."""
+    if _KEY_ESCAPE_MARK.search(scan) is None or _KEY_LETTER_ESCAPE.search(scan) is None:
+        return None  # (the pattern tries every character: the common case is found sooner)
+    parts: list[str] = []
+    escapes: list[tuple[int, int]] = []  # each decoded escape's span in scan
+    decoded: list[int] = []  # and where its character is in the reading
+    shift = 0  # how much shorter the reading is so far
+    pos = 0
+    for m in _KEY_LETTER_ESCAPE.finditer(scan):
+        parts.append(scan[pos : m.start()])
+        parts.append(_key_letter(m.group(0)))
+        escapes.append(m.span())
+        decoded.append(m.start() - shift)
+        shift += m.end() - m.start() - 1
+        pos = m.end()
+    parts.append(scan[pos:])
+    return "".join(parts), escapes, decoded
+
+
 #: How far before a value the escaped letter of its key may be (the key's name, its quote
 #: and its separator: :data:`_REFERENCE_AFTER_STEM`).
 _KEY_LETTER_BEFORE_VALUE = 96
@@ -3297,22 +3368,10 @@ def _found_with_escaped_key_letters(scan: str) -> list[_Hit]:
     kept. The value is read as written, escapes and all, for the decoded reading to judge
     (:func:`_judged`), as after a key written plainly; a serialiser or a log shipper writes
     every letter so (red6)."""
-    if _KEY_ESCAPE_MARK.search(scan) is None or _KEY_LETTER_ESCAPE.search(scan) is None:
-        return []  # (the pattern tries every character: the common case is found sooner)
-    parts: list[str] = []
-    escapes: list[tuple[int, int]] = []  # each decoded escape's span in scan
-    decoded: list[int] = []  # and where its character is in the reading
-    shift = 0  # how much shorter the reading is so far
-    pos = 0
-    for m in _KEY_LETTER_ESCAPE.finditer(scan):
-        parts.append(scan[pos : m.start()])
-        parts.append(_key_letter(m.group(0)))
-        escapes.append(m.span())
-        decoded.append(m.start() - shift)
-        shift += m.end() - m.start() - 1
-        pos = m.end()
-    parts.append(scan[pos:])
-    reading = "".join(parts)
+    read = _with_key_letters_decoded(scan)
+    if read is None:
+        return []
+    reading, escapes, decoded = read
     lower = reading.lower()
     stem = _SECRET_STEM_LOWER.search(lower) if reading.isascii() else _SECRET_STEM.search(reading)
     if stem is None:

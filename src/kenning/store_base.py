@@ -96,7 +96,8 @@ def check_not_only_credentials(text: str) -> None:
             "never stores: redacted, the note would say nothing. Remember "
             "what someone needs to know about it instead (what it is for, where it is kept "
             "— a secret manager, an environment variable's name —, how to rotate it), "
-            "without the secret itself"
+            "without the secret itself",
+            kinds,
         )
 
 

@@ -49,6 +49,7 @@ from .store_write import (
     NewMemory,
     StoreWrites,
     _refusal_reason,
+    _refusal_redactions,
     check_metadata_argument,
 )
 
@@ -372,7 +373,13 @@ class StoreCuration(StoreWrites):
                     prep = self.prepare(item, old.group_id, editing=True)
                 except UserInputError as exc:
                     return RememberResult(
-                        REJECTED, old.id, None, _refusal_reason(exc), old.collection, old.type
+                        REJECTED,
+                        old.id,
+                        None,
+                        _refusal_reason(exc),
+                        old.collection,
+                        old.type,
+                        _refusal_redactions(exc),
                     )
                 m = prep.memory
                 metadata = m.metadata

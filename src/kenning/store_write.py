@@ -18,7 +18,13 @@ import numpy as np
 
 from . import protocol
 from .backends.base import Filters, MemoryRecord, skip_unsaid
-from .errors import ContentError, EditConflict, KenningError, UserInputError
+from .errors import (
+    ContentError,
+    CredentialOnlyContent,
+    EditConflict,
+    KenningError,
+    UserInputError,
+)
 from .fingerprint_renewal import (
     FINGERPRINT_RULES_KEY,
     FingerprintRenewal,
@@ -147,6 +153,14 @@ def _refusal_reason(exc: UserInputError) -> str:
     from .redaction import redact_secrets
 
     return redact_secrets(str(exc))[0]
+
+
+def _refusal_redactions(exc: UserInputError) -> dict[str, int]:
+    """The credentials a refused note's reason names, by kind, for its result's
+    ``redactions``: a note that is nothing but credentials is refused naming them ("1
+    password_assignment"), and ``remember --json`` and the MCP tool said ``"redactions": {}``
+    beside it (qa75 F7). Other refusals name none."""
+    return dict(exc.redactions) if isinstance(exc, CredentialOnlyContent) else {}
 
 
 #: Metadata the write path derives from the content and type (and the files it names):
@@ -416,7 +430,9 @@ class StoreWrites(StoreReads):
         try:
             self.prepare(item, self.own_group_id())
         except UserInputError as exc:
-            return RememberResult(status=REJECTED, reason=_refusal_reason(exc))
+            return RememberResult(
+                status=REJECTED, reason=_refusal_reason(exc), redactions=_refusal_redactions(exc)
+            )
         return None
 
     def remember_many(
@@ -479,7 +495,11 @@ class StoreWrites(StoreReads):
                     (index, self.prepare(item, gid, seeding=seeding, id_redactions=id_redactions))
                 )
             except UserInputError as exc:  # content, type or metadata: said in the result
-                results[index] = RememberResult(status=REJECTED, reason=_refusal_reason(exc))
+                results[index] = RememberResult(
+                    status=REJECTED,
+                    reason=_refusal_reason(exc),
+                    redactions=_refusal_redactions(exc),
+                )
         self._write_prepared(
             prepared, results, near_duplicates, vectors, progress, batch_size, refresh
         )
