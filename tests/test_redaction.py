@@ -1396,6 +1396,11 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "escaped_key_letter_forms": _repeat("\\u{70}assword=Hy6t \\160ass \\U00000070 \\x{74 "),
     # a password's escaped value holding many escaped '&'s, none starting a parameter
     "escaped_ampersands_in_values": _repeat("password=&lt;Hy6tB1q9&gt;" + "&amp;x" * 100 + " "),
+    # percent-escaped keys whose values hold string escapes and references, each value
+    # judged by the string escapes' reading of the percent reading (qa75 F7)
+    "percent_keys_escaped_values": _repeat(
+        "%70assword=\\u003cyour password\\u003e pass%77ord: &lt;a%20b&gt; "
+    ),
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
     "long_numeric_reference": lambda size: "password: &#" + "0" * size,
     "long_reference_names": _repeat("password: &" + "lt" * 40),
@@ -3541,6 +3546,54 @@ def test_a_secret_percent_encoded_twice_is_redacted(text: str, written: str) -> 
 )
 def test_a_placeholder_percent_encoded_twice_is_kept(kept: str) -> None:
     assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        # a percent-escape in the key (or its '='), a string escape or a character
+        # reference in the value: the value is judged by the string escapes' reading too
+        "%70assword=\\u003cyour password\\u003e",
+        "pass%77ord: \\u003cyour-password\\u003e",
+        "password%3D\\u003cyour password\\u003e",
+        '{"%70assword": "&lt;your password&gt;"}',
+        "%70assword=&lt;your password&gt;",
+        "%70assword=\\u003cnil\\u003e",
+        "%70assword=\\u0022\\u0022",
+        # a percent-escape inside the escaped brackets
+        "password=\\u003cyour%20password\\u003e",
+    ],
+)
+def test_a_placeholder_the_percent_reading_finds_is_judged_by_its_string_escapes(
+    kept: str,
+) -> None:
+    """qa75 F7: a hit the percent-decoded reading finds holding a string escape was judged
+    by that reading's string escapes only when it spanned a percent-escape itself:
+    ``%70assword=\\u003cyour password\\u003e`` became ``%70assword=[REDACTED:…]
+    password\\u003e`` and ``{"%70assword": "&lt;your password&gt;"}`` was redacted (and then
+    refused as nothing but a credential), while the key written plainly keeps both."""
+    assert redact_secrets(kept) == (kept, {}), kept
+    plain = kept.replace("%70", "p").replace("%77", "w").replace("%3D", "=").replace("%20", " ")
+    assert redact_secrets(plain) == (plain, {}), plain
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("%70assword=\\u003cHy6tB1q9ZxKqW3mR\\u003e", "\\u003cHy6tB1q9ZxKqW3mR\\u003e"),
+        ('{"%70assword": "&lt;Hy6tB1q9ZxKqW3mR&gt;"}', "&lt;Hy6tB1q9ZxKqW3mR&gt;"),
+        ("%70assword=\\u0022Hy6tB1q9ZxKqW3mR\\u0022", "Hy6tB1q9ZxKqW3mR"),
+        ("password=\\u003cHy6tB1%20q9ZxKqW3mR\\u003e", "\\u003cHy6tB1%20q9ZxKqW3mR\\u003e"),
+    ],
+)
+def test_a_secret_the_percent_reading_finds_in_string_escapes_is_redacted(
+    text: str, written: str
+) -> None:
+    assert text.count(written) == 1
+    out, counts = redact_secrets(text)
+    assert out == text.replace(written, "[REDACTED:password_assignment]"), out
+    assert counts == {PA: 1}
+    assert redact_secrets(out) == (out, {})  # a fixed point
 
 
 @pytest.mark.parametrize(

@@ -3485,8 +3485,33 @@ def _find_percent_encoded(scan: str, written: list[_Hit], hits: list[_Hit]) -> l
         return ends[h.end - 1] - starts[h.start] != h.end - h.start
 
     found = [h for h in _find_all(decoded) if h.end > h.start]
+
+    # the text's own hits that hold no percent-escape: one of the reading's hits inside such
+    # a hit is read the same as written, and judged there
+    def holds_an_escape(h: _Hit) -> bool:
+        i = bisect.bisect_left(escapes, (h.start,))  # the first escape starting in it or after
+        return (i < len(escapes) and escapes[i][0] < h.end) or (
+            i > 0 and escapes[i - 1][1] > h.start
+        )
+
+    plain = sorted((h.start, h.end) for h in written if not holds_an_escape(h))
+    plain_starts = [start for start, _ in plain]
+    plain_reach = list(accumulate((end for _, end in plain), max))
+
+    def judged_as_written(h: _Hit) -> bool:
+        if spans_an_escape(h):
+            return False
+        i = bisect.bisect_right(plain_starts, starts[h.start]) - 1
+        return i >= 0 and plain_reach[i] >= ends[h.end - 1]
+
+    # a hit of the reading that holds a string escape (or a reference) is judged by that
+    # reading's own decoded reading, as the text's are, unless the text judges it as written:
+    # a percent-escape in its key (``%70assword=\\u003cyour password\\u003e``), its '='
+    # or its value (``\\u003cyour%20password\\u003e``) left such a placeholder unjudged
+    # (qa75 F7)
     if kept_escaped or any(
-        spans_an_escape(h) and _ESCAPE.search(decoded, h.start, h.end) is not None for h in found
+        _ESCAPE.search(decoded, h.start, h.end) is not None and not judged_as_written(h)
+        for h in found
     ):
         # the URL's own '&'s, where a value is cut below: the HTML re-read looks for more
         # values from each one inside a value it took (it reads one on over '&amp;' for up
