@@ -5831,6 +5831,17 @@ _PEM = (
         ("\\u0070assword=\\u003cyour password\\u003e", False),
         ("%70assword=%3Cyour%20password%3E", False),
         ("\\u0070assword=${DB_PASSWORD}", False),
+        # a name declared as code and configuration declare it, an XML element's (qa75 F7)
+        ("let password = 'Hunter2Hunter2!';", True),
+        (f'const GITHUB_TOKEN = "{_GH}";', True),
+        (f'$env:GITHUB_TOKEN = "{_GH}"', True),
+        ("ENV DB_PASSWORD=Hunter2Hunter2!", True),
+        ("declare -x DB_PASSWORD=Hunter2Hunter2!", True),
+        ("<password>Hunter2Hunter2!</password>", True),
+        ("&lt;password&gt;Hunter2Hunter2!&lt;/password&gt;", True),
+        ("<password>Hunter2Hunter2!</password> for the staging db", False),
+        ("<user>app</user><password>Hunter2Hunter2!</password>", False),
+        ("let the password = 'Hunter2Hunter2!';", False),
         # an escaped marker is no marker; one decoded between markers is no credential
         ("\\u005bREDACTED:github_token\\u005d", False),
         (f"{_GH} \\u005bREDACTED:github_token\\u005d", False),
@@ -5861,6 +5872,10 @@ def test_telling_a_text_of_credentials_is_linear() -> None:
         "\\" * 200_000 + "u0070[REDACTED:x] word",
         "&#112;" * 40_000 + "%70" * 40_000 + "[REDACTED:x] word",
         "x=" + "[REDACTED:x] pass\\u0077ord=" * 15_000 + "\\u{70}" * 30_000 + "a",
+        # an XML element's tags, and names declared
+        "<" * 200_000 + "a[REDACTED:x]",
+        "[REDACTED:x]" + "</" * 100_000 + "a",
+        "let " * 50_000 + "a=[REDACTED:x]",
     ):
         # this thread's CPU, not the wall clock: ~0.04 s here, and a backtracking rule takes
         # seconds; the wall clock took 2.2 s on a host at load 9, which a test must not fail

@@ -3069,16 +3069,23 @@ def marker_spans(text: str) -> list[tuple[int, int]]:
 #: then at most one name the secret is assigned to (``password=``, ``export GITHUB_TOKEN=``,
 #: ``"api_key": "``, ``Authorization: Bearer``), then punctuation. Two words or a word not
 #: followed by ``=``/``:`` say something (``the deploy token is``, ``github token:``,
-#: ``mysql -p``, ``postgresql://app:``), and the note is kept.
+#: ``mysql -p``, ``postgresql://app:``), and the note is kept. The name may be declared as
+#: code and configuration declare it (``let``, ``const``, a Dockerfile's ``ENV``,
+#: PowerShell's ``$env:``) or be an XML element's (``<password>``, closed after the marker:
+#: :data:`_NOTHING_AFTER`), as the assignment rule reads each (qa75 F7).
 _KEY_NAME_BEFORE_MARKER = lazy(
     # (a list's number or letter first: "1. ", "a) ", qa-s67c F2)
     r"[\W_]*+(?:(?:\d{1,3}|[A-Za-z])[.)][ \t]+)?(?:(?:export|set|setx|setenv)[ \t]+)?"
+    r"(?:(?:(?:let|const|var|readonly|declare|local|typeset|env|arg)[ \t]+(?:-[a-z]{1,2}[ \t]+)?"
+    r"|(?<=\$)env:)?"
     # (its quote escaped in JSON kept in a JSON string: {\"password\": \"…\"})
-    r"(?:[^\W\d][\w.\-]{0,63}(?:\\*[\"'])?[ \t]*[:=][ \t]*)?"
+    r"[^\W\d][\w.\-]{0,63}(?:\\*[\"'])?[ \t]*[:=][ \t]*"
+    r"|(?<=<)[^\W\d][\w.\-:]{0,63}>[ \t]*)?"
     r"(?:(?:bearer|basic|token)[ \t]+)?[\W_]*+",
     re.IGNORECASE,
 )
-_PUNCTUATION_ONLY = lazy(r"[\W_]*")
+#: What may follow the last marker: punctuation, and an XML element's closing tag.
+_NOTHING_AFTER = lazy(r"[\W_]*+(?:(?<=</)[^\W\d][\w.\-:]{0,63}>[\W_]*+)?")
 #: A line before a marker's that says nothing either: punctuation, or an INI file's section
 #: (``[default]``, ``[profile prod]`` over an AWS credentials file's keys, qa-s67c F2).
 _NOTHING_SAID = lazy(r"[\W_]*|[ \t]*\[[\w .\-]{1,64}\][ \t]*")
@@ -3108,9 +3115,9 @@ def only_credentials(text: str) -> bool:
             return False
         start = end
     after = text[start:]
-    return bool(_PUNCTUATION_ONLY.fullmatch(after)) or (
+    return bool(_NOTHING_AFTER.fullmatch(after)) or (
         _ESCAPE_MARK.search(after) is not None
-        and bool(_PUNCTUATION_ONLY.fullmatch(_as_the_rules_read(after)))
+        and bool(_NOTHING_AFTER.fullmatch(_as_the_rules_read(after)))
     )
 
 
