@@ -512,6 +512,7 @@ def test_cli_and_mcp_refuse_a_note_that_is_nothing_but_a_credential(project: Pat
         r = run_cli(project, "remember", content)
         assert r.returncode == 1, (r.returncode, r.stderr)
         assert "rejected: content is nothing but a credential (1 password_assignment)" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr  # one line, as every refusal
     r = run_cli(project, "remember", "--json", GH)
     assert r.returncode == 1, r.stderr
     data = json.loads(r.stdout)

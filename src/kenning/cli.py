@@ -746,7 +746,9 @@ def remember(
         click.echo(
             f"near-duplicate of {result.id} (score {result.score:.2f}; {result.reason}); not stored"
         )
-    if result.redactions and not as_json:
+    # a refusal stays one line (its reason names what it redacted; --json's "redactions"
+    # counts it)
+    if result.redactions and result.ok and not as_json:
         _say_redacted(result.redactions)
     if result.status not in (STORED, NEAR_DUPLICATE):
         # said with --json too (README: exit 1 is one line on stderr saying why)
