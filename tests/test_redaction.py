@@ -5831,6 +5831,15 @@ _PEM = (
         ("\\u0070assword=\\u003cyour password\\u003e", False),
         ("%70assword=%3Cyour%20password%3E", False),
         ("\\u0070assword=${DB_PASSWORD}", False),
+        # what every rule reads through: full-width forms, invisible characters, a shell's
+        # line continuation (qa75 F7)
+        ("ｐａｓｓｗｏｒｄ＝Hunter2Hunter2!", True),
+        ("password：Hunter2Hunter2!", True),
+        ("pass\u200bword=Hunter2Hunter2!", True),
+        ("pass\u00adword=Hunter2Hunter2!", True),
+        ("password=\\\nHunter2Hunter2!", True),
+        ("the staging ｐａｓｓｗｏｒｄ＝Hunter2Hunter2!", False),
+        ("pass\u200bword=Hunter2Hunter2! for the\u200b staging db", False),
         # a name declared as code and configuration declare it, an XML element's (qa75 F7)
         ("let password = 'Hunter2Hunter2!';", True),
         (f'const GITHUB_TOKEN = "{_GH}";', True),
@@ -5876,6 +5885,9 @@ def test_telling_a_text_of_credentials_is_linear() -> None:
         "<" * 200_000 + "a[REDACTED:x]",
         "[REDACTED:x]" + "</" * 100_000 + "a",
         "let " * 50_000 + "a=[REDACTED:x]",
+        # what every rule reads through
+        "\u200b" * 100_000 + "ｐａｓｓ" * 25_000 + "[REDACTED:x] word",
+        "\\\n" * 100_000 + "a[REDACTED:x] word",
     ):
         # this thread's CPU, not the wall clock: ~0.04 s here, and a backtracking rule takes
         # seconds; the wall clock took 2.2 s on a host at load 9, which a test must not fail

@@ -3109,15 +3109,13 @@ def only_credentials(text: str) -> bool:
     for begin, end in spans:
         between = text[start:begin]
         if not _says_nothing_before_a_marker(between) and not (
-            _ESCAPE_MARK.search(between) is not None
-            and _says_nothing_before_a_marker(_as_the_rules_read(between))
+            _read_otherwise(between) and _says_nothing_before_a_marker(_as_the_rules_read(between))
         ):
             return False
         start = end
     after = text[start:]
     return bool(_NOTHING_AFTER.fullmatch(after)) or (
-        _ESCAPE_MARK.search(after) is not None
-        and bool(_NOTHING_AFTER.fullmatch(_as_the_rules_read(after)))
+        _read_otherwise(after) and bool(_NOTHING_AFTER.fullmatch(_as_the_rules_read(after)))
     )
 
 
@@ -3136,6 +3134,13 @@ def _says_nothing_before_a_marker(between: str) -> bool:
 _ESCAPE_MARK = lazy(r"[\\&%]")
 
 
+def _read_otherwise(text: str) -> bool:
+    """Whether the rules may read ``text`` otherwise than as written: it holds an escape's
+    start, a shell's line continuation or a character outside ASCII (a full-width form, an
+    invisible one)."""
+    return not text.isascii() or _ESCAPE_MARK.search(text) is not None
+
+
 def _as_the_rules_read(text: str) -> str:
     """``text`` read as redaction's readings read it, for :func:`only_credentials` to judge
     what it says as the rules judged its secrets (qa75 F7): a key the rules read through its
@@ -3146,8 +3151,12 @@ def _as_the_rules_read(text: str) -> str:
     (:func:`_percent_decoded`, twice for a text encoded twice), a key's characters in any
     language's string escape (:func:`_with_key_letters_decoded`), then string escapes and
     HTML character references (:func:`_unescaped_text`, :data:`_ESCAPE_ROUNDS` levels deep,
-    which reads the percent reading's ``\\u0022`` as its quote). None of them writes a line
-    break (a control character is read as written)."""
+    which reads the percent reading's ``\\u0022`` as its quote), after what every rule reads
+    through (:func:`_find`): full-width forms as ASCII (``ｐａｓｓｗｏｒｄ＝``), invisible
+    characters and shell line continuations as absent (``pass\\u200bword=``,
+    ``password=\\`` and the value on the next line). None of them writes a line break (a
+    control character is read as written)."""
+    text = _without_looked_through(_in_ascii_forms(text))[0]
     if "%" in text and _PERCENT.search(text) is not None:
         encoded_twice = "%25" in text
         text = _percent_decoded(text)[0]
@@ -3268,27 +3277,38 @@ def _looked_through(scan: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _in_ascii_forms(scan: str) -> str:
+    """``scan`` with its full-width forms of ASCII read as the ASCII they show."""
+    if not scan.isascii() and _HAS_FULLWIDTH.search(scan):
+        return scan.translate(_FULLWIDTH)
+    return scan
+
+
+def _without_looked_through(scan: str) -> tuple[str, list[int] | None]:
+    """``scan`` without the spans the rules read as absent (:func:`_looked_through`), and
+    where each of its characters is in ``scan`` (None: nothing was left out)."""
+    dropped = _looked_through(scan)
+    if not dropped:
+        return scan, None
+    index: list[int] = []
+    parts: list[str] = []
+    pos = 0
+    for start, end in dropped:
+        if start < pos:
+            continue  # an invisible character inside a continuation's span: never
+        index.extend(range(pos, start))
+        parts.append(scan[pos:start])
+        pos = end
+    index.extend(range(pos, len(scan)))
+    parts.append(scan[pos:])
+    return "".join(parts), index
+
+
 def _find(scan: str) -> list[_Hit]:
     """Every finder's hits in ``scan``; invisible characters and shell line continuations
     are looked through (the hits are found in the text without them, then spanned over them
     in ``scan``), and full-width letters, digits and signs are read as ASCII."""
-    if not scan.isascii() and _HAS_FULLWIDTH.search(scan):
-        scan = scan.translate(_FULLWIDTH)
-    index: list[int] | None = None
-    dropped = _looked_through(scan)
-    if dropped:
-        index = []
-        parts: list[str] = []
-        pos = 0
-        for start, end in dropped:
-            if start < pos:
-                continue  # an invisible character inside a continuation's span: never
-            index.extend(range(pos, start))
-            parts.append(scan[pos:start])
-            pos = end
-        index.extend(range(pos, len(scan)))
-        parts.append(scan[pos:])
-        scan = "".join(parts)
+    scan, index = _without_looked_through(_in_ascii_forms(scan))
     written = _find_all(scan)
     if "\\" in scan:
         written.extend(_found_with_escaped_key_letters(scan))
