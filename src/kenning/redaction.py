@@ -3099,7 +3099,9 @@ def only_credentials(text: str) -> bool:
     a note says nothing once its secret is gone. One more word (``the deploy token is
     [REDACTED:github_token] (rotate monthly)``, ``# prod`` after it, a URL's host) and it is
     not: each line's text between markers must be punctuation and at most one name followed
-    by ``=`` or ``:``, and its text after the last marker punctuation alone."""
+    by ``=`` or ``:``, and its text after the last marker punctuation alone. Text that fails
+    so as written is judged again as the rules read it (:func:`_as_the_rules_read`): a name
+    whose letters are escaped is that name (qa75 F7)."""
     if "[REDACTED:" not in text:  # (the common case: no marker, no scan)
         return False
     spans = marker_spans(text)
