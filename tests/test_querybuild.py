@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from kenning.querybuild import (
     errors_on_line,
     file_categories,
     is_diff,
+    queries_from_error,
     query_from_error,
     query_from_plan,
     query_from_pr,
@@ -1246,3 +1248,112 @@ def test_fetch_failed_told_on_a_line_is_asked_after_its_cause() -> None:
         "TypeError: fetch failed", "Error: could not load the config", 1
     )
     assert ("Error: could not load the config", True) in error_recall_queries(own)[0]
+
+
+_JS = Path(__file__).parent / "data" / "js_test_reports"
+_PY = Path(__file__).parent / "data" / "py_test_reports"
+_VITEST_RUN = [
+    "FAIL {root}src/cart.test.js > cart > parses an empty cart: TypeError: Cannot read "
+    "properties of undefined (reading 'map')",
+    "FAIL {root}src/auth.test.js > login returns 200: AssertionError: expected 401 to be 200 "
+    "// Object.is equality",
+    "FAIL {root}src/cart.test.js > cart > sums the prices: AssertionError: expected 6 to be 5 "
+    "// Object.is equality",
+]
+_JEST_RUN = [
+    "● cart › parses an empty cart: TypeError: Cannot read properties of undefined (reading 'map')",
+    "● cart › sums the prices: expect(received).toBe(expected) // Object.is equality "
+    "Expected: 5 Received: 6",
+    "● login returns 200: expect(received).toBe(expected) // Object.is equality Expected: "
+    "200 Received: 401",
+]
+
+
+@pytest.mark.parametrize(
+    ("report", "asked"),
+    [
+        (_JS / "vitest-all.txt", [q.format(root="") for q in _VITEST_RUN]),
+        (_JS / "vitest-all.json", [q.format(root="/home/dev/shop/") for q in _VITEST_RUN]),
+        (_JS / "jest-all.txt", _JEST_RUN),
+        (_JS / "jest-all.json", _JEST_RUN),
+        # pytest's tracebacks (long and --tb=short) and, printed without them (--tb=line,
+        # --tb=no -rf), its summary's FAILED lines
+        *(
+            (
+                _PY / f"pytest-all{tb}.txt",
+                ["KeyError: 'items'", f"{head}assert 401 == 200", "AssertionError: assert 6 == 5"],
+            )
+            for tb, head in (
+                ("", "AssertionError: "),
+                ("-short", ""),
+                ("-line", ""),
+                ("-no", ""),
+            )
+        ),
+    ],
+    ids=lambda v: v.name if isinstance(v, Path) else "",
+)
+def test_each_failed_test_of_a_run_is_asked(report: Path, asked: list[str]) -> None:
+    """A test run that printed several failures (real output: vitest 4.1.12, jest 30.5.2,
+    pytest 9.2, plain and JSON) was asked by one of them, its signature (vitest's last
+    exception, jest's one test that threw): the exact fixes of the others were not found.
+    Each failed test is asked as it is known alone, the signature first, the others in the
+    run's order; through ``recall --error`` (the tool-failure hook's), a pasted log's recall
+    and the prompt hook."""
+    from kenning.fingerprints import error_fingerprint
+    from kenning.hooks.claude_code import prompt_recall_queries
+    from kenning.querybuild import error_recall_queries, queries_of_pasted_error
+
+    text = report.read_text()
+    assert queries_from_error(text) == asked
+    assert error_recall_queries(text)[0] == [(error, True) for error in asked]
+    assert queries_of_pasted_error(text, None) == [(error, True) for error in asked]
+    # (the prompt hook reads each error again: pytest's assert without its class, one
+    # fingerprint)
+    queries, _ = prompt_recall_queries(f"The tests fail, why?\n{text}")
+    told = [query for query, error in queries if error]
+    assert [error_fingerprint(q) for q in told] == [error_fingerprint(q) for q in asked]
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        *(
+            _JS / f"{runner}-{run}.{kind}"
+            for runner in ("vitest", "jest")
+            for run in ("auth", "empty_cart")
+            for kind in ("txt", "json")
+        ),
+        *(
+            _PY / f"pytest-{test}.txt"
+            for test in ("login_returns_200", "sums_the_prices", "parses_an_empty_cart")
+        ),
+    ],
+    ids=lambda p: p.name,
+)
+def test_a_run_of_one_failure_asks_it_alone(report: Path) -> None:
+    """A run that printed one failure is asked by its signature alone (guard)."""
+    text = report.read_text()
+    assert queries_from_error(text) == [query_from_error(text)]
+
+
+def test_a_run_asks_at_most_its_signature_and_four_other_failures() -> None:
+    """40 failed tests ask 5 queries: the signature and the first 4 others (each costs an
+    embedding); two tests that failed with one error are asked once."""
+    names = [f"case {a}{b}" for a in "abcd" for b in "abcdefghij"]
+    tests = [f" FAIL  src/t.test.js > {name}\nError: {name} failed\n" for name in names]
+    tests.insert(1, tests[0])
+    asked = queries_from_error("\n".join(tests))
+    assert asked == [f"FAIL src/t.test.js > {name}: Error: {name} failed" for name in names[:5]]
+
+
+def test_query_error_prints_each_failed_test_asked(project: Path) -> None:
+    """`kenning query error` shows what `recall --error` asks: of a run of several failed
+    tests, each, one a line (it printed the signature alone); of one error, its signature."""
+    from .cli_runner import run_cli
+
+    r = run_cli(project, "query", "error", "-", stdin=(_JS / "vitest-all.txt").read_bytes())
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [q.format(root="") for q in _VITEST_RUN]
+    r = run_cli(project, "query", "error", "-", stdin=(_JS / "vitest-auth.txt").read_bytes())
+    assert r.stdout.splitlines() == [_VITEST_RUN[1].format(root="")]

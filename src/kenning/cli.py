@@ -1454,13 +1454,16 @@ Examples:
 def query_error(raw: str) -> None:
     """The parsed error signature (≤ 300 chars) from RAW text or - for stdin.
 
+    Each error `recall --error` asks of it is a line: the signature, then the other failed
+    tests of a test run that printed several and the errors its lines tell in a sentence.
     A log's bytes that are not UTF-8 are read as U+FFFD (a tool's output is taken as it
     comes), where the commands that store or search text refuse them.
     """
-    from .querybuild import query_from_error
+    from .querybuild import queries_from_error
 
     _refuse_a_log_name(raw, "RAW", "kenning query error -")
-    click.echo(query_from_error(_read_log(raw, command="kenning query error -").text))
+    for error in queries_from_error(_read_log(raw, command="kenning query error -").text):
+        click.echo(error)
 
 
 def _refuse_a_log_name(raw: str, what: str, reads_stdin: str) -> None:

@@ -1235,7 +1235,17 @@ def errors_beside_signature(lines: Sequence[str], signature: str) -> list[str]:
     error, as ``log.Fatal(err)`` prints it, is its exact match (qa-s62c H7a: found by words
     at 0.82). Only an error that says where it failed (Go's chain of causes, ``pq: …``,
     ``open …: permission denied``), not one that many errors end in (``EOF``, ``context
-    deadline exceeded``, ``connection refused``); at most one; none for any other log."""
+    deadline exceeded``, ``connection refused``); at most one; none for any other log. And
+    the other failed tests of a test run that printed several, each as it is known alone, in
+    the run's order (:func:`failed_tests_beside_signature`)."""
+    return [
+        *_error_field_beside(lines, signature),
+        *failed_tests_beside_signature(lines, signature),
+    ]
+
+
+def _error_field_beside(lines: Sequence[str], signature: str) -> list[str]:
+    """The logfmt or zap line's error field of :func:`errors_beside_signature`."""
     head = signature.rstrip("…").rstrip()  # (a long one is cut at a word's end)
     cut = len(head) >= ERROR_QUERY_MAX_CHARS // 2  # (a short one is its line's whole message)
     for line in reversed(lines):  # (the signature is most often a log's last error's)
@@ -1248,6 +1258,81 @@ def errors_beside_signature(lines: Sequence[str], signature: str) -> list[str]:
         if signature.endswith(f": {failed}") or (cut and _starts_with(message, head)):
             return [cut_at_word_boundary(failed, ERROR_QUERY_MAX_CHARS)]
     return []
+
+
+#: At most this many failed tests of one test run are asked beside its signature (each costs
+#: a query's embedding, ~5-10 ms): a run of 40 failures asks its signature and the first 4
+#: others.
+MOST_FAILURES_ASKED = 4
+#: A failed test's heading as its runner prints it: vitest's ``FAIL  src/cart.test.js > cart
+#: > sums the prices`` (a project's ``|unit|`` before the file), jest's ``● cart › sums the
+#: prices`` (not ``● Test suite failed to run``, the suite's, nor ``● Console``), pytest's
+#: ``____ test_sums_the_prices ____`` (under its ``FAILURES`` or ``ERRORS`` rule) and its
+#: summary's ``FAILED path::test - …`` (of a run printed without tracebacks).
+_VITEST_HEADING = lazy(r"^FAIL\s+(?:\|[^|\n]{1,100}\|\s+)?\S+\s+>\s+\S")
+_JEST_HEADING = lazy(r"^●\s+(?!Test\s+suite\s+failed\s+to\s+run\b|Console$)\S")
+_PYTEST_HEADING = lazy(r"^_{3,}\s\S.*\s_{3,}$")
+_PYTEST_PART = lazy(r"^=+\s(?:(FAILURES|ERRORS)|.*)\s=+$")
+_PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S")
+
+
+def failures_of_run(lines: Sequence[str]) -> list[list[str]]:
+    """The failed tests of a test run that printed several, each its own lines (its heading
+    down to the next test's, :data:`_VITEST_HEADING`), in the run's order; ``[]`` for a text
+    that holds one failed test or none. pytest's tests are those under its ``FAILURES`` or
+    ``ERRORS`` rule, or, when it printed none, its summary's ``FAILED`` lines, each alone."""
+    starts: list[int] = []
+    pytest_part: str | None = None
+    summary: list[int] = []
+    for i, line in enumerate(lines):
+        head = line.lstrip()[:1]
+        if head not in ("F", "●", "_", "=", "E"):  # (most lines: no pass of their own)
+            continue
+        stripped = ANSI.sub("", line).strip()
+        cleaned = clean_line(stripped)[0] if head in ("F", "●") else stripped
+        if head == "=":
+            part = _PYTEST_PART.match(cleaned)
+            if part is not None:
+                pytest_part = part.group(1)
+        elif head == "_":
+            if pytest_part and _PYTEST_HEADING.match(cleaned):
+                starts.append(i)
+        elif _VITEST_HEADING.match(cleaned) or _JEST_HEADING.match(cleaned):
+            starts.append(i)
+        elif _PYTEST_SUMMARY.match(stripped):
+            summary.append(i)
+    if len(starts) < 2:
+        return [[lines[i]] for i in summary] if len(summary) > 1 and not starts else []
+    ends = [*starts[1:], len(lines)]
+    return [list(lines[start:end]) for start, end in zip(starts, ends, strict=True)]
+
+
+def failed_tests_beside_signature(lines: Sequence[str], signature: str) -> list[str]:
+    """The signature of each other failed test of a test run that printed several
+    (:func:`failures_of_run`), as each is known pasted alone (:func:`query_from_error` of
+    its lines: ``FAIL src/auth.test.js > login returns 200: AssertionError: …``, pytest's
+    ``AssertionError: assert 401 == 200``), in the run's order: a run's ``signature`` is
+    one of its failures (the last exception vitest printed, the one test that threw), and
+    the exact fixes of the others were not asked. At most :data:`MOST_FAILURES_ASKED`, each
+    error once (its fingerprint), none that is the signature's."""
+    from .fingerprints import error_fingerprint
+
+    failures = failures_of_run(lines)
+    if not failures:
+        return []
+    seen = {error_fingerprint(signature)}
+    found: list[str] = []
+    for failure in failures:
+        if len(found) >= MOST_FAILURES_ASKED:
+            break
+        error = _error_of(failure)
+        if error is None:
+            continue
+        fingerprint = error_fingerprint(error)
+        if fingerprint not in seen:
+            seen.add(fingerprint)
+            found.append(error)
+    return found
 
 
 def _starts_with(message: str, head: str) -> bool:
