@@ -2488,3 +2488,57 @@ def test_an_exception_whose_message_names_another_error_is_asked_whole(store: Me
     r = run_cli(store.project.root, "recall", "--json", "--error", log)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["results"][0]["id"] == own.id, r.stdout
+
+
+@pytest.mark.parametrize("runner", ["vitest", "jest", "pytest"])
+def test_each_failed_test_of_a_run_finds_its_exact_fix(
+    store: MemoryStore, project: Path, runner: str
+) -> None:
+    """A run that printed three failures (real output: vitest 4.1.12, jest 30.5.2, pytest
+    9.2; plain and JSON), each failure's fix stored as ``ERROR-FIX: <its signature>``: the
+    recall gave the exact fix of one (its signature's) and a generic fix of the same error
+    (0.99), not the others' though there was room (qa, Medium). Each is its exact match now,
+    the three in the recall's three; through ``recall --error -``, a pasted log's recall,
+    ``recall --errors "$(kenning query error -)"`` and the prompt hook's queries."""
+    from kenning.hooks.claude_code import prompt_recall_queries
+
+    from .test_querybuild import _JEST_RUN, _JS, _PY, _VITEST_RUN
+
+    if runner == "pytest":
+        runs = [_PY / f"pytest-all{tb}.txt" for tb in ("", "-short", "-line", "-no")]
+        errors = [
+            (_PY / f"pytest-{t}.txt").read_text()
+            for t in ("parses_an_empty_cart", "login_returns_200", "sums_the_prices")
+        ]
+        from kenning.signatures import extract_error_signature
+
+        signatures = [extract_error_signature(text) for text in errors]
+    else:
+        runs = [_JS / f"{runner}-all.{kind}" for kind in ("txt", "json")]
+        signatures = [q.format(root="") for q in _VITEST_RUN] if runner == "vitest" else _JEST_RUN
+    # (stored last first: equal scores rank by id, the order stored)
+    fixes = [
+        store.remember(f"ERROR-FIX: {signature} | FIX: the fix of test {i}", "error_fix").id
+        for i, signature in reversed(list(enumerate(signatures)))
+    ][::-1]
+    store.remember(
+        "ERROR-FIX: TypeError: Cannot read properties of undefined (reading 'map') | FIX: "
+        "guard the array with ?? [] before calling map",
+        "error_fix",
+    )
+    for run in runs:
+        text = run.read_text()
+        # each exact fix before the generic one (0.99), the signature's first, then the run's
+        hits = store.recall(text).hits
+        assert [(h.memory.id, h.match) for h in hits] == [(f, "fingerprint") for f in fixes], run
+        r = run_cli(project, "recall", "--error", "-", "--json", stdin=text)
+        assert r.returncode == 0, r.stderr
+        assert [hit["id"] for hit in json.loads(r.stdout)["results"]] == fixes, run
+        asked = run_cli(project, "query", "error", "-", stdin=text).stdout.strip()
+        r = run_cli(project, "recall", "--errors", asked, "--json")
+        found = [hit["id"] for hit in json.loads(r.stdout)["results"]]
+        if runner != "pytest":  # (its lines are no failed tests' headings: one is asked)
+            assert found == fixes, (run, asked)
+        queries, fallbacks = prompt_recall_queries(f"The tests fail, why?\n{text}")
+        hits = store.recall_many(queries, fallbacks=fallbacks).hits
+        assert [h.memory.id for h in hits] == fixes, run

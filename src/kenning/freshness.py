@@ -263,9 +263,12 @@ def best_fresh_first(
     state_of: Callable[[SearchResult], Freshness | None],
     penalty: float,
     keep: int,
+    ranking: Callable[[SearchResult], tuple[Any, ...]] | None = None,
 ) -> list[SearchResult]:
     """The first ``keep`` of :func:`apply_stale_penalty` — the same results in the same
     order — asking ``state_of`` only about the results that can still reach them.
+    ``ranking``: another order, which a lower score never moves up (by default the score's,
+    then the semantic score's, then the id's).
 
     A penalty only lowers a score (it is 0 to 1), so once ``keep`` checked results rank
     ahead of the next unchecked one as it stands, no result from there down can overtake
@@ -273,14 +276,28 @@ def best_fresh_first(
     other 17 was most of its freshness cost."""
     if penalty < 0:
         raise ValueError(f"stale penalty {penalty} is negative")
+    rank = ranking or _ranking
     checked: list[SearchResult] = []
-    for result in sorted(results, key=_ranking):
+    for result in sorted(results, key=rank):
         if len(checked) >= keep:
-            checked.sort(key=_ranking)
-            if keep == 0 or _ranking(checked[keep - 1]) < _ranking(result):
+            checked.sort(key=rank)
+            if keep == 0 or rank(checked[keep - 1]) < rank(result):
                 break
         checked.append(_penalised(result, state_of(result), penalty))
-    return sorted(checked, key=_ranking)[:keep]
+    return sorted(checked, key=rank)[:keep]
+
+
+def exact_matches_first(
+    asked: Mapping[str, int],
+) -> Callable[[SearchResult], tuple[Any, ...]] | None:
+    """The order of a recall that asked several errors that each found an exact fix
+    (``asked``: each query's best exact match, with the query's place): those first, in the
+    order asked, then the others as ranked (another exact match of one of them too). None
+    (the default order) when one query or none found an exact match."""
+    if len(set(asked.values())) < 2:
+        return None
+    last = max(asked.values()) + 1
+    return lambda r: (asked.get(r.memory.id, last), *_ranking(r))
 
 
 # --------------------------------------------------------------------------------------------

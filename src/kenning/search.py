@@ -851,6 +851,20 @@ def fallback_hit_given(result: SearchResult, recall_floor: float) -> bool:
     )
 
 
+def first_exact_matches(found: Sequence[Sequence[Candidate]]) -> dict[str, int]:
+    """Each query's best exact match (``found``: each query's candidates, best first), with
+    the query's place: the first memory a query matches exactly that no query before it
+    led with (:func:`~kenning.freshness.exact_matches_first` gives them first)."""
+    leads: dict[str, int] = {}
+    for asked, candidates in enumerate(found):
+        lead = next(
+            (c for c in candidates if c.match == "fingerprint" and c.memory.id not in leads), None
+        )
+        if lead is not None:
+            leads[lead.memory.id] = asked
+    return leads
+
+
 def held_for(candidate: Candidate, fingerprints: Sequence[str]) -> float:
     """``candidate``'s score in a request (a prompt's words and the errors it tells) whose
     errors have ``fingerprints``: at most :data:`ANOTHER_CODE_SCORE` when it is an ERROR-FIX

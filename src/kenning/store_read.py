@@ -43,6 +43,7 @@ from .search import (
     check_whole_number,
     expansion_reason,
     fallback_hit_given,
+    first_exact_matches,
     held_for,
     hybrid_candidates,
     kept_candidates,
@@ -179,26 +180,23 @@ class _Retrieved(NamedTuple):
 class _Held(NamedTuple):
     """What :meth:`StoreReads.recall_many` keeps of its queries' candidates: the best of each
     memory that passed its floor, every candidate's best score (the recall log's), the floor
-    and kind of each query, and the fingerprints of the errors asked."""
+    and kind of each query, the fingerprints of the errors asked, its exact matches' leads."""
 
     best: dict[str, SearchResult]
     scores: dict[str, float]
     floors: list[float]
     kinds: list[bool]
     fingerprints: tuple[str, ...]
+    exact: dict[str, int]
 
     def with_fallbacks(self, more: _Held) -> _Held:
         """These and the fallbacks' asked after them, as one recall's (its log line, its
-        lowest floor, whether it was an error recall)."""
-        scores = dict(self.scores)
-        for memory_id, score in more.scores.items():
-            scores[memory_id] = max(scores.get(memory_id, score), score)
-        return _Held(
-            self.best,  # (the hits are chosen by then)
-            scores,
-            [*self.floors, *more.floors],
-            [*self.kinds, *more.kinds],
-            more.fingerprints,
+        lowest floor, whether it was an error recall); its hits are chosen by then."""
+        scores = {i: max(self.scores.get(i, s), s) for i, s in more.scores.items()}
+        scores = {**self.scores, **scores}
+        floors, kinds = [*self.floors, *more.floors], [*self.kinds, *more.kinds]
+        return self._replace(
+            scores=scores, floors=floors, kinds=kinds, fingerprints=more.fingerprints
         )
 
 
@@ -491,7 +489,7 @@ class StoreReads(StoreFreshness):
         that is no exact match competes too when a fallback's is one (another error's fix,
         close to the crash's words, does not lead the cause's exact fix), and a memory the
         queries found loosely that a fallback matches exactly is held by that match."""
-        from .freshness import best_fresh_first
+        from .freshness import best_fresh_first, exact_matches_first
         from .querybuild import fallbacks_of_pasted_error, queries_of_pasted_error
         from .render import combine_for_recall
 
@@ -525,6 +523,7 @@ class StoreReads(StoreFreshness):
             lambda r: self._freshness_of(r.memory, observed),
             settings.stale_penalty,
             keep,
+            exact_matches_first(held.exact),  # (a test run's failed tests' fixes first)
         )
         guessed: set[str] = set()  # the memories only a fallback found
         if fallbacks and keep > len(hits[:1]):
@@ -568,6 +567,7 @@ class StoreReads(StoreFreshness):
                     lambda r: self._freshness_of(r.memory, observed),
                     settings.stale_penalty,
                     keep - len(lead),
+                    exact_matches_first(held.exact),
                 )
                 guessed = _ids(found) & _ids(hits)
                 if guessed or exact:  # (a fallback that gave nothing is no query of this recall)
@@ -663,7 +663,7 @@ class StoreReads(StoreFreshness):
                     best[memory_id] = SearchResult(
                         c.memory, semantic, semantic, None, c.lexical, c.match
                     )
-        return _Held(best, scores, floors, kinds, tuple(fingerprints))
+        return _Held(best, scores, floors, kinds, tuple(fingerprints), first_exact_matches(found))
 
     def search(
         self,
