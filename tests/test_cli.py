@@ -2143,3 +2143,31 @@ def test_notes_under_the_folder_s_id_are_named_on_every_backend(
     assert kenning(root, "move", "--from-project", "r-four").returncode == 0
     after = kenning(root, "recall", "Money is kept in cents")
     assert after.stderr == "" and "under r-four" not in kenning(root, "stats").stdout
+
+
+def test_another_writers_id_reaches_a_terminal_without_its_control_sequences(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`remember`'s "near-duplicate of ID" and `forget`'s "forgot ID" printed the id the
+    store holds as it was: another writer's id holding OSC 52 put `rm -rf ~` on a real
+    terminal's clipboard and OSC 0 set its title (inj7 F1; click strips ANSI only where
+    the output is no terminal, so the runner keeps colour here as a terminal would)."""
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from kenning.cli import main
+
+    text = "Websocket reconnects back off exponentially up to 30 seconds"
+    assert run_cli(project, "remember", "--type", "rule", text).returncode == 0
+    hostile = "deadbeef0002-\x1b]0;PWNED\x07\x1b]52;c;cm0gLXJmIH4K\x07\u202e"
+    conn = sqlite3.connect(project / ".kenning" / "memory.db")  # another tool's id for it
+    conn.execute("UPDATE memories SET id = ?", (hostile,))
+    conn.commit()
+    conn.close()
+    monkeypatch.chdir(project)
+    for args in (["remember", "--type", "rule", text], ["forget", "deadbeef0002"]):
+        result = CliRunner().invoke(main, args, color=True)
+        said = result.stdout + result.stderr
+        assert "deadbeef0002" in said, (args, said)  # the id is named, its controls are not
+        assert "\x1b" not in said and "\x07" not in said and "\u202e" not in said, (args, said)

@@ -741,10 +741,12 @@ def remember(
     if as_json:
         _echo_json(result.to_dict())
     elif result.status == STORED:
-        click.echo(f"stored {result.id} ({result.collection}/{result.type})")
+        click.echo(f"stored {_plain(result.id or '')} ({result.collection}/{result.type})")
     elif result.status == NEAR_DUPLICATE:
         click.echo(
-            f"near-duplicate of {result.id} (score {result.score:.2f}; {result.reason}); not stored"
+            # (the note's id: another writer's may hold ESC sequences, OSC 52; inj7 F1)
+            f"near-duplicate of {_plain(result.id or '')} (score {result.score:.2f}; "
+            f"{result.reason}); not stored"
         )
     # a refusal stays one line (its reason names what it redacted; --json's "redactions"
     # counts it)
@@ -2131,7 +2133,8 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
         why = {} if found else {"reason": _shown_error(refusal or "")}
         _echo_json({"id": _asked_id(memory_id), "deleted": found} | why)
     elif found:
-        click.echo(f"forgot {memory_id}")
+        # (the whole id the store holds: another writer's may hold ESC, OSC 52; inj7 F1)
+        click.echo(f"forgot {_plain(memory_id)}")
     if not found:
         # said with --json too: exit 1 alone tells a script's user nothing of why
         _say_error(refusal or "")
@@ -3164,9 +3167,9 @@ def edit(
         # tells the two apart without matching the reason's words
         _echo_json(result.to_dict() | {"changed": result.status == STORED and not result.unchanged})
     elif result.unchanged:
-        click.echo(f"unchanged {result.id}: the text and type are those stored")
+        click.echo(f"unchanged {_plain(result.id or '')}: the text and type are those stored")
     elif result.status == STORED:
-        click.echo(f"updated {result.id} ({result.collection}/{result.type})")
+        click.echo(f"updated {_plain(result.id or '')} ({result.collection}/{result.type})")
     # the refusal is said with --json too (README: exit 1 is one line on stderr saying why)
     if result.status == NEAR_DUPLICATE:
         why = f"; {_plain(result.reason)}" if result.reason else ""  # may quote its words
@@ -3174,9 +3177,10 @@ def edit(
             from .render import redaction_counts
 
             why += "; with its secrets redacted: " + redaction_counts(result.redactions)
+        other, this = _plain(result.duplicate_of or ""), _plain(result.id or "")
         click.echo(
-            f"error: near-duplicate of {result.duplicate_of} (score {result.score:.2f}{why}); "
-            f"nothing changed: that memory says this already — `kenning forget {result.id}` "
+            f"error: near-duplicate of {other} (score {result.score:.2f}{why}); "
+            f"nothing changed: that memory says this already — `kenning forget {this}` "
             "if this one is no longer needed, or edit it with a text of its own",
             err=True,
         )
