@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import re
 import shutil
 import tempfile
 import time
@@ -297,6 +298,42 @@ def test_the_page_shows_another_writer_s_credentials_redacted(project: Path) -> 
             html = client.get(address).text
             assert "stored in UTC" in html and "[REDACTED:" in html, address
             assert github not in html, address
+    source.close()
+
+
+def test_another_writer_s_type_and_collection_show_their_hidden_characters(
+    project: Path,
+) -> None:
+    """The page lists a row of a kind kenning does not know (another tool's), and printed its
+    type and collection with autoescape alone: ESC, BEL and a bidi override went into the
+    visible text raw (inj7 F4). Each is a visible marker there, as in every other stored
+    field; the edit form's option keeps the raw type in its value (what is sent back)."""
+    import sqlite3
+
+    from starlette.testclient import TestClient
+
+    from kenning import open_store
+    from kenning.ui.app import StoreSource, create_app
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        store.remember("All timestamps are stored in UTC", "rule")
+    kind = ("context\x1b[31m\u202e", "discussions\x1b]0;t\x07")
+    with contextlib.closing(sqlite3.connect(project / ".kenning" / "memory.db")) as conn:
+        conn.execute("UPDATE memories SET type = ?, collection = ?", kind)
+        conn.commit()
+        (memory_id,) = conn.execute("SELECT id FROM memories").fetchone()
+    source = StoreSource(
+        opener=lambda: open_store(cwd=project, create=False, missing_ok=True, embedder="hashing")
+    )
+    app = create_app(source, port=8123, token="t")
+    with TestClient(app, base_url="http://127.0.0.1:8123") as client:
+        client.get("/?token=t")
+        for address in ("/", f"/memory?id={memory_id}", f"/edit?id={memory_id}"):
+            html = client.get(address).text
+            assert "stored in UTC" in html, address
+            shown = re.sub(r'(value|data-[a-z]+)="[^"]*"', "", html)  # what the page shows
+            assert "\x1b" not in shown and "\x07" not in shown, address
+            assert "\u202e" not in shown and "U+202E" in html, address
     source.close()
 
 
