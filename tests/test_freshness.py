@@ -506,7 +506,9 @@ def test_a_recorded_file_that_became_a_symlink_loop_is_not_stale_and_is_said(
     ("refused: broken or looping symlink"), unlike an unreadable doc's. Nothing says it
     changed: it is not compared, as an unreadable file is; `kenning stale` says it could not
     be checked with what to do (exit 1), and `kenning source` that it cannot be read. A
-    broken symlink (to nothing) is still stale: the file is gone."""
+    broken symlink (to nothing) is stale as a deleted file is: "missing", as seeding retires
+    a broken symlink's entries as a deleted doc's (test_a_recorded_file_that_became_a_broken_
+    symlink_is_missing)."""
     doc = store.remember("The db doc says to enable WAL.", "rule", source="docs/solutions/db.md")
     looped = files / "docs" / "solutions" / "db.md"
     looped.unlink()
@@ -525,12 +527,61 @@ def test_a_recorded_file_that_became_a_symlink_loop_is_not_stale_and_is_said(
     assert f"could not check docs/solutions/db.md (named by 1 memory): {fix}" in listed.stdout
     source = kenning(files, "source", doc.id or "", "--json")
     assert source.returncode == 1 and json.loads(source.stdout)["reason"] == fix, source.stdout
-    looped.unlink()
-    looped.symlink_to("nowhere.md")  # broken: gone, as seeding retires its entries
+
+
+@pytest.mark.parametrize("target", ["nowhere.md", "gone/db.md", "../solutions/nowhere.md"])
+def test_a_recorded_file_that_became_a_broken_symlink_is_missing(
+    store: MemoryStore, files: Path, target: str
+) -> None:
+    """A doc that became a symlink to nothing was marked stale as "refused (broken symlink
+    'db.md')", while seeding retires a broken symlink's entries as a deleted doc's (49dc63f1)
+    and a deleted file is "missing" ("gone since …"). Nothing is there to read: it is
+    missing in `kenning stale` (text and --json), `kenning source` says "missing source
+    document", and search's source_ok is false with the note stale, as for a deleted file."""
+    doc = store.remember("The db doc says to enable WAL.", "rule", source="docs/solutions/db.md")
+    broken = files / "docs" / "solutions" / "db.md"
+    broken.unlink()
+    broken.symlink_to(target)
     state = stale_of(store, doc.id or "")
     assert state is not None and state.stale and state.unchecked == ()
+    assert [(f.path, f.status) for f in state.changed] == [("docs/solutions/db.md", "missing")]
     listed = kenning(files, "stale")
-    assert listed.returncode == 0 and "broken symlink 'db.md'" in listed.stdout, listed.stdout
+    assert listed.returncode == 0, listed.stderr
+    assert "docs/solutions/db.md: gone since the memory was stored" in listed.stdout, listed.stdout
+    assert "refused" not in listed.stdout and "broken symlink" not in listed.stdout
+    (item,) = json.loads(kenning(files, "stale", "--json").stdout)["memories"]
+    assert [(c["path"], c["status"]) for c in item["changed"]] == [
+        ("docs/solutions/db.md", "missing")
+    ]
+    source = kenning(files, "source", doc.id or "", "--json")
+    answer = json.loads(source.stdout)
+    assert source.returncode == 1 and answer["ok"] is False, source.stdout
+    assert answer["reason"] == "no such file in the project", answer
+    said = kenning(files, "source", doc.id or "")
+    assert said.returncode == 1 and said.stderr.startswith(
+        "error: missing source document 'docs/solutions/db.md': no such file in the project; "
+        "create it, or correct memory"
+    ), said.stderr
+    found = kenning(files, "search", "--json", "--threshold", "0", "enable WAL")
+    (result,) = [r for r in json.loads(found.stdout)["results"] if r["memory"]["id"] == doc.id]
+    assert (result["source_ok"], result["stale"]) == (False, True), result
+
+
+def test_a_broken_symlink_out_of_the_project_is_refused_as_a_working_one_is(
+    store: MemoryStore, files: Path, tmp_path: Path
+) -> None:
+    """A symlink to a file out of the checkout is refused; broken (its file not there yet)
+    it is refused the same way, not called missing: putting the file back would not make it
+    readable."""
+    doc = store.remember("The db doc says to enable WAL.", "rule", source="docs/solutions/db.md")
+    broken = files / "docs" / "solutions" / "db.md"
+    broken.unlink()
+    broken.symlink_to(tmp_path / "elsewhere" / "db.md")
+    state = stale_of(store, doc.id or "")
+    assert state is not None
+    assert [(f.path, f.status, f.reason) for f in state.changed] == [
+        ("docs/solutions/db.md", "refused", "symlink 'db.md' resolves outside the root")
+    ]
 
 
 def test_a_forged_record_is_checked_like_any_stored_path(store: MemoryStore, files: Path) -> None:

@@ -532,3 +532,27 @@ async def test_mcp_read_source_says_a_looping_doc_cannot_be_read_and_how_to_fix_
         failed, text = await call(s, "read_source", id=stored["id"])
         assert failed and f"'docs/solutions/db-locked.md' {fix}" in text, text
         assert "unsafe" not in text, text
+
+
+@pytest.mark.anyio
+async def test_mcp_read_source_says_a_doc_that_became_a_broken_symlink_is_missing(
+    project: Path, docs: Path
+) -> None:
+    """A document that became a symlink to nothing was refused by read_source as unsafe
+    ("broken symlink 'db-locked.md'") and its note marked stale as refused; seeding retires
+    a broken symlink's entries as a deleted doc's. It is missing, as a deleted file is:
+    read_source says so, and recall's ``source_ok`` is false and ``stale`` true for it."""
+    async with started(project) as s:
+        failed, stored = await call(s, "hooks_remember", content=FIX)
+        assert not failed
+        broken = docs / "db-locked.md"
+        broken.unlink()
+        broken.symlink_to("nowhere.md")
+        failed, recalled = await call(s, "hooks_recall", query=FIX.split(" |")[0])
+        assert not failed, recalled
+        (result,) = [r for r in recalled["results"] if r["id"] == stored["id"]]
+        assert (result["source_ok"], result["stale"]) == (False, True), result
+        failed, text = await call(s, "read_source", id=stored["id"])
+        missing = "missing source document 'docs/solutions/db-locked.md': no such file in"
+        assert failed and f"{missing} the project" in text, text
+        assert "unsafe" not in text and "broken symlink" not in text, text

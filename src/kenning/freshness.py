@@ -434,6 +434,8 @@ def _observe(path: str, files_root: Path) -> Observed:
     from .sources import check_source, unreadable_reason
 
     verdict = check_source(path, files_root)
+    if verdict.missing:  # a symlink to nothing: gone, as a deleted file
+        return _missing(path, files_root)
     if not verdict.ok or verdict.resolved is None:
         if verdict.unreadable:
             return Observed(reason=verdict.reason, unreadable=True)
@@ -443,13 +445,19 @@ def _observe(path: str, files_root: Path) -> Observed:
     except (PermissionError, _UnreadableFile) as exc:
         return Observed(reason=unreadable_reason(exc, verdict.resolved), unreadable=True)
     except FileNotFoundError:
-        kept = _outside_the_sparse_checkout(path, files_root)
-        if kept is not None:  # in git's index, only not in this work tree: its blob there
-            return Observed((kept,))
-        return Observed(status=MISSING, reason="no such file")
+        return _missing(path, files_root)
     except OSError as exc:
         return Observed(status=MISSING, reason=exc.strerror or str(exc))
     return Observed(ids) if ids else Observed(status=CHANGED, reason=problem)
+
+
+def _missing(path: str, files_root: Path) -> Observed:
+    """What a file not in the work tree is: its blob in git's index when a sparse checkout
+    leaves it out, else :data:`MISSING`."""
+    kept = _outside_the_sparse_checkout(path, files_root)
+    if kept is not None:  # in git's index, only not in this work tree: its blob there
+        return Observed((kept,))
+    return Observed(status=MISSING, reason="no such file")
 
 
 def _outside_the_sparse_checkout(path: str, files_root: Path) -> str | None:

@@ -496,7 +496,8 @@ class SourceCheck:
     """Whether the document a memory names may be read (SPEC §7): ``path`` as the memory
     gives it; ``resolved`` (inside the project) when ``ok``, else the ``reason`` it was
     refused. Made by :func:`kenning.sources.check_source`; ``missing``: refused as no file
-    is there, ``not_a_document``: as what is there is no document to read (a folder, a pipe,
+    is there (by :func:`kenning.sources.check_source` already for a symlink to nothing),
+    ``not_a_document``: as what is there is no document to read (a folder, a pipe,
     a device, a binary file) — both by :func:`kenning.sources.check_document`, nothing
     unsafe about either; ``no_checkout``: not looked for, as kenning runs outside a checkout
     of the project (:meth:`~kenning.store.MemoryStore.check_source_path`); ``unreadable``:

@@ -27,6 +27,7 @@ from .code_spans import code_spans
 from .errors import UserInputError
 
 __all__ = [
+    "BrokenSymlinkError",
     "UnsafePathError",
     "has_visible_text",
     "is_invisible",
@@ -221,6 +222,14 @@ class UnsafePathError(UserInputError):
         return (type(self), (self.path, self.reason), self.__dict__)  # (as UnknownMemoryError)
 
 
+class BrokenSymlinkError(UnsafePathError):
+    """A symlink on the path that points at nothing (its file, or a folder on the way to it,
+    is not there) inside the project root: nothing can be read through it, as for a deleted
+    file — seeding retires a broken symlink's entries as a deleted doc's, and the freshness
+    check and ``kenning source`` call it missing (:func:`kenning.sources.check_source`). One
+    that points out of the root is refused as a working one is (:class:`UnsafePathError`)."""
+
+
 def quoted_path(path: object) -> str:
     """A source path as an error quotes it: its repr, cut to 120 characters."""
     shown = repr(path)
@@ -347,8 +356,14 @@ def resolve_inside(path: str, project_root: Path | str) -> tuple[str, str]:
                 except OSError as exc:
                     # (a loop, or a folder on the way this user may not search, is left for
                     # the caller to tell apart by the cause: kenning.sources.check_source)
-                    what = "broken symlink" if names_nothing(exc) else "broken or looping symlink"
-                    raise UnsafePathError(path, f"{what} {part!r}") from exc
+                    if names_nothing(exc) or exc.errno == errno.ENOTDIR:
+                        # to nothing (a file under a file, too): where would it lead?
+                        if not _is_within(os.path.realpath(candidate), root):
+                            raise UnsafePathError(
+                                path, f"symlink {part!r} resolves outside the root"
+                            ) from exc
+                        raise BrokenSymlinkError(path, f"broken symlink {part!r}") from exc
+                    raise UnsafePathError(path, f"broken or looping symlink {part!r}") from exc
                 if not _is_within(target, root):
                     raise UnsafePathError(path, f"symlink {part!r} resolves outside the root")
                 current = target

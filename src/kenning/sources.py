@@ -22,7 +22,13 @@ from typing import Any
 
 from .errors import UserInputError
 from .model import Memory, SourceCheck
-from .safety import UnsafePathError, names_nothing, quoted_path, resolve_inside
+from .safety import (
+    BrokenSymlinkError,
+    UnsafePathError,
+    names_nothing,
+    quoted_path,
+    resolve_inside,
+)
 
 __all__ = [
     "SOURCE_READ_LIMIT",
@@ -160,6 +166,10 @@ def check_source(path: str, files_root: Path) -> SourceCheck:
         return SourceCheck(path, False, reason=private)
     try:
         resolved, root = resolve_inside(path, files_root)
+    except BrokenSymlinkError:
+        # nothing there to read, as a deleted file (seeding retires a broken symlink's
+        # entries as a deleted doc's): missing, not refused
+        return SourceCheck(path, False, reason=_MISSING, missing=True)
     except UnsafePathError as exc:
         cause = exc.__cause__
         if isinstance(cause, OSError) and cause.errno in _UNREADABLE:
