@@ -860,3 +860,121 @@ def test_every_place_that_finds_no_checkout_says_an_unreadable_repository_as_suc
     assert "holds a git repository this user cannot read" in hook.stderr, hook.stderr
     for text in (source.stderr, install.stdout, install.stderr, mcp, hook.stderr):
         assert "not inside a git repository" not in text, text
+
+
+@pytest.mark.parametrize("name", ["data/team.db", "data/team [1].db"])
+def test_a_store_elsewhere_in_the_checkout_is_said_not_ignored_by_git_with_the_line_to_add(
+    project: Path, name: str
+) -> None:
+    """QA F9: kenning ignores its own `.kenning/` in git, but a store named elsewhere inside
+    the checkout (`KENNING_STORE=data/team.db` in .env: allowed) was said nowhere: `git
+    status` listed data/, and `git add -A` committed the team's notes with their -wal and
+    -shm. kenning writes no .gitignore in a folder of the user's; the command that creates
+    the store says so once, with the line that ignores it (a name with `[` escaped), and
+    `kenning doctor` warns while it lasts (exit 0); once ignored, neither says it."""
+    (project / ".gitignore").write_text(".env\n")
+    (project / ".env").write_text(f"KENNING_STORE={name}\n")
+    line = "/" + name.replace("[", "\\[") + "*"
+    warning = (
+        f"kenning: the store {name} is not ignored by git: `git status` lists it and `git add "
+        "-A` would commit the notes (its -wal and -shm files with it); share memories with "
+        f"`kenning export`; add the line {line} to {project / '.gitignore'} (or to "
+        ".git/info/exclude, for this clone only)"
+    )
+    first = run_cli(project, "remember", "--type", "rule", "Deploys happen on Tuesdays only.")
+    assert first.returncode == 0 and warning in first.stderr.splitlines(), first.stderr
+    assert (project / name).is_file()
+    again = run_cli(project, "remember", "--type", "rule", "Releases are cut on Mondays.")
+    assert again.returncode == 0 and "not ignored" not in again.stderr, again.stderr  # once
+    assert "?? data/" in git(project, "status", "--porcelain")  # what it said
+    doctor = run_cli(project, "doctor", "--json")
+    assert doctor.returncode == 0, doctor.stderr
+    (location,) = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "location"]
+    assert location["status"] == "warning", location
+    assert location["message"].endswith(
+        f"but the store {name} is not ignored by git: `git status` lists it and `git add -A` "
+        "would commit the notes (its -wal and -shm files with it); share memories with "
+        "`kenning export`"
+    ), location
+    assert location["fix"].startswith(f"add the line {line} to"), location
+    with (project / ".gitignore").open("a") as out:
+        out.write(line + "\n")  # the line as said
+    assert git(project, "status", "--porcelain", "-uall") == "?? .gitignore\n"
+    for suffix in ("", "-wal", "-shm", ".vectors", ".ann"):
+        assert ignored(project, name + suffix)
+    doctor = run_cli(project, "doctor", "--json")
+    (location,) = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "location"]
+    assert location["status"] == "ok", location
+
+
+def test_a_store_whose_wal_git_does_not_ignore_is_said_and_a_tracked_one_too(
+    project: Path, minilm: Embedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`*.db` in .gitignore ignores the store file but not its -wal and -shm, which hold
+    the latest notes: still said. A store git tracks (committed once) is not fixed by an
+    ignore line: the fix untracks it first. The default store, in .kenning/, is not said."""
+    from kenning.project import unignored_store
+
+    (project / ".gitignore").write_text("*.db\n")
+    with caplog.at_level("WARNING"), open_store("data/team.db", cwd=project, embedder=minilm) as s:
+        assert s.remember("Deploys happen on Tuesdays only", "rule").ok
+        found = unignored_store(s.project)
+    assert found is not None and not found.tracked and found.line == "/data/team.db*", found
+    assert [r.getMessage() for r in caplog.records if "not ignored" in r.getMessage()] == [
+        f"kenning: {found.message}; {found.fix}"
+    ]
+    git(project, "add", "-f", "data/team.db")
+    with open_store("data/team.db", cwd=project, embedder=minilm) as s:
+        found = unignored_store(s.project)
+    assert found is not None and found.tracked, found
+    assert found.fix.startswith("`git rm -r --cached data/team.db` (the files stay), then add")
+    assert "is tracked by git" in found.message
+    caplog.clear()
+    with caplog.at_level("WARNING"), open_store(cwd=project, embedder=minilm) as s:
+        assert s.remember("Deploys happen on Tuesdays only", "rule").ok
+        assert unignored_store(s.project) is None
+    assert not [r for r in caplog.records if "ignored" in r.getMessage()]
+
+
+def test_a_qdrant_local_folder_elsewhere_in_the_checkout_is_said_not_ignored(
+    project: Path, minilm: Embedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A `qdrant-local:` folder inside the checkout but not in .kenning/: Qdrant's
+    storage.sqlite, meta.json and lock file showed in `git status`. Said once at its
+    creation with the line that ignores the folder; doctor warns until it is ignored."""
+    from kenning.doctor import run_doctor
+
+    with caplog.at_level("WARNING"):
+        with open_store("qdrant-local:data/qdrant", cwd=project, embedder=minilm) as s:
+            assert s.remember("Deploys happen on Tuesdays only", "rule").ok
+        with open_store("qdrant-local:data/qdrant", cwd=project, embedder=minilm) as s:
+            assert s.remember("Releases are cut on Mondays", "rule").ok
+    said = [r.getMessage() for r in caplog.records if "not ignored" in r.getMessage()]
+    assert said == [
+        "kenning: the Qdrant store folder data/qdrant is not ignored by git: `git status` "
+        "lists it and `git add -A` would commit the notes (its files); share memories with "
+        f"`kenning export`; add the line /data/qdrant/ to {project / '.gitignore'} (or to "
+        ".git/info/exclude, for this clone only)"
+    ], said
+    location = run_doctor("qdrant-local:data/qdrant", cwd=project).check("location")
+    assert location.status == "warning" and location.fix is not None, location
+    assert location.fix.startswith("add the line /data/qdrant/ to"), location
+    (project / ".gitignore").write_text("/data/qdrant/\n")
+    assert git(project, "status", "--porcelain", "-uall") == "?? .gitignore\n"
+    assert run_doctor("qdrant-local:data/qdrant", cwd=project).check("location").status == "ok"
+
+
+def test_a_migration_into_a_store_elsewhere_in_the_checkout_says_it_is_not_ignored(
+    project: Path,
+) -> None:
+    """`kenning migrate --to data/team.db` makes a store as a first remember does: said once
+    that git does not ignore it, with the line; a second run into it does not say it."""
+    r = run_cli(project, "remember", "--type", "rule", "Deploys happen on Tuesdays only.")
+    assert r.returncode == 0 and "ignored" not in r.stderr, r.stderr  # .kenning/: its own
+    first = run_cli(project, "migrate", "--to", "data/team.db")
+    assert first.returncode == 0, first.stderr
+    assert (
+        "kenning: the store data/team.db is not ignored by git: `git status` lists it"
+    ) in first.stderr and "add the line /data/team.db* to" in first.stderr, first.stderr
+    again = run_cli(project, "migrate", "--to", "data/team.db")
+    assert again.returncode == 0 and "not ignored" not in again.stderr, again.stderr

@@ -7,7 +7,9 @@ Checks, in order (a check whose precondition failed is ``skipped``):
   ``--store`` (a backup, a store moved aside, another checkout's) is checked where it is:
   that it lies outside this project, or that no project is here, is a ``warning`` (writes
   to it are refused from here; reads work); such a store that does not exist fails the
-  ``store`` check (a mistyped path: no remember from here would create it).
+  ``store`` check (a mistyped path: no remember from here would create it). A store inside
+  the project that git does not ignore (one named elsewhere than ``.kenning/``:
+  :func:`kenning.project.unignored_store`) is a ``warning``, with the ``.gitignore`` line.
 * ``store`` — the file exists and SQLite can read it (opened read-only: doctor never
   migrates, repairs or rewrites the file; a damaged file is left exactly as it was).
 * ``schema`` — ``PRAGMA user_version`` is one this kenning understands, and the tables and
@@ -317,12 +319,20 @@ def _locate(store_path: Path | None, cwd: Path | None, store_url: str | None = N
         )
     return _Located(
         project.store_path,
-        Check(
-            "location",
-            OK,
-            f"{resolved} lies inside the project root {project.root} (project {project.group_id})",
-        ),
+        _inside(project, resolved),
     )
+
+
+def _inside(project: Project, resolved: Path) -> Check:
+    """The ``location`` check of a store the guard lets be written: ok, or a warning while
+    git does not ignore its files (kenning ignores only its own ``.kenning/``)."""
+    from .project import store_is_there, unignored_store
+
+    said = f"{resolved} lies inside the project root {project.root} (project {project.group_id})"
+    found = unignored_store(project) if store_is_there(project) else None
+    if found is None:
+        return Check("location", OK, said)
+    return Check("location", WARNING, f"{said}, but {found.message}", found.fix)
 
 
 def _server_location(project: Project, *, named: bool) -> Check:
@@ -360,11 +370,7 @@ def _server_location(project: Project, *, named: bool) -> Check:
             str(exc),
             store_location_fix(project),
         )
-    return Check(
-        "location",
-        OK,
-        f"{resolved} lies inside the project root {project.root} (project {project.group_id})",
-    )
+    return _inside(project, resolved)
 
 
 def _open_readonly(path: Path) -> tuple[sqlite3.Connection, bool]:

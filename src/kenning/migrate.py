@@ -584,7 +584,14 @@ def migrate_store(
     store-location guard): migrating into another project's store is refused.
     """
     from .backends.registry import local_qdrant_folder, open_backend
-    from .project import STORE_FILENAME, Project, check_store_location, names_a_file
+    from .project import (
+        STORE_FILENAME,
+        Project,
+        check_store_location,
+        names_a_file,
+        say_if_not_ignored,
+        store_is_there,
+    )
 
     if not target.strip():
         # an unset variable (--to "$TEAM_STORE"): taken as a path it was the current folder,
@@ -635,6 +642,14 @@ def migrate_store(
             "name another store with --to"
         )
     checked_source(store.backend)  # a source it would refuse: no empty target left behind
+    # the target as a store of this project: said once if it is made where git does not
+    # ignore it (as open_store says of a store it makes)
+    made = (
+        replace(store.project, store_path=Path(location).absolute(), store_url=None)
+        if isinstance(location, Path)
+        else replace(store.project, store_url=target)
+    )
+    new = not store_is_there(made)
     try:
         destination = open_backend(
             location,
@@ -656,6 +671,8 @@ def migrate_store(
             else f"the migration target: {said}"
         )
         raise StoreUnavailable(f"{said}; nothing was copied") from None
+    if new and store_is_there(made):
+        say_if_not_ignored(made)
     try:
         if _same_store(store.backend, destination):
             # the same store under another spelling (localhost for 127.0.0.1, an added

@@ -984,6 +984,171 @@ def ignore_store_files(project: Project) -> None:
         pass
 
 
+@dataclass(frozen=True)
+class UnignoredStore:
+    """A store kept inside the checkout whose files git does not ignore
+    (:func:`unignored_store`): ``git status`` lists them and ``git add -A`` commits them."""
+
+    #: The store's file (or Qdrant local-mode folder) from the top of the checkout.
+    shown: str
+    #: The line of ``.gitignore`` (at the top of the checkout) that ignores it and the files
+    #: kenning keeps beside it, and nothing else.
+    line: str
+    #: The ``.gitignore`` the line goes in.
+    gitignore: Path
+    #: git tracks the store already (committed or staged): an ignore rule does not untrack it.
+    tracked: bool = False
+    #: A Qdrant local-mode folder, not an SQLite store file.
+    folder: bool = False
+
+    @property
+    def message(self) -> str:
+        """What is wrong, as a warning says it (without its fix)."""
+        what = f"the Qdrant store folder {self.shown}" if self.folder else f"the store {self.shown}"
+        files = "its files" if self.folder else "its -wal and -shm files with it"
+        if self.tracked:
+            return (
+                f"{what} is tracked by git: every commit that takes it takes this machine's "
+                f"notes ({files}); share memories with `kenning export`"
+            )
+        return (
+            f"{what} is not ignored by git: `git status` lists it and `git add -A` would "
+            f"commit the notes ({files}); share memories with `kenning export`"
+        )
+
+    @property
+    def fix(self) -> str:
+        """The lines that fix it."""
+        untrack = (
+            f"`git rm -r --cached {shlex.quote(self.shown)}` (the files stay), then "
+            if self.tracked
+            else ""
+        )
+        return (
+            f"{untrack}add the line {self.line} to {self.gitignore} (or to .git/info/exclude, "
+            "for this clone only)"
+        )
+
+
+#: Characters a ``.gitignore`` pattern gives a meaning: escaped in a line kenning suggests.
+_GITIGNORE_SPECIAL = re.compile(r"([\\*?\[])")
+
+
+def _gitignore_line(relative: str) -> str:
+    """An anchored ``.gitignore`` pattern naming ``relative`` (from the top) literally."""
+    line = "/" + _GITIGNORE_SPECIAL.sub(r"\\\1", relative)
+    stripped = line.rstrip(" ")
+    return stripped + "\\ " * (len(line) - len(stripped))  # trailing spaces are dropped
+
+
+def unignored_store(project: Project) -> UnignoredStore | None:
+    """The store's files when they lie inside the checkout and git does not ignore every one
+    of them (a ``KENNING_STORE=data/team.db``, or a ``qdrant-local:`` folder there), else
+    None: a server's store, one outside the checkout or outside git, one git ignores (the
+    default ``.kenning/``, whose own ``.gitignore`` kenning writes), or git could not say.
+    An SQLite store is asked with the files kenning keeps beside it (``-wal``, ``-shm``, the
+    vector and ANN files): ``*.db`` in a ``.gitignore`` leaves its ``-wal`` listed. One or
+    two git calls; callers ask once (at the store's creation) or when asked (doctor)."""
+    root = project.checkout_root
+    if root is None:
+        return None
+    folder = False
+    if project.store_url is not None:
+        local = _qdrant_local_folder(project.store_url)
+        if local is None:
+            return None
+        target, folder = local, True
+    else:
+        target = project.store_path
+    try:
+        top = root.resolve()
+        resolved = target.resolve()  # as the store-location guard reads it
+    except (OSError, RuntimeError):
+        return None
+    if resolved == top or not resolved.is_relative_to(top):
+        return None
+    relative = resolved.relative_to(top).as_posix()
+    if relative.split("/", 1)[0] == ".git":
+        return None
+    if folder:  # a file in it: `/data/qdrant/` and `/data/qdrant/*` both ignore it
+        asked = [f"{relative}/meta.json"]
+    else:
+        from .backends.sqlite import STORE_FILE_SUFFIXES
+
+        asked = [relative + suffix for suffix in STORE_FILE_SUFFIXES]
+    out = _run_git_quietly(top, ["check-ignore", "--stdin", "-z"], "\0".join(asked) + "\0")
+    if out is None or out.returncode not in (0, 1):
+        return None  # not a repository git reads here, a path in a submodule: not known
+    ignored = set(out.stdout.split("\0"))
+    if all(path in ignored for path in asked):
+        return None
+    listed = _run_git_quietly(top, ["ls-files", "-z", "--", f":(literal){relative}"], "")
+    tracked = listed is not None and listed.returncode == 0 and bool(listed.stdout)
+    line = _gitignore_line(relative) + ("/" if folder else "*")
+    return UnignoredStore(relative, line, top / ".gitignore", tracked, folder)
+
+
+def _run_git_quietly(
+    cwd: Path, args: list[str], given: str
+) -> subprocess.CompletedProcess[str] | None:
+    """git's answer, or None when git cannot be run (never raises: a warning's question)."""
+    try:
+        return subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            input=given,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+
+
+def store_is_there(project: Project) -> bool:
+    """Whether the store's file (or its Qdrant local-mode folder) exists; False for a
+    server's store."""
+    try:
+        if project.store_url is not None:
+            local = _qdrant_local_folder(project.store_url)
+            return local is not None and local.is_dir()
+        return project.store_path.exists()
+    except OSError:
+        return False
+
+
+def _under_kenning_own_gitignore(project: Project) -> bool:
+    """Whether the store lies in the project's ``.kenning`` folder and the ``.gitignore``
+    there is kenning's own (:data:`STORE_GITIGNORE`: every file but config.toml)."""
+    folder = project.root / STORE_DIRNAME
+    local = _qdrant_local_folder(project.store_url) if project.store_url else None
+    target = local if local is not None else project.store_path
+    try:
+        if not target.resolve().is_relative_to(folder.resolve()):
+            return False
+        return (folder / ".gitignore").read_text(encoding="utf-8") == STORE_GITIGNORE
+    except (OSError, UnicodeDecodeError, RuntimeError):
+        return False
+
+
+def say_if_not_ignored(project: Project) -> None:
+    """Log (once, as a warning) that the store just created inside the checkout is not
+    ignored by git, with the line that ignores it (:func:`unignored_store`): kenning writes
+    a ``.gitignore`` only in ``.kenning/``, its own folder, never in a folder of the user's.
+    Never raises."""
+    import logging
+
+    try:
+        if _under_kenning_own_gitignore(project):
+            return  # `*` there: a new store cannot be tracked yet (no git call: the default)
+        found = unignored_store(project)
+    except Exception:  # a warning's question: never a reason for a write to fail
+        return
+    if found is not None:
+        logging.getLogger("kenning.project").warning("kenning: %s; %s", found.message, found.fix)
+
+
 def guards_a_path(store_url: str | None) -> bool:
     """Whether the store-location guard applies to a store named so: a store file's path, or
     the folder of Qdrant's local mode (written as a store file is), not a server's URL."""

@@ -38,6 +38,8 @@ from .project import (
     guards_a_path,
     ignore_store_files,
     resolve_project,
+    say_if_not_ignored,
+    store_is_there,
 )
 from .search import check_whole_number
 from .store_curation import StoreCuration
@@ -383,6 +385,7 @@ def open_store(
         )
         settings = None  # read at first use (MemoryStore.settings)
         try:
+            new = create and guards_a_path(url) and not store_is_there(project)
             backend = open_backend(
                 url or project.store_path,
                 create=create,
@@ -393,6 +396,10 @@ def open_store(
             # a read too: a store made before kenning wrote this file (or whose file was
             # removed) showed in `git status` until the next write, every file beside it
             ignore_store_files(project)
+            if new and store_is_there(project):
+                # made here, elsewhere in the checkout than .kenning/: said once (doctor
+                # says it while it lasts)
+                say_if_not_ignored(project)
         except StoreNotFound as exc:
             if create or not missing_ok:
                 raise
