@@ -334,11 +334,16 @@ def _ask_git(cwd: Path, *args: str) -> str | None:
     return out.stdout
 
 
-def _run_git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
+def _run_git(
+    cwd: Path, *args: str, given: str | None = None
+) -> subprocess.CompletedProcess[str] | None:
+    """git's answer (``given`` on its stdin), or None where ``cwd`` is no folder to run in;
+    :class:`KenningError` when git itself cannot run."""
     try:
         return subprocess.run(
             ["git", *args],
             cwd=cwd,
+            input=given,
             capture_output=True,
             text=True,
             timeout=10,
@@ -1091,18 +1096,10 @@ def unignored_store(project: Project) -> UnignoredStore | None:
 def _run_git_quietly(
     cwd: Path, args: list[str], given: str
 ) -> subprocess.CompletedProcess[str] | None:
-    """git's answer, or None when git cannot be run (never raises: a warning's question)."""
+    """:func:`_run_git`, None where git cannot run (a warning's question never fails)."""
     try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            input=given,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError, ValueError):
+        return _run_git(cwd, *args, given=given)
+    except KenningError:
         return None
 
 
