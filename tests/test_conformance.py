@@ -5146,3 +5146,106 @@ def test_qdrant_local_dedup_finds_a_projects_hashes_without_a_filter(tmp_path: P
         assert scrolls == [], scrolls
     finally:
         b.close()
+
+
+def _write_foreign_metadata(location: str, kind: str, memory_id: str, metadata: dict) -> None:
+    """Give one stored note the metadata another writer of the store left, through the
+    engine's own means (PostgreSQL: both the jsonb and the text kenning reads)."""
+    if kind == "sqlite":
+        import sqlite3
+
+        conn = sqlite3.connect(location, isolation_level=None)
+        conn.execute(
+            "UPDATE memories SET metadata = ? WHERE id = ?", (json.dumps(metadata), memory_id)
+        )
+        conn.close()
+    elif kind == "postgres":
+        import psycopg
+
+        with psycopg.connect(location, autocommit=True) as conn:
+            conn.execute(
+                "UPDATE kenning_memories SET metadata = %s::jsonb, metadata_text = %s "
+                "WHERE id = %s",
+                (json.dumps(metadata), json.dumps(metadata), memory_id),
+            )
+    else:
+        from qdrant_client import QdrantClient
+
+        from kenning.backends.qdrant import point_id
+
+        client = QdrantClient(path=location.split(":", 1)[1])
+        client.set_payload(
+            "kenning_memories", payload={"metadata": metadata}, points=[point_id(memory_id)]
+        )
+        client.close()
+
+
+#: A text over the 64 KiB kenning stores a note (~240 KB), dense with what redaction takes
+#: out (red-team F2: redacting it on every read cost seconds).
+_OVERSIZED = ("password=Hy6tB1q9Zx " * 10 + "deploys blue green soak ") * 1070
+
+
+@pytest.mark.parametrize("field", ["content", "metadata"])
+def test_a_note_larger_than_kenning_stores_is_skipped_and_named(
+    backend_location: str,
+    store_kind: str,
+    project: Path,
+    minilm: Embedder,
+    caplog: pytest.LogCaptureFixture,
+    field: str,
+) -> None:
+    """Red-team F2: another writer of the store (a script, another client of the server)
+    left a note whose text, or metadata, is far larger than any write of kenning accepts
+    (64 KiB of text, 128 KiB of metadata on an import or edit), dense with credentials:
+    every read redacted all of it, which took seconds (the hooks gave up, recall took 9.7
+    s). Every read skips it now as a damaged row, named once with its fix, as it does a
+    blank one."""
+    import logging
+
+    if store_kind == "qdrant":
+        pytest.skip("a live Qdrant server: the payload is edited through local mode here")
+    store = make_store(open_backend(backend_location, create=True, dimension=None), project, minilm)
+    try:
+        ids = [
+            store.remember(text, "context", stored_at=NOW - timedelta(hours=10 - i)).id
+            for i, text in enumerate(BLANK_NOTES)
+        ]
+    finally:
+        store.close()
+    big = ids[-1]
+    assert big
+    if field == "content":
+        _write_foreign_content(backend_location, store_kind, big, "Deploys: " + _OVERSIZED)
+    else:
+        _write_foreign_metadata(backend_location, store_kind, big, {"notes": _OVERSIZED})
+    caplog.set_level(logging.WARNING)
+    store = make_store(
+        open_backend(backend_location, create=False, dimension=None), project, minilm
+    )
+    good = [i for i in ids if i != big]
+    try:
+        started = time.monotonic()
+        assert big not in [h.memory.id for h in store.recall("deploys blue green soak").hits]
+        assert time.monotonic() - started < 2.0  # (9.7 s for 2.4 MB before, from the CLI)
+        found = store.search("deploys blue green soak", limit=10, threshold=0.0).results
+        assert sorted(r.memory.id for r in found) == sorted(good)
+        assert [m.id for m in store.newest(10)] == good[::-1]
+        assert [m.id for m in store.browse()] == good[::-1]
+        shown, _, total = store.browse_by_freshness(False)  # the page's stale filter
+        assert [m.id for m in shown] == good[::-1] and total == 3
+        report = export_memories(store, io.StringIO())
+        assert report.exported == 3 and list(report.damaged) == [big]
+        (row,) = [d for d in store.backend.damaged_rows() if d.id == big]
+        assert row.column == field and "over the" in row.reason and "KiB" in row.reason, row
+        if store_kind != "sqlite":  # doctor names SQLite's fix itself
+            assert row.fix and "kenning forget" in row.fix, row
+        if store_kind != "postgres":  # its count reads an index of the JSON columns alone
+            stats = store.stats()
+            assert (stats["memories"], stats["damaged"]) == (3, 1), stats
+        assert store.forget(big)  # the fix named
+        assert store.stats()["damaged"] == 0
+        assert len(store.newest(10)) == 3
+    finally:
+        store.close()
+    said = [r.getMessage() for r in caplog.records if big in r.getMessage()]
+    assert len(said) == 1 and f"{field} is " in said[0] and "over the" in said[0], said

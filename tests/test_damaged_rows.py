@@ -29,7 +29,7 @@ from kenning.backends.sqlite import memory_columns
 from kenning.doctor import run_doctor
 from kenning.embedders.base import Embedder
 from kenning.reembed import REEMBED_STATE_KEY, reembed
-from kenning.transfer import export_memories
+from kenning.transfer import export_memories, import_memories
 
 from .backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
 from .conftest import make_repo
@@ -56,6 +56,8 @@ class NotUtf8Text(bytes):
     them as text failed the whole query ("Could not decode to UTF-8 column")."""
 
 
+#: A text over the 64 KiB kenning stores a note (80 KB), dense with what redaction takes out.
+OVERSIZED_TEXT = "Feature flags: " + ("password=Hy6tB1q9Zx " * 10 + "lorem ipsum dolor ") * 370
 DAMAGE: dict[str, tuple[str, Any]] = {
     "vector-short": ("embedding", b"\x00\x11\x22\x33"),
     "vector-nan": ("embedding", _nan.tobytes()),
@@ -72,6 +74,10 @@ DAMAGE: dict[str, tuple[str, Any]] = {
     "type-a-blob": ("type", b"context"),
     # kenning refuses a note of no text; another writer of the store left one
     "content-blank": ("content", " \n\t \n "),
+    # larger than kenning stores (F2: redacting it on every read cost seconds): another
+    # writer's, dense with credentials
+    "content-oversized": ("content", OVERSIZED_TEXT),
+    "metadata-oversized": ("metadata", json.dumps({"notes": OVERSIZED_TEXT * 3})),
 }
 #: Text that is not UTF-8: skipped by reads, counted apart and named by doctor like the
 #: damage above (the tests that store it through SQLite's typed columns alone: not part of
@@ -240,7 +246,15 @@ def test_doctor_finds_the_damaged_row_and_says_how_to_fix_it(
 
 
 @pytest.mark.parametrize(
-    "damaged", ["vector-short", "tags-not-json", "stored-at-garbage"], indirect=True
+    "damaged",
+    [
+        "vector-short",
+        "tags-not-json",
+        "stored-at-garbage",
+        "content-oversized",
+        "metadata-oversized",
+    ],
+    indirect=True,
 )
 def test_the_cli_works_around_a_damaged_row(
     damaged: tuple[MemoryStore, str, str], tmp_path: Path
@@ -354,7 +368,26 @@ _DEEP = "[" * 1500 + "]" * 1500
 #: Every way of damaging a field that we know of, and forms close to them that decode (a
 #: leap day, an escape, another writer's spacing), each in a row of its own: the fast count
 #: must agree with decoding every row.
+#: Texts and metadata at the sizes kenning stores and one byte past them (in characters of
+#: one to four UTF-8 bytes): the SQL check's size and the decoder's must agree.
+_AT_LIMIT = 64 * 1024
+_METADATA_AT_LIMIT = 3 * 64 * 1024
+SIZE_FORMS: list[tuple[str, object]] = [
+    *(
+        ("content", c * (_AT_LIMIT // len(c.encode()) + extra))
+        for c in ("a", "é", "日", "𝄞")
+        for extra in (0, 1)
+    ),
+    ("content", "日" * (_AT_LIMIT // 3) + "a"),  # 65,536 bytes
+    ("content", "日" * (_AT_LIMIT // 3) + "é"),  # 65,537
+    *(
+        ("metadata", '{"k": "' + c * ((_METADATA_AT_LIMIT - 9) // len(c.encode()) + extra) + '"}')
+        for c in ("a", "日")
+        for extra in (0, 1)
+    ),
+]
 FIELD_FORMS: list[tuple[str, object]] = [
+    *SIZE_FORMS,
     *(("id", v) for v in (b"abc",)),
     *(
         ("content", v)
@@ -1120,3 +1153,39 @@ def test_a_failed_migrate_says_each_held_damaged_vector_once(
     assert "more damaged memor" not in said, said
     for memory_id in (bad, *others):
         assert said.count(f"skipped the damaged memory {memory_id!r}") == 1, said
+
+
+def test_a_note_at_the_largest_sizes_kenning_stores_is_read(store: MemoryStore) -> None:
+    """The sizes reads hold back as another writer's (red-team F2) are past the largest a
+    write of kenning accepts: a note of 64 KiB of text whose metadata is as large as an
+    import takes (twice 64 KiB of JSON), then edited and reviewed (kenning's own keys added),
+    is read back whole: recall, newest, export, doctor."""
+    from kenning import protocol
+    from kenning.backends.base import encode_metadata
+    from kenning.store_write import RESTORE_ALLOWANCE
+
+    assert protocol.MAX_STORED_METADATA_BYTES > RESTORE_ALLOWANCE * protocol.MAX_METADATA_BYTES
+    first = store.remember(NOTES[0], "context").id
+    out = io.StringIO()
+    export_memories(store, out)
+    header, line = out.getvalue().splitlines()
+    exported = json.loads(line)
+    text = "Feature flags are evaluated server side only. " + "é" * 32000
+    text += "a" * (protocol.MAX_CONTENT_BYTES - len(text.encode()))
+    padding = RESTORE_ALLOWANCE * protocol.MAX_METADATA_BYTES - len('{"notes": ""}') - 64
+    exported.update(id="restored-1", content=text, metadata={"notes": "日" * (padding // 3)})
+    exported.pop("embedding", None)
+    assert store.forget(first)
+    report = import_memories(store, [header, json.dumps(exported, ensure_ascii=False)])
+    assert report["imported"] == 1, report
+    assert store.update("restored-1", type="decision").ok
+    assert store.mark_reviewed("restored-1")
+    (memory,) = store.newest(5)
+    assert len(memory.content.encode()) == protocol.MAX_CONTENT_BYTES
+    stored = len(encode_metadata(memory.metadata).encode())
+    assert stored > RESTORE_ALLOWANCE * protocol.MAX_METADATA_BYTES - 64, stored
+    assert {"reviewed_at", "edited_at"} <= set(memory.metadata), list(memory.metadata)
+    assert store.recall("feature flags evaluated server side").hits[0].memory.id == "restored-1"
+    assert export_memories(store, io.StringIO()).exported == 1
+    assert not store.backend.damaged_rows()
+    assert run_doctor(cwd=store.project.root).check("rows").status == "ok"

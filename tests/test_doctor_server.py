@@ -5,6 +5,7 @@ only, and leaves the database exactly as it was."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -887,6 +888,42 @@ def test_this_projects_damaged_row_fails_and_others_are_counted_beside_it(
         in (rows["message"])
     ), rows
     assert "kenning forget" in rows["fix"] and "KENNING_PROJECT=acme/gadgets" in rows["fix"]
+
+
+@pytest.mark.parametrize("column", ["content", "metadata"])
+def test_doctor_names_a_row_larger_than_kenning_stores_and_its_fix(
+    project: Path,
+    pg_url: str,  # noqa: F811
+    column: str,
+) -> None:
+    """Red-team F2: another client of the shared server left a note of 2.4 MB (or metadata
+    of 2.4 MB) dense with credentials; every read redacted all of it (recall 9.7 s, the
+    hooks gave up). Reads skip it, and doctor names it, its size and the fix (forget it);
+    recall answers at once with the other notes."""
+    _remember(pg_url, project)
+    dense = ("password=Hy6tB1q9Zx " * 10 + "lorem ipsum dolor sit amet ") * 10000
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        if column == "content":
+            statement = "UPDATE kenning_memories SET content = 'Deploys: ' || %s "
+        else:
+            statement = (
+                "UPDATE kenning_memories SET metadata = %s::jsonb, metadata_text = %s::jsonb::text "
+            )
+        value = dense if column == "content" else json.dumps({"notes": dense})
+        (big,) = conn.execute(
+            statement + "WHERE content LIKE 'Deploys%%' RETURNING id",
+            (value,) if column == "content" else (value, value),
+        ).fetchone()
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 1, result.stdout
+    rows = _rows(result)
+    assert rows["status"] == "failed", rows
+    assert f"{big!r}: {column} is 2," in rows["message"], rows
+    assert "over the" in rows["message"] and "kenning forget" in rows["fix"], rows
+    started = time.monotonic()
+    read = run_cli(project, "recall", "deploys on tuesdays", env={"KENNING_STORE": pg_url})
+    assert read.returncode == 0 and time.monotonic() - started < 4.5, read.stderr
+    assert str(big) in read.stderr and "password" not in read.stdout, read.stderr
 
 
 def _set_vector(url: str, content_start: str, scale: float) -> str:

@@ -2432,6 +2432,49 @@ def test_a_row_of_only_whitespace_is_skipped(seeded: MemoryStore, event: str) ->
     assert "its content is only whitespace" in line and "kenning doctor" in line, line
 
 
+#: A few megabytes dense with what redaction takes out (red-team F2): another writer's.
+_DENSE = ("password=Hy6tB1q9Zx " * 10 + "lorem ipsum dolor sit amet consectetur ") * 10000
+
+
+@pytest.mark.parametrize("field", ["content", "metadata"])
+@pytest.mark.parametrize("event", ["session-start", "prompt-submit"])
+def test_a_row_larger_than_kenning_stores_does_not_silence_the_hook(
+    seeded: MemoryStore, event: str, field: str
+) -> None:
+    """Red-team F2: another writer of the store (a script, an older tool) left a note of
+    2.4 MB, or with 2.4 MB of metadata, dense with ``password=…``: every read redacted all
+    of it before the 800-character budget, which took seconds, so both hooks ran out of
+    their 5 s budget and added nothing (the project's error fixes never delivered). kenning
+    stores at most 64 KiB of text a note: the row is skipped as damaged, named once, and
+    the hook answers within its real budget with the fixes."""
+    import sqlite3
+
+    text = "ERROR-FIX: database is locked | FIX: " + (_DENSE if field == "content" else "retry")
+    _foreign_row(seeded, "big-1", text, utc_now().isoformat())
+    if field == "metadata":
+        conn = sqlite3.connect(seeded.backend.location)
+        conn.execute(
+            "UPDATE memories SET metadata = ? WHERE id = 'big-1'", (json.dumps({"n": _DENSE}),)
+        )
+        conn.commit()
+        conn.close()
+    name = "session_start_startup" if event == "session-start" else "prompt_submit_error"
+    started = time.monotonic()
+    proc = hook_here(
+        event,
+        payload(name, seeded.project.root),
+        Path("/"),
+        env={"KENNING_HOOK_TIMEOUT": str(claude_code.DEFAULT_BUDGET_SECONDS)},
+    )
+    took = time.monotonic() - started
+    found = [text for text, _ in findings(context_of(proc, claude_code.EVENTS[event]))]
+    assert SQLITE_FIX in found and not any("password" in t for t in found), found
+    (line,) = proc.stderr.strip().splitlines()
+    assert "skipped the damaged memory 'big-1'" in line and "kenning doctor" in line, line
+    assert f"its {field} is 2," in line and "over the" in line, line
+    assert took < claude_code.DEFAULT_BUDGET_SECONDS, took
+
+
 @pytest.mark.parametrize("home", ["", "/"])
 def test_no_home_folder_puts_no_model_cache_at_the_filesystem_root(
     seeded: MemoryStore, tmp_path: Path, home: str

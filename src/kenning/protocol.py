@@ -107,6 +107,14 @@ MAX_SOURCE_CHARS = 2048
 MAX_TAGS = 64
 MAX_TAG_CHARS = 128
 MAX_METADATA_BYTES = 64 * 1024
+#: The most metadata, as stored JSON, a row kenning wrote can hold: an import or an edit
+#: takes up to twice :data:`MAX_METADATA_BYTES` (``store_write.RESTORE_ALLOWANCE``: what was
+#: stored within it grows by redaction markers and kenning's own keys), and kenning's keys
+#: (an error fingerprint, a file record, review and edit times) add well under as much
+#: again. A row holding more (with content over :data:`MAX_CONTENT_BYTES`) was written by
+#: another writer of the store: every read holds it back as a damaged row (F2: redacting a
+#: few megabytes of it on read took seconds, past the hooks' budget).
+MAX_STORED_METADATA_BYTES = 3 * MAX_METADATA_BYTES
 #: The largest ``seen_count`` (PostgreSQL's ``integer``): a sighting beyond it is not counted,
 #: and an import that asks for more is refused instead of wrapping to a negative count.
 MAX_SEEN_COUNT = 2**31 - 1

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import DuplicateContent, KenningError, StoreCorrupted
 from ..model import InvalidTimestamp, Memory, Provenance, parse_timestamp
+from ..protocol import MAX_CONTENT_BYTES, MAX_STORED_METADATA_BYTES
 
 K = TypeVar("K")
 #: Where :func:`oldest_first` puts a row whose time does not read (among those, by id).
@@ -156,12 +157,14 @@ class DamagedRow:
 
 class FieldDamage(ValueError):
     """A stored field that does not hold what kenning writes there (another tool, a script or
-    a hand edit wrote it). ``column`` names it; the message says how."""
+    a hand edit wrote it). ``column`` names it; the message says how; ``fix``, when given,
+    how to repair it (:data:`OVERSIZE_FIX`)."""
 
-    def __init__(self, column: str, reason: str) -> None:
+    def __init__(self, column: str, reason: str, fix: str | None = None) -> None:
         super().__init__(f"{column} {reason}")
         self.column = column
         self.reason = reason
+        self.fix = fix
 
 
 #: The fix for a note :func:`blank_reason` refuses, where ``kenning doctor`` cannot name it.
@@ -178,6 +181,48 @@ def blank_reason(content: str) -> str | None:
         return "is empty"
     if content.isspace():
         return "is only whitespace"
+    return None
+
+
+#: The fix for a note :func:`oversize_reason` refuses, where ``kenning doctor`` cannot name it.
+OVERSIZE_FIX = (
+    "`kenning forget` it (after keeping its text elsewhere, if you need it): kenning stores "
+    "at most 64 KiB of text a note, and of metadata; remember a summary instead, with the "
+    "full text's file as its source"
+)
+
+
+def _utf8_size_over(text: str, limit: int) -> int | None:
+    """The UTF-8 size of ``text`` when it is over ``limit`` bytes, else None: a text of at
+    most a quarter as many characters is under it unencoded (4 bytes a character at most),
+    so nearly every note is never encoded."""
+    if len(text) * 4 <= limit:
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return size if size > limit else None
+
+
+def oversize_reason(content: str, metadata_json: str | None) -> tuple[str, str] | None:
+    """``(column, reason)`` when a stored note is larger than any write of kenning stores
+    (content over :data:`~kenning.protocol.MAX_CONTENT_BYTES`, its metadata as JSON text
+    over :data:`~kenning.protocol.MAX_STORED_METADATA_BYTES`), else None: another writer of
+    the store (another tool, a script, another client of a shared server) left it, and every
+    read skips it as a damaged row, before any of it is parsed or redacted (F2: redacting a
+    few megabytes dense with ``password=…`` on read took seconds, and the hooks gave up
+    with nothing said). ``metadata_json``: the metadata as its store keeps it, or None."""
+    if (size := _utf8_size_over(content, MAX_CONTENT_BYTES)) is not None:
+        return "content", (
+            f"is {size:,} bytes, over the {MAX_CONTENT_BYTES // 1024} KiB kenning stores "
+            "(another writer's)"
+        )
+    if (
+        metadata_json is not None
+        and (size := _utf8_size_over(metadata_json, MAX_STORED_METADATA_BYTES)) is not None
+    ):
+        return "metadata", (
+            f"is {size:,} bytes of JSON, over the {MAX_STORED_METADATA_BYTES // 1024} KiB "
+            "kenning stores (another writer's)"
+        )
     return None
 
 

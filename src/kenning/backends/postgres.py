@@ -104,7 +104,7 @@ from ..lexical import (
     usual_width,
 )
 from ..model import TYPE_TO_COLLECTION, Memory, Provenance, parse_timestamp
-from ..protocol import MAX_SEEN_COUNT
+from ..protocol import MAX_CONTENT_BYTES, MAX_SEEN_COUNT, MAX_STORED_METADATA_BYTES
 from ..redaction import (
     password_needs_encoding,
     query_secrets,
@@ -118,6 +118,7 @@ from ..vectors import checked_cosine
 from . import compat
 from .base import (
     BLANK_FIX,
+    OVERSIZE_FIX,
     PROVENANCE_KEY,
     DamagedRow,
     FieldDamage,
@@ -138,6 +139,7 @@ from .base import (
     forks_so_far,
     give_up_if_unwanted,
     oldest_first,
+    oversize_reason,
     renew_after_fork,
     terms_to_match,
 )
@@ -874,9 +876,21 @@ def _register_vector(conn: psycopg.Connection[Any]) -> bool:
     return True
 
 
+#: The most characters a row's metadata text can have and surely be no larger than kenning
+#: stores (4 UTF-8 bytes a character at most): a longer one is measured.
+_SURELY_STORED = MAX_STORED_METADATA_BYTES // 4
+
+
 def _row_to_memory(row: Sequence[Any]) -> Memory:
     """A row as a :class:`Memory`, or :class:`FieldDamage`: jsonb takes any JSON, so a row
-    another tool wrote can hold tags that are a string or metadata that is a list."""
+    another tool wrote can hold tags that are a string or metadata that is a list. A row
+    larger than kenning stores (:func:`~kenning.backends.base.oversize_reason`) is refused
+    first, before its metadata is parsed."""
+    metadata_text = row[9] if isinstance(row[9], str) else None
+    if (len(row[1]) > MAX_CONTENT_BYTES // 4 or len(metadata_text or "") > _SURELY_STORED) and (
+        over := oversize_reason(str(row[1]), metadata_text)
+    ):
+        raise FieldDamage(*over, OVERSIZE_FIX)
     try:
         metadata = json.loads(row[9]) if row[9] is not None else {}
     except ValueError:
@@ -2753,10 +2767,16 @@ class PostgresBackend:
         return _SUSPECT_ROW if self._schema >= 4 else _SUSPECT_ROW_BEFORE_4
 
     def _suspect(self) -> str:
-        """SQL true for the rows :meth:`_decode` may refuse (:meth:`_suspect_row`, and a text
-        with no visible ASCII character: an empty or blank one is among them); false, never
-        NULL, for the others."""
-        return f"coalesce(({self._suspect_row()} OR content !~ '[!-~]'), false)"
+        """SQL true for the rows :meth:`_decode` may refuse (:meth:`_suspect_row`, a text
+        with no visible ASCII character: an empty or blank one is among them, and a row
+        larger than kenning stores, :func:`~kenning.backends.base.oversize_reason`); false,
+        never NULL, for the others."""
+        text = "coalesce(metadata_text, metadata::text)" if self._schema >= 4 else "metadata::text"
+        return (
+            f"coalesce(({self._suspect_row()} OR content !~ '[!-~]' "
+            f"OR octet_length(content) > {MAX_CONTENT_BYTES} "
+            f"OR octet_length({text}) > {MAX_STORED_METADATA_BYTES}), false)"
+        )
 
     def rows_to_check(self, horizon: datetime, dimension: int | None) -> RowsToCheck:
         """What ``kenning doctor`` reads of every row (:class:`RowsToCheck`), the server
@@ -3172,11 +3192,14 @@ class PostgresBackend:
                         str(row[4]),
                         exc.column,
                         exc.reason,
-                        BLANK_FIX
-                        if exc.column == "content"
-                        else "write a JSON list of texts to its tags and a JSON object to its "
-                        "metadata (and metadata_text) in kenning_memories, or `kenning forget` "
-                        "it",
+                        exc.fix
+                        or (
+                            BLANK_FIX
+                            if exc.column == "content"
+                            else "write a JSON list of texts to its tags and a JSON object to "
+                            "its metadata (and metadata_text) in kenning_memories, or "
+                            "`kenning forget` it"
+                        ),
                     ),
                 )
                 if not say or key in self._damaged_said:

@@ -107,6 +107,7 @@ from ..redaction import password_needs_encoding, redact_url
 from ..vectors import UNIT_NORM_TOLERANCE, checked_cosine, direction_of
 from .base import (
     BLANK_FIX,
+    OVERSIZE_FIX,
     PROVENANCE_KEY,
     DamagedRow,
     FieldDamage,
@@ -121,8 +122,10 @@ from .base import (
     checked_fields,
     decode_provenance,
     duplicate_content,
+    encode_metadata,
     encode_provenance,
     oldest_first,
+    oversize_reason,
     terms_to_match,
 )
 
@@ -990,7 +993,13 @@ class QdrantBackend:
         )
         blank = blank_reason(payload["content"])
         if blank is not None:
-            raise FieldDamage("content", blank)
+            raise FieldDamage("content", blank, BLANK_FIX)
+        metadata = payload.get("metadata")
+        # (the client parsed the payload: its metadata is measured as a store keeps it)
+        if over := oversize_reason(
+            payload["content"], encode_metadata(metadata) if metadata else None
+        ):
+            raise FieldDamage(*over, OVERSIZE_FIX)
         return Memory.from_dict({**payload, "id": payload["kenning_id"]})
 
     def _decode(self, point: Any, *, say: bool = True) -> Memory | None:
@@ -1009,10 +1018,11 @@ class QdrantBackend:
             key = str(payload.get("kenning_id") or point_id)
             if key not in self._damaged:
                 group = payload.get("group_id")
-                if isinstance(exc, FieldDamage) and exc.column == "content":
+                if isinstance(exc, FieldDamage) and exc.fix is not None:
                     # kenning's note (every other field checks) whose text another writer
-                    # emptied: `kenning forget` finds it by its kenning id
-                    self._damaged[key] = DamagedRow(key, group, "content", exc.reason, BLANK_FIX)
+                    # emptied, or made larger than kenning stores: `kenning forget` finds it
+                    # by its kenning id
+                    self._damaged[key] = DamagedRow(key, group, exc.column, exc.reason, exc.fix)
                 else:
                     reason = (
                         f"has no {exc.args[0]!r}"
@@ -1039,13 +1049,14 @@ class QdrantBackend:
 
     def _say_damaged(self, point_id: Any, row: DamagedRow, said: int) -> None:
         """The warning of a read that skipped ``row`` (the ``said``-th it says)."""
-        if row.column == "content":
+        if row.column in ("content", "metadata"):  # (a payload's damage is "payload")
             log.warning(
-                "kenning: skipped the damaged memory %r in %s: its content %s; %s",
+                "kenning: skipped the damaged memory %r in %s: its %s %s; %s",
                 row.id,
                 self.location,
+                row.column,
                 row.reason,
-                BLANK_FIX,
+                row.fix,
             )
         # another application's points can be many: a few named, then one line
         elif said <= WARNED_POINTS:

@@ -50,7 +50,7 @@ from ..lexical import MAX_QUERY_TERMS, spellings
 from ..lexical import query_terms as lexical_terms
 from ..model import Memory, Provenance, parse_timestamp
 from ..project import STORE_FILENAME
-from ..protocol import MAX_SEEN_COUNT
+from ..protocol import MAX_CONTENT_BYTES, MAX_SEEN_COUNT, MAX_STORED_METADATA_BYTES
 from ..vectors import bad_rows, checked_cosine, vector_problem
 from . import annindex, compat
 from .annindex import AnnFile, AnnView
@@ -73,6 +73,7 @@ from .base import (
     forks_so_far,
     give_up_if_unwanted,
     oldest_first,
+    oversize_reason,
     renew_after_fork,
     terms_to_match,
 )
@@ -398,9 +399,29 @@ def _json_column(value: object, column: str) -> object:
         raise RowDamage(column, f"{text[:40]!r} is not JSON") from None
 
 
+#: The most characters a text can have and surely be no larger than kenning stores (4 UTF-8
+#: bytes a character at most): a longer one is measured (:func:`oversize_reason`). Tested
+#: inline, as every row read passes here.
+_SURELY_STORED_CONTENT = MAX_CONTENT_BYTES // 4
+_SURELY_STORED_METADATA = MAX_STORED_METADATA_BYTES // 4
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def decode_memory(row: Sequence[object]) -> Memory:
     """A stored row (the columns of ``_COLUMNS``, in order) as a :class:`Memory`. Nothing is
-    coerced: a field that does not decode raises :class:`RowDamage` naming it."""
+    coerced: a field that does not decode raises :class:`RowDamage` naming it. A row larger
+    than kenning stores (:func:`~kenning.backends.base.oversize_reason`) is refused first,
+    before its metadata is parsed."""
+    content, metadata = row[1], row[9]
+    if (isinstance(content, str) and len(content) > _SURELY_STORED_CONTENT) or (
+        isinstance(metadata, str) and len(metadata) > _SURELY_STORED_METADATA
+    ):
+        over = oversize_reason(content if isinstance(content, str) else "", _str_or_none(metadata))
+        if over is not None:
+            raise RowDamage(*over)
     stored_at = _text_column(row[5], "stored_at")
     try:
         when = parse_timestamp(stored_at)
@@ -553,6 +574,9 @@ def fields_decode_sql(version: int) -> str:
         *(f"typeof({c}) = 'text'" for c in ("id", "content", "collection", "type")),
         # a character other than whitespace (GLOB stops at a NUL: that text is decoded)
         f"content GLOB '*[^' || char({', '.join(map(str, WHITESPACE_CODES))}) || ']*'",
+        # no larger than kenning stores (oversize_reason): the metadata's size is checked
+        # by _metadata_decodes, which passes only a short one
+        f"length(CAST(content AS BLOB)) <= {MAX_CONTENT_BYTES}",
         *(f"typeof({c}) = 'text'" for c in ("group_id", "content_hash")),
         "(source IS NULL OR typeof(source) = 'text')",
         _timestamp_decodes("stored_at"),
