@@ -1189,3 +1189,38 @@ def test_a_note_at_the_largest_sizes_kenning_stores_is_read(store: MemoryStore) 
     assert export_memories(store, io.StringIO()).exported == 1
     assert not store.backend.damaged_rows()
     assert run_doctor(cwd=store.project.root).check("rows").status == "ok"
+
+
+@pytest.mark.parametrize(
+    "damaged",
+    ["content-oversized", "metadata-oversized", "tags-not-json", "content-blank"],
+    indirect=True,
+)
+def test_an_edit_of_a_damaged_row_says_what_is_wrong_and_the_fix(
+    damaged: tuple[MemoryStore, str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """`kenning edit` of a row every read skips (one larger than kenning stores, red-team
+    F2, or whose fields do not decode) said "no memory with id …; it may have been forgotten
+    already", of a row doctor names: it says the row cannot be edited, why, and the fix
+    (forget it), once, and changes nothing."""
+    from kenning.errors import UnknownMemoryError, UserInputError
+
+    store, bad, kind = damaged
+    caplog.set_level(logging.WARNING)
+    with pytest.raises(UserInputError) as raised:
+        store.update(bad, content="Feature flags are evaluated on the server.")
+    assert not isinstance(raised.value, UnknownMemoryError)
+    message = str(raised.value)
+    assert f"memory {bad} cannot be edited: its {DAMAGE[kind][0]} " in message, message
+    assert "every read skips it" in message and "kenning forget" in message, message
+    assert not _warned(caplog, bad), caplog.text  # (the error says it)
+    with pytest.raises(UnknownMemoryError):  # another project's is not named here
+        store.update(bad, content="Feature flags.", group_id="someone/else")
+    root = store.project.root
+    store.close()
+    if kind == "content-oversized":
+        proc = run_kenning(root, "edit", bad, "--content", "Feature flags are server side.")
+        assert_clean_outcome(proc, "edit")
+        err = proc.stderr.decode()
+        assert proc.returncode == 1 and "cannot be edited: its content is 80,6" in err, err
+        assert "no memory with id" not in err, err

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from .backends.base import Filters, FindsIdsByPrefix, MemoryRecord
+from .backends.base import Filters, FindsIdsByPrefix, MemoryRecord, skip_unsaid
 from .errors import (
     AmbiguousIdError,
     EditConflict,
@@ -319,7 +319,10 @@ class StoreCuration(StoreWrites):
             with self.backend.exclusive():
                 self._check_provenance(stamp=True)  # again under the lock, as _write_batch
                 # Read under the lock: the edit applies to the memory as it is now.
-                found = self.backend.get([memory_id])
+                with skip_unsaid(self.backend, memory_id):  # (said below, if damaged)
+                    found = self.backend.get([memory_id])
+                if not found:
+                    self._refuse_damaged_edit(memory_id, gid)
                 if not found or (gid is not None and found[0].group_id != gid):
                     # another project's memory is not this project's to change (a shared
                     # server holds many projects): it is not found here, as for forget
@@ -439,6 +442,18 @@ class StoreCuration(StoreWrites):
                 None if old is None else old.type,
             )
         return RememberResult(STORED, new.id, None, None, new.collection, new.type, prep.redactions)
+
+    def _refuse_damaged_edit(self, memory_id: str, gid: str | None) -> None:
+        """An edit of a row every read skips (its fields do not decode, or it is larger than
+        kenning stores: another writer's) says so and how to remove it, not "no memory with
+        id …, it may have been forgotten": its fields cannot be read to edit."""
+        for row in self.backend.damaged_rows():
+            if row.id == memory_id and (gid is None or row.group_id == gid):
+                raise UserInputError(
+                    f"memory {memory_id} cannot be edited: its {row.describe()}, so every "
+                    f"read skips it; {row.fix or '`kenning forget` it'} (`kenning doctor` "
+                    "names it and how to keep its text first)"
+                )
 
     def mark_reviewed(
         self,
