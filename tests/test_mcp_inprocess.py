@@ -121,6 +121,38 @@ async def test_a_secret_another_writer_stored_is_not_recalled_into_a_prompt(
     assert aws_key not in text and "hunter2" not in text and github not in text, text
 
 
+async def test_a_note_larger_than_kenning_stores_is_not_served_to_the_agent(
+    client: Client, project: Path
+) -> None:
+    """Red-team F2: another writer of the store left a 2.4 MB note dense with
+    ``password=…`` (kenning stores at most 64 KiB of text a note): hooks_recall and
+    search_memories redacted all of it on every call (seconds). The row is skipped as
+    damaged; the agent gets the project's fix at once."""
+    import time
+
+    fix = "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL mode"
+    assert answer(await call(client, "hooks_remember", content=fix))["success"]
+    dense = ("password=Hy6tB1q9Zx " * 10 + "database is locked ") * 10000
+    conn = sqlite3.connect(project / ".kenning" / "memory.db")  # another tool writing a row
+    conn.execute(
+        "INSERT INTO memories (id, content, collection, type, group_id, stored_at, "
+        "content_hash, source, tags, metadata, embedding) SELECT 'big-1', ?, collection, "
+        "type, group_id, stored_at, 'big-hash', source, tags, metadata, embedding FROM memories",
+        ("ERROR-FIX: database is locked | FIX: " + dense,),
+    )
+    conn.commit()
+    conn.close()
+    started = time.monotonic()
+    found = answer(
+        await call(client, "hooks_recall", query="sqlite3.OperationalError: database is locked")
+    )
+    searched = answer(await call(client, "search_memories", query="database is locked"))
+    assert time.monotonic() - started < 4.0
+    assert [r["content"] for r in found["results"]] == [fix], found
+    assert [r["memory"]["content"] for r in searched["results"]] == [fix], searched
+    assert "big-1" not in json.dumps(found) + json.dumps(searched)
+
+
 async def test_a_null_optional_argument_means_its_default(client: Client) -> None:
     """A client that sends every optional argument, null when it has no value (as ruvector's
     server reads ``args.type || 'general'``), gets the defaults, not a validation error."""
