@@ -25,6 +25,7 @@ from kenning.querybuild import (
     warned_errors,
     without_runtime_words,
 )
+from kenning.render import mark_block_copies, model_json_text
 from kenning.safety import normalise_content
 from kenning.signatures import clean_line, extract_error_signature, line_score, looks_like_error
 from kenning.solution_docs import markdown_heading, parse_solution_doc
@@ -199,6 +200,12 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     # (gh's job and step before a CI log's lines: two tabs and the runner's time)
     "signature: a line of tabs": (extract_error_signature, "x\t" * NOTE + "y"),
     "signature: lines of tabs": (extract_error_signature, "x\tx\tx\t2024-05-01\n" * (NOTE // 20)),
+    # (what an MCP answer marks: a copy of the block's own tags and sentences)
+    "block copies: a bracket and spaces": (mark_block_copies, "<" + " " * NOTE + "/"),
+    "block copies: brackets, slashes, spaces": (mark_block_copies, "< / " * (NOTE // 4)),
+    "block copies: a phrase's words": (mark_block_copies, "Resume normal " * (NOTE // 14)),
+    "block copies: look-alike letters": (mark_block_copies, "R\u0435sume n " * (NOTE // 10)),
+    "block copies: JSON of U+FDD0": (lambda t: model_json_text({t: t}), "\ufdd0<" * (NOTE // 2)),
 }
 
 

@@ -24,9 +24,10 @@ from kenning.mcp_server import (
     KenningTools,
     _safe_and_bounded,
     build_server,
+    structured_copy,
 )
 from kenning.redaction import redact_secrets
-from kenning.render import CUT_CONTEXT_CHARS, cut_message, safe_message, show_unsafe
+from kenning.render import CUT_CONTEXT_CHARS, cut_message, safe_message
 
 from .cli_runner import run_cli
 from .conftest import git, texts_redacted
@@ -67,7 +68,7 @@ async def ok(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     result = await call(client, tool, **arguments)
     data = result.structured_content
     assert isinstance(data, dict)
-    assert show_unsafe(answer(result)) == data
+    assert structured_copy(answer(result)) == data
     return data
 
 

@@ -40,7 +40,10 @@ The store of each project is opened once, lazily, and kept open; the model is lo
 first ``hooks_remember`` creates it. An optional argument sent as ``null`` means its
 default. Failures (a :class:`~kenning.errors.KenningError`, bad arguments) are tool errors
 (``isError``) with a readable message; arguments the SDK's validation refuses are named
-with what was sent (short and escaped) and what they take (:func:`_argument_error`). The
+with what was sent (short and escaped) and what they take (:func:`_argument_error`).
+Stored text is shown outside the fenced block in every answer: each copy of the block's
+own tags and sentences there is marked, in the JSON text and the structured copy (which
+Claude Code and Codex give the model), as :func:`structured_copy` says. The
 tools run on worker threads; the store is thread-safe. Logs go to stderr only; the SDK
 points fd 1 at stderr while serving, so nothing but protocol reaches stdout.
 
@@ -84,11 +87,12 @@ from . import config, protocol
 from .errors import KenningError, StoreNotFound, UnknownMemoryError, UserInputError
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
 from .render import (
-    escape_unsafe_json,
+    mark_block_copies,
+    model_json_text,
     redacted_traceback,
     safe_bounded_message,
     safe_message,
-    show_unsafe,
+    show_to_model,
 )
 from .store import MemoryStore, NewMemory, open_store
 from .store_write import DEFAULT_TYPE
@@ -309,30 +313,53 @@ def _tool_errors(func: F) -> F:
 
 def _safe_and_bounded(message: str, budget: int = ERROR_CHAR_BUDGET) -> str:
     """``message`` made safe and cut to about ``budget`` characters, cut before it is
-    redacted when long (:func:`~kenning.render.safe_bounded_message`)."""
-    return safe_bounded_message(message, budget)
+    redacted when long (:func:`~kenning.render.safe_bounded_message`), a copy of the fenced
+    block's own tags or sentences in what it quotes marked as in an answer."""
+    return mark_block_copies(safe_bounded_message(message, budget))
+
+
+#: The answer's fields that hold the fenced block itself (hooks_recall's "fenced"): its own
+#: tags and sentences stay as they are there, and only there.
+THE_BLOCK = frozenset({"fenced"})
+
+
+def structured_copy(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool answer's structured content for ``data`` (plain JSON data): what Claude Code
+    and Codex give the model (serialised as JSON, which escapes no ``<``): every string,
+    keys too, with the characters that are invisible or reorder text written out as the
+    visible text of their escapes, and with each copy of the fenced block's own tags and
+    sentences (``</reflexion_context>``, "Resume normal behavior", also in look-alike
+    brackets and letters) marked, its first character written so (``\\u003c/reflexion_context>``),
+    but in the block itself (:data:`THE_BLOCK`): stored text cannot end the block or say
+    its closing line anywhere in the answer (inj7 F3)."""
+    return dict(show_to_model(data, THE_BLOCK))
+
+
+def _answer_text(data: Mapping[str, Any]) -> str:
+    """The JSON text of a tool answer for ``data`` (plain JSON data), which other clients
+    give the model: invisible characters and the first character of each copy of the
+    block's own tags and sentences written as ``\\u`` escapes, the same data to a parser."""
+    return model_json_text(data, THE_BLOCK)
 
 
 def _tool_result(data: Any) -> Any:
-    """A tool's answer: the JSON text the model reads, with every character that is invisible
-    or reorders text (bidi and other format controls, Unicode tag characters, variation
-    selectors and the other default-ignorable characters, C1 controls)
-    written as its ``\\u`` escape — stored text cannot smuggle unseen instructions through
-    it — and the same data as structured content, those characters written out there as
-    the visible text of their escapes (a client may give it to the model as it is)."""
+    """A tool's answer: the JSON text (:func:`_answer_text`) and the same data as structured
+    content (:func:`structured_copy`); a model may be given either, so neither holds a
+    character hidden from a reader or a copy of the fenced block's own tags or sentences
+    that reads as the block's own."""
     if not isinstance(data, dict):
         return data
-    text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
+    plain = json.loads(json.dumps(data, ensure_ascii=False, default=str))
     return CallToolResult(
-        content=[TextContent(type="text", text=escape_unsafe_json(text))],
-        structured_content=show_unsafe(json.loads(text)),
+        content=[TextContent(type="text", text=_answer_text(plain))],
+        structured_content=structured_copy(plain),
     )
 
 
 def _answer_chars(data: Mapping[str, Any]) -> int:
     """How many characters the JSON text of ``data``'s answer holds (as :func:`_tool_result`
     writes it)."""
-    return len(escape_unsafe_json(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
+    return len(_answer_text(json.loads(json.dumps(data, ensure_ascii=False, default=str))))
 
 
 def _left_out(count: int, how: str, budget: int = ANSWER_CHAR_BUDGET) -> str:

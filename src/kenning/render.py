@@ -29,7 +29,7 @@ import json
 import math
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,8 @@ __all__ = [
     "escape_unsafe_json",
     "escape_xml_text",
     "escaped_line",
+    "mark_block_copies",
+    "model_json_text",
     "other_projects_line",
     "redacted_text_start",
     "redaction_counts",
@@ -72,6 +74,7 @@ __all__ = [
     "safe_message_start",
     "sanitise_for_terminal",
     "sanitise_for_xml",
+    "show_to_model",
     "show_unsafe",
     "shown_escaped",
     "stale_line",
@@ -173,6 +176,11 @@ _BRACKET_LOOKALIKES = (
     "\u2af7-\u2afa\u2b43\u2bc7-\u2bc8\u3008-\u300b\ufe3d-\ufe40\ufe64-\ufe65\uff1c\uff1e"
 )
 
+#: Canadian syllabics po/pa, runic kauna: Go "generics" look-alikes of ``<`` and ``>``.
+_CANADIAN_RUNIC = "\u1433\u1438\u16b2"
+#: Look-alikes of ``/``: the division, big, fraction and full-width slashes and the like.
+_SLASH_LOOKALIKES = "\u2215\u29f8\u2044\uff0f\u27cb\u2571"
+
 #: Look-alikes of ``<``, ``>`` and ``/`` and invisible or reordering characters (every
 #: format control, \p{Cf}, and every default-ignorable one: the combining grapheme joiner,
 #: variation selectors, Hangul fillers, which a note could hide inside a copy of the block's
@@ -181,9 +189,9 @@ _BRACKET_LOOKALIKES = (
 _NEUTRALISE = regex.compile(
     r"\p{Cf}|\p{Default_Ignorable_Code_Point}|["
     + _BRACKET_LOOKALIKES
-    + "\u2215\u29f8\u2044\uff0f\u27cb\u2571"  # division, big, fraction, full-width slashes
-    "\u1433\u1438\u16b2"  # Canadian syllabics po/pa, runic kauna (Go "generics" look-alikes)
-    "\u202a-\u202e\u2066-\u2069\u200e\u200f"  # bidi embeddings, overrides, isolates, marks
+    + _SLASH_LOOKALIKES
+    + _CANADIAN_RUNIC
+    + "\u202a-\u202e\u2066-\u2069\u200e\u200f"  # bidi embeddings, overrides, isolates, marks
     "\U000e0000-\U000e007f"  # tag characters (invisible ASCII smuggling)
     "]"
 )
@@ -946,6 +954,171 @@ def show_unsafe(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [show_unsafe(v) for v in value]
     return value
+
+
+#: The elements of the block :func:`render_xml` writes: a tag of one of them in stored text
+#: shown outside the block (an MCP answer's copy of a note) reads as the block's own.
+_BLOCK_ELEMENTS = ("reflexion_context", "advisory", "finding", "content", "read_in_part")
+#: Such a tag as a note may write it: ``<`` or a look-alike, a slash or a look-alike or none,
+#: spaces as it likes, its letters read through :func:`_as_latin`; the block's own name in
+#: any case, the others as the block writes them (code says ``Option<Finding>``,
+#: ``<Content />``). Read in :func:`_folded_for_copies`' text, where look-alikes are ``<``
+#: and ``/``.
+_BLOCK_TAGS = regex.compile(
+    r"<\s*+(?:/\s*+)?(?:(?i:"
+    + _BLOCK_ELEMENTS[0]
+    + ")|"
+    + "|".join(_BLOCK_ELEMENTS[1:])
+    + r")(?![\w-])"
+)
+#: Look-alike letters as :func:`_as_latin` reads them, and look-alikes of ``<``/``>`` and
+#: ``/`` as ``<`` and ``/``: one character for one.
+_COPY_FOLD: dict[int, str] = {}
+
+
+def _class_chars(spec: str) -> list[str]:
+    """The characters of a character class's text such as :data:`_BRACKET_LOOKALIKES`."""
+    chars: list[str] = []
+    i = 0
+    while i < len(spec):
+        if i + 2 < len(spec) and spec[i + 1] == "-":
+            chars.extend(chr(c) for c in range(ord(spec[i]), ord(spec[i + 2]) + 1))
+            i += 3
+        else:
+            chars.append(spec[i])
+            i += 1
+    return chars
+
+
+def _folded_for_copies(text: str) -> str:
+    """``text`` as :data:`_BLOCK_TAGS` and :data:`_OWN_LINES` read it (:data:`_COPY_FOLD`)."""
+    if text.isascii():
+        return text
+    if not _COPY_FOLD:
+        _as_latin("")  # builds _LETTER_FOLD
+        fold = dict(_LETTER_FOLD)
+        fold.update((ord(c), "<") for c in _class_chars(_BRACKET_LOOKALIKES + _CANADIAN_RUNIC))
+        fold.update((ord(c), "/") for c in _SLASH_LOOKALIKES)
+        _COPY_FOLD.update(fold)
+    return text.translate(_COPY_FOLD)
+
+
+def _unicode_escape(char: str) -> str:
+    """``char``'s JSON escape, ``\\u003c`` (a surrogate pair past U+FFFF), ASCII too."""
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def _block_copy_starts(text: str) -> list[int]:
+    """Where ``text`` starts a copy of the block's own tags (:data:`_BLOCK_TAGS`) or
+    sentences (:data:`_OWN_LINES`), also in look-alike brackets, slashes and letters: the
+    characters the block escapes or marks (:func:`_mark_own_lines`)."""
+    folded = _folded_for_copies(text)
+    starts = [m.start() for m in _BLOCK_TAGS.finditer(folded)] if "<" in folded else []
+    starts += (m.start() for m in _OWN_LINES.finditer(folded))
+    return sorted(starts)
+
+
+def _write_marked(
+    text: str, starts: Sequence[int], mark: Callable[[str], str], rest: Callable[[str], str]
+) -> str:
+    """``text`` with the character at each of ``starts`` written by ``mark``, the others by
+    ``rest``."""
+    out: list[str] = []
+    pos = 0
+    for start in starts:
+        out.append(rest(text[pos:start]))
+        out.append(mark(text[start]))
+        pos = start + 1
+    out.append(rest(text[pos:]))
+    return "".join(out)
+
+
+def _as_is(text: str) -> str:
+    return text
+
+
+def mark_block_copies(text: str, write: Callable[[str], str] = _unicode_escape) -> str:
+    """``text`` with the first character of each copy of the block's own tags and sentences
+    written by ``write``, by default as the visible text of its JSON escape
+    (``\\u003c/reflexion_context>``, ``\\u0052esume normal behavior``): the same words to a
+    reader, never the block's own."""
+    starts = _block_copy_starts(text)
+    return _write_marked(text, starts, write, _as_is) if starts else text
+
+
+def show_to_model(value: Any, keep: frozenset[str] = frozenset()) -> Any:
+    """``value`` (JSON-shaped data) as :func:`show_unsafe` writes it, and each copy of the
+    block's own tags and sentences in its strings, keys too, marked
+    (:func:`mark_block_copies`): the structured copy of a tool answer, which Claude Code and
+    Codex hand the model serialised as JSON (that escapes no ``<``). The values of the
+    top-level keys in ``keep`` (the block itself) are only shown, not marked."""
+    if isinstance(value, Mapping):
+        return {
+            _shown_marked(k): (show_unsafe(v) if k in keep else show_to_model(v))
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [show_to_model(v) for v in value]
+    if isinstance(value, str):
+        return _shown_marked(value)
+    return value
+
+
+def _shown_marked(text: str) -> str:
+    return show_unsafe(mark_block_copies(text))
+
+
+#: Stands, in JSON text being written, before a character to write as its escape (and
+#: doubled for itself): a noncharacter, which :func:`json.dumps` writes as it is.
+_ESCAPE_NEXT = "\ufdd0"
+_ESCAPED_NEXT = re.compile(_ESCAPE_NEXT + "(.)", re.DOTALL)
+
+
+def _with_escapes_marked(value: Any, keep: frozenset[str] = frozenset(), mark: bool = True) -> Any:
+    """``value`` with :data:`_ESCAPE_NEXT` before each character to escape (each of its own
+    doubled); the values of the top-level keys in ``keep`` without marks."""
+    if isinstance(value, Mapping):
+        return {
+            _escape_marked(k, mark): _with_escapes_marked(v, mark=mark and k not in keep)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_with_escapes_marked(v, mark=mark) for v in value]
+    if isinstance(value, str):
+        return _escape_marked(value, mark)
+    return value
+
+
+def _escape_marked(text: str, mark: bool) -> str:
+    starts = _block_copy_starts(text) if mark else []
+    if not starts and _ESCAPE_NEXT not in text:
+        return text
+    return _write_marked(text, starts, _escape_next, _escape_nexts_doubled)
+
+
+def _escape_next(char: str) -> str:
+    return _ESCAPE_NEXT + char
+
+
+def _escape_nexts_doubled(text: str) -> str:
+    return text.replace(_ESCAPE_NEXT, _ESCAPE_NEXT * 2)
+
+
+def model_json_text(value: Any, keep: frozenset[str] = frozenset()) -> str:
+    """``value`` (JSON-shaped data) as JSON text (indent 2, ``ensure_ascii=False``) that a
+    model may read: :func:`escape_unsafe_json`'s escapes, and the first character of each
+    copy of the block's own tags and sentences in a string, a key too, written as its
+    ``\\uXXXX`` escape (``"\\u003c/reflexion_context>"``): the same data to a parser. The
+    values of the top-level keys in ``keep`` (the block itself) are written as they are."""
+    text = json.dumps(_with_escapes_marked(value, keep), ensure_ascii=False, indent=2)
+    text = escape_unsafe_json(text)
+    if _ESCAPE_NEXT not in text:
+        return text
+    return _ESCAPED_NEXT.sub(lambda m: _unicode_escape(m[1]), text)
 
 
 def _json_default(obj: Any) -> Any:
