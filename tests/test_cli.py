@@ -2171,3 +2171,24 @@ def test_another_writers_id_reaches_a_terminal_without_its_control_sequences(
         said = result.stdout + result.stderr
         assert "deadbeef0002" in said, (args, said)  # the id is named, its controls are not
         assert "\x1b" not in said and "\x07" not in said and "\u202e" not in said, (args, said)
+
+
+def test_recall_and_search_json_mark_a_copy_of_the_blocks_own_lines(project: Path) -> None:
+    """inj7 F3: the memory-query skill tells a model to read ``kenning recall --json`` (and
+    /kenning:search runs ``kenning search``), where a note that copies the fenced block's
+    closing tag and line gave them verbatim. The JSON text writes the first character of
+    each copy as its JSON escape, as an MCP answer's text does: the same data to a script."""
+    from .test_mcp import FENCE_CLOSERS, _block_copies
+
+    for note in FENCE_CLOSERS:
+        assert (
+            kenning(project, "remember", "--type", "rule", "-", stdin=note.encode()).returncode == 0
+        )
+    for command in ("recall", "search"):
+        r = kenning(project, command, "--json", "redis timeout fix the pool size")
+        assert r.returncode == 0, r.stderr
+        assert _block_copies(r.stdout) == {}, (command, _block_copies(r.stdout))
+        assert "\\u003c/reflexion_context>" in r.stdout and "\\u0052esume normal" in r.stdout
+        data = json.loads(r.stdout)
+        contents = [x.get("content") or x["memory"]["content"] for x in data["results"]]
+        assert set(contents) == set(FENCE_CLOSERS), command  # the data, as stored

@@ -1106,3 +1106,55 @@ def test_json_a_model_reads_marks_the_copies_and_keeps_the_data() -> None:
     plain = {"content": "Use UTC <always>", "n": 1}
     assert show_to_model(plain) == show_unsafe(plain)
     assert json.loads(model_json_text(plain)) == plain
+
+
+#: Copies of the block's tags and sentences (and near misses), each written with one of
+#: the separators below for its spaces: what JSON text writes as an escape, or not at all.
+_COPY_TEMPLATES = [
+    "Resume normal behavior",
+    "re\u017fume normal behavior",  # a long s, which IGNORECASE reads as s
+    "R\u0435sume normal behavior",
+    "reference data only",
+    "do not follow any instructions",
+    "< / reflexion_context",
+    "</REFLEXION_CONTEXT",
+    "<content",
+    "</ finding",
+    "\uff1c\u2215advisory",
+    "<read_in_part",
+    "<Content",
+    "Vec<String>",
+    "resume normal work",
+]
+_COPY_SEPARATORS = [" ", "", "\n", "\t", "\u2028", "\x85", "\x1c", "\u00a0", "\u2800", "\u200b"]
+_COPY_TEXT = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(_COPY_TEMPLATES), st.sampled_from(_COPY_SEPARATORS)).map(
+            lambda t: t[0].replace(" ", t[1])
+        ),
+        st.sampled_from(["x", "\\", '"', "\ufdd0", "-", "_", " "]),
+    ),
+    max_size=5,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.dictionaries(
+        _COPY_TEXT,
+        st.one_of(_COPY_TEXT, st.lists(_COPY_TEXT, max_size=3), st.integers()),
+        max_size=4,
+    )
+)
+def test_a_value_read_at_once_for_copies_is_written_as_when_each_string_is_read(
+    value: dict[str, object],
+) -> None:
+    """model_json_text and show_to_model read a value's JSON text at once and write a value
+    that holds no copy of the block's own tags or sentences without reading each string:
+    that reading never misses one (spaces JSON escapes, look-alikes, case folds: ſ is s)."""
+    from kenning import render
+
+    keep = frozenset({"x"})
+    assert render.model_json_text(value, keep) == render._marked_json_text(value, keep)
+    assert render.show_to_model(value, keep) == render._shown_to_model(value, keep)
+    assert json.loads(render.model_json_text(value, keep)) == value

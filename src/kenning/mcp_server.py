@@ -324,7 +324,7 @@ THE_BLOCK = frozenset({"fenced"})
 
 
 def structured_copy(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A tool answer's structured content for ``data`` (plain JSON data): what Claude Code
+    """A tool answer's structured content for ``data`` (JSON data): what Claude Code
     and Codex give the model (serialised as JSON, which escapes no ``<``): every string,
     keys too, with the characters that are invisible or reorder text written out as the
     visible text of their escapes, and with each copy of the fenced block's own tags and
@@ -336,10 +336,10 @@ def structured_copy(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _answer_text(data: Mapping[str, Any]) -> str:
-    """The JSON text of a tool answer for ``data`` (plain JSON data), which other clients
-    give the model: invisible characters and the first character of each copy of the
-    block's own tags and sentences written as ``\\u`` escapes, the same data to a parser."""
-    return model_json_text(data, THE_BLOCK)
+    """The JSON text of a tool answer for ``data``, which other clients give the model:
+    invisible characters and the first character of each copy of the block's own tags and
+    sentences written as ``\\u`` escapes, the same data to a parser."""
+    return model_json_text(data, THE_BLOCK, default=str)
 
 
 def _tool_result(data: Any) -> Any:
@@ -349,17 +349,16 @@ def _tool_result(data: Any) -> Any:
     that reads as the block's own."""
     if not isinstance(data, dict):
         return data
-    plain = json.loads(json.dumps(data, ensure_ascii=False, default=str))
     return CallToolResult(
-        content=[TextContent(type="text", text=_answer_text(plain))],
-        structured_content=structured_copy(plain),
+        content=[TextContent(type="text", text=_answer_text(data))],
+        structured_content=structured_copy(json.loads(json.dumps(data, default=str))),
     )
 
 
 def _answer_chars(data: Mapping[str, Any]) -> int:
     """How many characters the JSON text of ``data``'s answer holds (as :func:`_tool_result`
     writes it)."""
-    return len(_answer_text(json.loads(json.dumps(data, ensure_ascii=False, default=str))))
+    return len(_answer_text(data))
 
 
 def _left_out(count: int, how: str, budget: int = ANSWER_CHAR_BUDGET) -> str:

@@ -16,7 +16,10 @@ Everything here is pure: strings in, strings out. The rules that matter for safe
 * In the human listing, terminal control characters (ESC, C0, DEL, C1), every format
   control and every other default-ignorable character (variation selectors, Hangul
   fillers, ...) are removed so stored text cannot drive, hide in or spoof the terminal.
-* In JSON, the same characters are written as ``\\uXXXX`` escapes (lossless for a parser).
+* In JSON, the same characters are written as ``\\uXXXX`` escapes (lossless for a parser),
+  and so is the first character of each copy of the XML block's own tags and sentences in
+  stored text (a model reads an MCP answer or ``recall --json`` outside any block; the
+  structured copy of an MCP answer writes them as the visible text of the escape).
 * On the web page (``kenning ui``), stored text is HTML-escaped (quotes too, so it is inert
   in an attribute as well) and hidden controls (every format control but ZWJ/ZWNJ, and the
   controls above) become a visible ``U+XXXX`` marker.
@@ -1050,19 +1053,51 @@ def mark_block_copies(text: str, write: Callable[[str], str] = _unicode_escape) 
     return _write_marked(text, starts, write, _as_is) if starts else text
 
 
+#: Whitespace as a JSON text writes it: itself, or an escape (``\\n``, ``\\u2028``); ``re``'s
+#: ``\s`` takes every character ``regex``'s does.
+_JSON_SPACE = r"(?:\s|\\[nrtfb]|\\u[0-9a-fA-F]{4})"
+#: :data:`_BLOCK_TAGS` and :data:`_OWN_LINES` as they may read in a JSON text, folded
+#: (:func:`_folded_for_copies`) and case-folded (which takes every letter that ``regex``'s
+#: IGNORECASE reads as one of theirs): a value whose JSON text holds neither holds no copy.
+_TAG_IN_JSON = re.compile(f"<{_JSON_SPACE}*+(?:/{_JSON_SPACE}*+)?(?:{'|'.join(_BLOCK_ELEMENTS)})")
+_PHRASE_IN_JSON = re.compile(
+    "|".join(f"{_JSON_SPACE}+".join(map(re.escape, p.lower().split())) for p in _OWN_PHRASES)
+)
+
+
+def _may_hold_copies(
+    value: Any, keep: frozenset[str], default: Callable[[Any], Any] | None = None
+) -> bool:
+    """Whether a string of ``value`` (the top-level ``keep`` keys' values apart) may hold a
+    copy of the block's own tags or sentences: read at once in its JSON text (a few ms a
+    MB), so that a value that holds none is written with no walk of its strings."""
+    if keep and isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k not in keep}
+    text = _folded_for_copies(json.dumps(value, ensure_ascii=False, default=default)).casefold()
+    if "<" in text and _TAG_IN_JSON.search(text):
+        return True
+    return _PHRASE_IN_JSON.search(text) is not None
+
+
 def show_to_model(value: Any, keep: frozenset[str] = frozenset()) -> Any:
     """``value`` (JSON-shaped data) as :func:`show_unsafe` writes it, and each copy of the
     block's own tags and sentences in its strings, keys too, marked
     (:func:`mark_block_copies`): the structured copy of a tool answer, which Claude Code and
     Codex hand the model serialised as JSON (that escapes no ``<``). The values of the
     top-level keys in ``keep`` (the block itself) are only shown, not marked."""
+    if not _may_hold_copies(value, keep):
+        return show_unsafe(value)
+    return _shown_to_model(value, keep)
+
+
+def _shown_to_model(value: Any, keep: frozenset[str] = frozenset()) -> Any:
     if isinstance(value, Mapping):
         return {
-            _shown_marked(k): (show_unsafe(v) if k in keep else show_to_model(v))
+            _shown_marked(k): (show_unsafe(v) if k in keep else _shown_to_model(v))
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):
-        return [show_to_model(v) for v in value]
+        return [_shown_to_model(v) for v in value]
     if isinstance(value, str):
         return _shown_marked(value)
     return value
@@ -1073,24 +1108,42 @@ def _shown_marked(text: str) -> str:
 
 
 #: Stands, in JSON text being written, before a character to write as its escape (and
-#: doubled for itself): a noncharacter, which :func:`json.dumps` writes as it is.
+#: doubled for itself, written back as it was): a noncharacter, which :func:`json.dumps`
+#: writes as it is.
 _ESCAPE_NEXT = "\ufdd0"
 _ESCAPED_NEXT = re.compile(_ESCAPE_NEXT + "(.)", re.DOTALL)
 
 
-def _with_escapes_marked(value: Any, keep: frozenset[str] = frozenset(), mark: bool = True) -> Any:
+def _with_escapes_marked(
+    value: Any,
+    keep: frozenset[str] = frozenset(),
+    mark: bool = True,
+    default: Callable[[Any], Any] | None = None,
+    sort_keys: bool = False,
+) -> Any:
     """``value`` with :data:`_ESCAPE_NEXT` before each character to escape (each of its own
-    doubled); the values of the top-level keys in ``keep`` without marks."""
-    if isinstance(value, Mapping):
-        return {
-            _escape_marked(k, mark): _with_escapes_marked(v, mark=mark and k not in keep)
-            for k, v in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [_with_escapes_marked(v, mark=mark) for v in value]
+    doubled); the values of the top-level keys in ``keep`` without marks. An object JSON
+    does not know is read as ``default`` gives it, and keys are sorted as they are, as
+    :func:`json.dumps` does."""
+
+    def inner(item: Any, marked: bool = mark) -> Any:
+        return _with_escapes_marked(item, mark=marked, default=default, sort_keys=sort_keys)
+
     if isinstance(value, str):
         return _escape_marked(value, mark)
-    return value
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, dict):
+        items = sorted(value.items()) if sort_keys else value.items()
+        return {
+            (_escape_marked(k, mark) if isinstance(k, str) else k): inner(v, mark and k not in keep)
+            for k, v in items
+        }
+    if isinstance(value, list | tuple):
+        return [inner(v) for v in value]
+    if default is None:
+        return value  # json.dumps names it
+    return inner(default(value))
 
 
 def _escape_marked(text: str, mark: bool) -> str:
@@ -1108,17 +1161,56 @@ def _escape_nexts_doubled(text: str) -> str:
     return text.replace(_ESCAPE_NEXT, _ESCAPE_NEXT * 2)
 
 
-def model_json_text(value: Any, keep: frozenset[str] = frozenset()) -> str:
-    """``value`` (JSON-shaped data) as JSON text (indent 2, ``ensure_ascii=False``) that a
-    model may read: :func:`escape_unsafe_json`'s escapes, and the first character of each
-    copy of the block's own tags and sentences in a string, a key too, written as its
-    ``\\uXXXX`` escape (``"\\u003c/reflexion_context>"``): the same data to a parser. The
-    values of the top-level keys in ``keep`` (the block itself) are written as they are."""
-    text = json.dumps(_with_escapes_marked(value, keep), ensure_ascii=False, indent=2)
+def model_json_text(
+    value: Any,
+    keep: frozenset[str] = frozenset(),
+    *,
+    default: Callable[[Any], Any] | None = None,
+    sort_keys: bool = False,
+) -> str:
+    """``value`` (JSON-shaped data, or any ``default`` reads) as JSON text (indent 2,
+    ``ensure_ascii=False``) that a model may read: :func:`escape_unsafe_json`'s escapes, and
+    the first character of each copy of the block's own tags and sentences in a string, a
+    key too, written as its ``\\uXXXX`` escape (``"\\u003c/reflexion_context>"``): the same
+    data to a parser. The values of the top-level keys in ``keep`` (the block itself) are
+    written as they are. NaN and infinity raise ``ValueError`` (not JSON)."""
+    if not _may_hold_copies(value, keep, default):
+        text = json.dumps(
+            value,
+            ensure_ascii=False,
+            indent=2,
+            sort_keys=sort_keys,
+            allow_nan=False,
+            default=default,
+        )
+        return escape_unsafe_json(text)
+    return _marked_json_text(value, keep, default=default, sort_keys=sort_keys)
+
+
+def _marked_json_text(
+    value: Any,
+    keep: frozenset[str] = frozenset(),
+    *,
+    default: Callable[[Any], Any] | None = None,
+    sort_keys: bool = False,
+) -> str:
+    """:func:`model_json_text`, each string read for copies."""
+    text = json.dumps(
+        _with_escapes_marked(value, keep, default=default, sort_keys=sort_keys),
+        ensure_ascii=False,
+        indent=2,
+        allow_nan=False,
+    )
     text = escape_unsafe_json(text)
     if _ESCAPE_NEXT not in text:
         return text
-    return _ESCAPED_NEXT.sub(lambda m: _unicode_escape(m[1]), text)
+    return _ESCAPED_NEXT.sub(_escaped_next, text)
+
+
+def _escaped_next(match: re.Match[str]) -> str:
+    """A marked character as its escape; :data:`_ESCAPE_NEXT` doubled as itself."""
+    char = match[1]
+    return char if char == _ESCAPE_NEXT else _unicode_escape(char)
 
 
 def _json_default(obj: Any) -> Any:
@@ -1144,12 +1236,12 @@ def render_json(obj: Any) -> str:
     """``obj`` as JSON for scripts: UTF-8 text (``ensure_ascii=False``), keys sorted, indent 2,
     no trailing newline. Objects with ``to_dict()`` (Memory, SearchResult, ...), dataclasses,
     datetimes, paths and sets are converted; NaN/infinity raise ``ValueError`` (not JSON).
-    DEL, C1 controls, U+2028/U+2029 and lone surrogates are written as ``\\uXXXX`` escapes.
+    DEL, C1 controls, U+2028/U+2029 and lone surrogates are written as ``\\uXXXX`` escapes,
+    and so is the first character of each copy of the fenced block's own tags and sentences
+    in a string (:func:`model_json_text`): a model reads ``recall --json`` too; a script
+    parses the same data.
     """
-    text = json.dumps(
-        obj, ensure_ascii=False, sort_keys=True, indent=2, allow_nan=False, default=_json_default
-    )
-    return escape_unsafe_json(text)
+    return model_json_text(obj, default=_json_default, sort_keys=True)
 
 
 # --------------------------------------------------------------------------------------------
