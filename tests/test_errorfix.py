@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -579,6 +580,31 @@ def test_two_cargo_tests_failing_an_assert_eq_are_two_errors() -> None:
     ) == error_fingerprint(
         "thread 'worker-12' panicked at src/pool.rs:40:9: called `Option::unwrap()` on a `None`"
     )
+
+
+_RS = Path(__file__).parent / "data" / "rs_test_reports"
+
+
+@pytest.mark.parametrize("test", ["login_returns_200", "sums_the_prices", "parses_an_empty_cart"])
+def test_a_panic_is_known_by_its_message_whichever_rust_printed_it(test: str) -> None:
+    """Rust 1.95's panic names its thread's id too (``thread 'tests::x' (1193) panicked at``,
+    real ``cargo test`` output): the panic was no signature's (read ``test tests::x ...
+    FAILED``, every failed test's line), and an entry stored with it was fingerprinted with
+    the id and the test's name masked. Now it is the panic, as older Rust's, one fingerprint
+    whatever the id."""
+    text = (_RS / f"cargo-{test}.txt").read_text()
+    assert re.search(r"^thread '[^']+' \(\d+\) panicked at ", text, re.M)
+    older = re.sub(r"(thread '[^']+') \(\d+\)", r"\1", text)
+    signature = extract_error_signature(text)
+    assert signature.startswith(f"thread 'tests::{test}' panicked at src/lib.rs:"), signature
+    assert signature == extract_error_signature(older)
+    header = next(line for line in text.splitlines() if line.startswith("thread "))
+    message = text.splitlines()[text.splitlines().index(header) + 1]
+    entry = parse_error_fix(f"ERROR-FIX: {header} {message} | FIX: x")
+    assert entry is not None
+    assert error_fingerprint(entry.signature) == error_fingerprint(signature)
+    assert f"tests::{test}" in error_fingerprint(entry.signature)
+    assert looks_like_error(f"{header}\n{message}")
 
 
 GO_TEST = """\

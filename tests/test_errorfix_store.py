@@ -918,6 +918,8 @@ FINGERPRINT_RULES_PROBES = {
     # what a jest test threw is named by the test; vitest's project, "|unit|", is left out.
     # Three commits, one unreleased version)
     31: "1fc3c688b4d4f19b",
+    # (32: recent Rust's thread id in a panic, "thread 'main' (1193) panicked", is left out)
+    32: "da3e76e8b0f89ea8",
 }
 
 
@@ -992,6 +994,11 @@ def _fingerprint_probe() -> str:
         "FAIL src/cart.test.js > cart > sums the prices: AssertionError: expected 6 to be 5",
         (JS_REPORTS / "jest-empty_cart.txt").read_text(),  # (what a jest test threw, named)
         (JS_REPORTS / "vitest-project.txt").read_text(),  # (vitest's project left out)
+    ]
+    raw += [  # (rules 32: recent Rust's thread id in a panic is left out)
+        "thread 'tests::login_returns_200' (1193) panicked at src/lib.rs:20:9:\n"
+        "assertion `left == right` failed",
+        "thread 'main' (4071) panicked at src/main.rs:4:5: index out of bounds",
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):

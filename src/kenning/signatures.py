@@ -472,6 +472,11 @@ _DANGLING = lazy(
 #: so that the message is not masked as a quoted name and both versions give one signature).
 _PANIC_HEADER = lazy(r"^thread\s+'[^'\n]*'\s+panicked\s+at\s+\S+:$")
 _PANIC_QUOTED = lazy(r"^(thread\s+'[^'\n]*'\s+panicked\s+at\s+)'(.*)',\s+(\S+:\d+:\d+)$")
+#: Recent Rust (1.95 here) names the thread by its id too (``thread 'tests::adds' (1193)
+#: panicked at``), which every run changes: left out, so that a panic is one error whichever
+#: Rust printed it.
+PANIC_THREAD_ID = r"^(thread\s+'[^'\n]*')\s+\(\d{1,20}\)(?=\s+panicked\b)"
+_PANIC_THREAD_ID = lazy(PANIC_THREAD_ID)
 #: miette (uv, oxlint, turbo) draws an error's cause under it: ``  ╰─▶ Because …``.
 _CAUSE = lazy(r"^[\s│]*╰─+▶\s*")
 #: CMake says where an error is (``CMake Error at CMakeLists.txt:5 (find_package):``) and what
@@ -704,7 +709,7 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
                 prev, prev_score, prev_exc = out[at]
                 out[at] = (f"{prev}: {symbol.group(1)}", prev_score, prev_exc)
                 continue
-        line = _PANIC_QUOTED.sub(r"\1\3: \2", line)
+        line = _PANIC_QUOTED.sub(r"\1\3: \2", _PANIC_THREAD_ID.sub(r"\1", line, count=1))
         if "--->" in line:  # .NET's innermost exception
             line = line[max((m.end() for m in _DOTNET_INNER.finditer(line)), default=0) :]
         cause = _NODE_CAUSE.match(line)
@@ -1607,7 +1612,7 @@ _LOOKS_LIKE_ERROR_SOURCE = r"""(?:
     | ^[^\S\n]*\d+:\d+\s+error\s                         # eslint
     | ^go:\s
     | \b(?:Uncaught|Unhandled)\b
-    | \bthread\s'[^'\n]*'\spanicked\sat\b                 # Rust
+    | \bthread\s'[^'\n]*'\s(?:\(\d+\)\s)?panicked\sat\b     # Rust
     | ^[^\S\n]*---\sFAIL:\s                             # go test
     | ^[^\S\n]*(?:FAILED|ERROR)\s\S+::\S                  # pytest's short summary
     | ^E\s{2,}(?:assert\s|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b)  # pytest's E line
