@@ -2497,7 +2497,7 @@ def test_an_exception_whose_message_names_another_error_is_asked_whole(store: Me
     assert json.loads(r.stdout)["results"][0]["id"] == own.id, r.stdout
 
 
-@pytest.mark.parametrize("runner", ["vitest", "jest", "pytest"])
+@pytest.mark.parametrize("runner", ["vitest", "jest", "pytest", "cargo", "go", "mocha"])
 def test_each_failed_test_of_a_run_finds_its_exact_fix(
     store: MemoryStore, project: Path, runner: str
 ) -> None:
@@ -2509,9 +2509,37 @@ def test_each_failed_test_of_a_run_finds_its_exact_fix(
     ``recall --errors "$(kenning query error -)"`` and the prompt hook's queries."""
     from kenning.hooks.claude_code import prompt_recall_queries
 
-    from .test_querybuild import _JEST_RUN, _JS, _PY, _VITEST_RUN
+    from .test_querybuild import _GO, _JEST_RUN, _JS, _PY, _RS, _VITEST_RUN
 
-    if runner == "pytest":
+    # (cargo 1.95's, go 1.19's and mocha 12's, each test's own output alone: stored as its
+    # signature, in the order the run asks them, its signature's first)
+    tests = ("login_returns_200", "parses_an_empty_cart", "sums_the_prices")
+    alone = {
+        "cargo": (
+            [_RS / "cargo-all.txt", _RS / "cargo-all-q.txt"],
+            [_RS / f"cargo-{t}.txt" for t in tests],
+        ),
+        "go": (
+            [_GO / "go-all.txt", _GO / "go-all-v.txt"],
+            [
+                _GO / f"go-{t}.txt"
+                for t in ("LoginReturns200", "SumsThePrices", "ParsesAnEmptyCart")
+            ],
+        ),
+        "mocha": (
+            [_JS / "mocha-all.txt"],
+            [
+                _JS / f"mocha-{t}.txt"
+                for t in ("parses_an_empty_cart", "login_returns_200", "sums_the_prices")
+            ],
+        ),
+    }
+    if runner in alone:
+        from kenning.signatures import extract_error_signature
+
+        runs = alone[runner][0]
+        signatures = [extract_error_signature(path.read_text()) for path in alone[runner][1]]
+    elif runner == "pytest":
         runs = [_PY / f"pytest-all{tb}.txt" for tb in ("", "-short", "-line", "-no")]
         errors = [
             (_PY / f"pytest-{t}.txt").read_text()
@@ -2528,11 +2556,12 @@ def test_each_failed_test_of_a_run_finds_its_exact_fix(
         store.remember(f"ERROR-FIX: {signature} | FIX: the fix of test {i}", "error_fix").id
         for i, signature in reversed(list(enumerate(signatures)))
     ][::-1]
-    store.remember(
-        "ERROR-FIX: TypeError: Cannot read properties of undefined (reading 'map') | FIX: "
-        "guard the array with ?? [] before calling map",
-        "error_fix",
-    )
+    if runner != "mocha":  # (mocha's failure is known by its error alone: this is its fix)
+        store.remember(
+            "ERROR-FIX: TypeError: Cannot read properties of undefined (reading 'map') | FIX: "
+            "guard the array with ?? [] before calling map",
+            "error_fix",
+        )
     for run in runs:
         text = run.read_text()
         # each exact fix before the generic one (0.99), the signature's first, then the run's
@@ -2542,10 +2571,10 @@ def test_each_failed_test_of_a_run_finds_its_exact_fix(
         assert r.returncode == 0, r.stderr
         assert [hit["id"] for hit in json.loads(r.stdout)["results"]] == fixes, run
         asked = run_cli(project, "query", "error", "-", stdin=text).stdout.strip()
-        r = run_cli(project, "recall", "--errors", asked, "--json")
+        r = run_cli(project, "recall", "--json", "--errors", "--", asked)
         found = [hit["id"] for hit in json.loads(r.stdout)["results"]]
-        if runner != "pytest":  # (its lines are no failed tests' headings: one is asked)
-            assert found == fixes, (run, asked)
+        if runner in ("vitest", "jest", "go"):  # (others' lines are no failed tests' headings:
+            assert found == fixes, (run, asked)  # one is asked)
         queries, fallbacks = prompt_recall_queries(f"The tests fail, why?\n{text}")
         hits = store.recall_many(queries, fallbacks=fallbacks).hits
         assert [h.memory.id for h in hits] == fixes, run

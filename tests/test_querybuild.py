@@ -1267,6 +1267,28 @@ _JEST_RUN = [
     "● login returns 200: expect(received).toBe(expected) // Object.is equality Expected: "
     "200 Received: 401",
 ]
+_RS = Path(__file__).parent / "data" / "rs_test_reports"
+_GO = Path(__file__).parent / "data" / "go_test_reports"
+#: cargo test 1.95's, go test 1.19's and mocha 12's three failures, each as its test's
+#: output alone is known, in the run's order
+_CARGO_RUN = [
+    "thread 'tests::login_returns_200' panicked at src/lib.rs:20:9: assertion `left == right` "
+    "failed",
+    "thread 'tests::parses_an_empty_cart' panicked at src/lib.rs:7:11: called "
+    "`Option::unwrap()` on a `None` value",
+    "thread 'tests::sums_the_prices' panicked at src/lib.rs:25:9: assertion `left == right` "
+    "failed: the total of the cart",
+]
+_GO_RUN = [
+    "--- FAIL: TestLoginReturns200 (0.00s): got 401, want 200",
+    "--- FAIL: TestSumsThePrices (0.00s): Total([2 3]) = 6; want 5",
+    '--- FAIL: TestParsesAnEmptyCart (0.00s): Parse("{}") = nil; want an empty cart',
+]
+_MOCHA_RUN = [  # (its signature, what it printed last, first)
+    "TypeError: Cannot read properties of undefined (reading 'map')",
+    "AssertionError [ERR_ASSERTION]: 401 == 200",
+    "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+]
 
 
 @pytest.mark.parametrize(
@@ -1289,6 +1311,21 @@ _JEST_RUN = [
                 ("-line", ""),
                 ("-no", ""),
             )
+        ),
+        # cargo test's `---- test stdout ----` over each panic (-q: its progress above them;
+        # with RUST_BACKTRACE=1 the first panic read is another test's), go test's `--- FAIL:`
+        # (-v: what a test logged above its heading), mocha's `1) test:` under `3 failing`
+        (_RS / "cargo-all.txt", _CARGO_RUN),
+        (_RS / "cargo-all-q.txt", _CARGO_RUN),
+        (_RS / "cargo-all-backtrace.txt", [_CARGO_RUN[1], _CARGO_RUN[0], _CARGO_RUN[2]]),
+        (_GO / "go-all.txt", _GO_RUN),
+        (_GO / "go-all-v.txt", _GO_RUN),
+        (_JS / "mocha-all.txt", _MOCHA_RUN),
+        # jest's `● Console` over what a test logged is none (it was the run's signature,
+        # "● Console: console.log"); a suite that failed to run is one
+        (
+            _JS / "jest-console.txt",
+            [_JEST_RUN[1], _JEST_RUN[2], "Cannot find module './slug' from 'jt/broken.test.js'"],
         ),
     ],
     ids=lambda v: v.name if isinstance(v, Path) else "",
@@ -1328,12 +1365,39 @@ def test_each_failed_test_of_a_run_is_asked(report: Path, asked: list[str]) -> N
             _PY / f"pytest-{test}.txt"
             for test in ("login_returns_200", "sums_the_prices", "parses_an_empty_cart")
         ),
+        *(
+            path
+            for test in ("login_returns_200", "sums_the_prices", "parses_an_empty_cart")
+            for path in (_RS / f"cargo-{test}.txt", _JS / f"mocha-{test}.txt")
+        ),
+        *(_GO / f"go-{test}.txt" for test in ("LoginReturns200", "SumsThePrices", "Lock")),
+        _GO / "go-ParsesAnEmptyCart.txt",
+        _GO / "go-Lock-v.txt",
+        _JS / "jest-console-sums_the_prices.txt",
+        _JS / "jest-console-broken.txt",
     ],
     ids=lambda p: p.name,
 )
 def test_a_run_of_one_failure_asks_it_alone(report: Path) -> None:
-    """A run that printed one failure is asked by its signature alone (guard)."""
+    """A run that printed one failure is asked by its signature alone (guard); each of the
+    runs of several above asks each failure as its test's output alone is known."""
     text = report.read_text()
+    assert queries_from_error(text) == [query_from_error(text)]
+    run = {"cargo": _CARGO_RUN, "go": _GO_RUN, "mocha": _MOCHA_RUN}.get(report.name.split("-")[0])
+    if run is not None and "Lock" not in report.name:
+        assert query_from_error(text) in run
+
+
+def test_a_list_of_numbered_steps_is_no_run_of_failed_tests() -> None:
+    """mocha numbers its failures (``  1) cart`` over ``       sums the prices:``); a text's
+    numbered steps are no failures (rustc's E0616 explanation, found by the corpus check:
+    "1) Set the field public:" and "2) Add a getter function:" were asked as errors)."""
+    text = (
+        'println!("{}", f.x); // error: field `x` of struct `some_module::Foo` is private\n\n'
+        "If you want to access this field, you have two options:\n\n1) Set the field public:\n\n"
+        "```\npub x: u32,\n```\n\n2) Add a getter function:\n\n```\npub fn get_x(&self) -> "
+        "&u32 { &self.x }\n```\n"
+    )
     assert queries_from_error(text) == [query_from_error(text)]
 
 

@@ -1266,14 +1266,27 @@ def _error_field_beside(lines: Sequence[str], signature: str) -> list[str]:
 MOST_FAILURES_ASKED = 4
 #: A failed test's heading as its runner prints it: vitest's ``FAIL  src/cart.test.js > cart
 #: > sums the prices`` (a project's ``|unit|`` before the file), jest's ``● cart › sums the
-#: prices`` (not ``● Test suite failed to run``, the suite's, nor ``● Console``), pytest's
+#: prices``, or a suite's that failed to run, not ``● Console`` over what a test logged), pytest's
 #: ``____ test_sums_the_prices ____`` (under its ``FAILURES`` or ``ERRORS`` rule) and its
-#: summary's ``FAILED path::test - …`` (of a run printed without tracebacks).
+#: summary's ``FAILED path::test - …`` (of a run printed without tracebacks), cargo test's
+#: ``---- tests::sums_the_prices stdout ----`` (over the test's panic), go test's ``--- FAIL:
+#: TestSumsThePrices (0.00s)`` at a line's start (a subtest's, indented, is its parent's
+#: failure) from its ``=== RUN   TestSumsThePrices`` when it printed one (``-v``: what the
+#: test logged is above its heading), and mocha's ``  1) cart`` numbered in turn and
+#: indented, its title ending in a colon (its list of the run above numbers them too, without
+#: one; a text's list of steps, ``1) Set the field public:``, is at its line's start).
 _VITEST_HEADING = lazy(r"^FAIL\s+(?:\|[^|\n]{1,100}\|\s+)?\S+\s+>\s+\S")
-_JEST_HEADING = lazy(r"^●\s+(?!Test\s+suite\s+failed\s+to\s+run\b|Console$)\S")
+_JEST_FAILED_TEST = lazy(r"^●\s+(?!Console$)\S")
 _PYTEST_HEADING = lazy(r"^_{3,}\s\S.*\s_{3,}$")
 _PYTEST_PART = lazy(r"^=+\s(?:(FAILURES|ERRORS)|.*)\s=+$")
 _PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S")
+_CARGO_HEADING = lazy(r"^----\s\S+\sstd(?:out|err)\s----$")
+_GO_HEADING = lazy(r"^--- FAIL: (\S+)")
+_GO_RUN = lazy(r"^=== RUN\s+(\S+)$")
+_MOCHA_HEADING = lazy(r"^[^\S\n]+(\d+)\)[^\S\n]+\S")
+#: The first letters of a heading's line but mocha's (:func:`failures_of_run`).
+_HEADS = frozenset("F●_=E-")
+_INDENT = frozenset(" \t")
 
 
 def failures_of_run(lines: Sequence[str]) -> list[list[str]]:
@@ -1284,20 +1297,36 @@ def failures_of_run(lines: Sequence[str]) -> list[list[str]]:
     starts: list[int] = []
     pytest_part: str | None = None
     summary: list[int] = []
+    go_runs: dict[str, int] = {}  # (go test -v: where each test started)
+    mocha = 1  # (the number of mocha's next failure)
     for i, line in enumerate(lines):
         head = line.lstrip()[:1]
-        if head not in ("F", "●", "_", "=", "E"):  # (most lines: no pass of their own)
-            continue
+        if head not in _HEADS and not (head.isdigit() and line[:1] in _INDENT and ")" in line):
+            continue  # (most lines: no pass of their own; mocha's heading is indented)
         stripped = ANSI.sub("", line).strip()
         cleaned = clean_line(stripped)[0] if head in ("F", "●") else stripped
         if head == "=":
             part = _PYTEST_PART.match(cleaned)
             if part is not None:
                 pytest_part = part.group(1)
+            elif (started := _GO_RUN.match(cleaned)) is not None:
+                go_runs[started.group(1)] = i
         elif head == "_":
             if pytest_part and _PYTEST_HEADING.match(cleaned):
                 starts.append(i)
-        elif _VITEST_HEADING.match(cleaned) or _JEST_HEADING.match(cleaned):
+        elif head == "-":
+            go = _GO_HEADING.match(line) if line[:1] == "-" else None
+            if go is not None:
+                run = go_runs.get(go.group(1), i)  # (its -v start, after the failure before)
+                starts.append(run if not starts or run > starts[-1] else i)
+            elif _CARGO_HEADING.match(cleaned):
+                starts.append(i)
+        elif head.isdigit():
+            number = _MOCHA_HEADING.match(line)  # (indented: not a list's "1) Set it:")
+            if number and int(number.group(1)) == mocha and _mocha_heading(lines, i):
+                starts.append(i)
+                mocha += 1
+        elif _VITEST_HEADING.match(cleaned) or _JEST_FAILED_TEST.match(cleaned):
             starts.append(i)
         elif _PYTEST_SUMMARY.match(stripped):
             summary.append(i)
@@ -1829,12 +1858,42 @@ def pasted_api_error(lines: Sequence[str]) -> tuple[int, int] | None:
     return None
 
 
-#: jest's heading of a failed test (``  ● cart › adds items``).
+#: jest's heading of a failed test (``  ● cart › adds items``), and mocha's, ``  1) cart``
+#: over the test's own title (``       adds items:``, a suite's on a line of its own).
 _JEST_HEADING = lazy(r"^[^\S\n]*●[^\S\n]+\S")
+_MOCHA_NUMBERED = lazy(r"^[^\S\n]+\d+\)[^\S\n]+\S")
+_MOCHA_TITLE_LINES = 4
 #: Node's header of an uncaught error, a blank line above it: where it was thrown
 #: (``/app/cause.js:2``, ``node:internal/deps/undici/undici:14976``, ``file:///app/main.mjs:3``,
 #: :func:`_node_thrown_at`), the source line, a caret under it.
 _CARET_LINE = lazy(r"^[^\S\n]*\^+[^\S\n]*$")
+
+
+def _failed_test_heading(lines: Sequence[str], at: int) -> bool:
+    """Whether ``lines[at]`` ends a failed test's heading: jest's ``● suite › test``, mocha's
+    ``1) suite`` down to its test's title and a colon (:data:`_MOCHA_NUMBERED`; its list of
+    the run above names each failure so, without the colon)."""
+    if _JEST_HEADING.match(lines[at]):
+        return True
+    if not lines[at].rstrip().endswith(":"):
+        return False
+    for i in range(at, max(-1, at - _MOCHA_TITLE_LINES), -1):
+        if not lines[i].strip():
+            return False
+        if _MOCHA_NUMBERED.match(lines[i]):
+            return True
+    return False
+
+
+def _mocha_heading(lines: Sequence[str], at: int) -> bool:
+    """Whether the numbered line ``lines[at]`` (``1) cart``) heads a mocha failure: its
+    title ends with a colon, on it or on one of the lines under it."""
+    for i in range(at, min(len(lines), at + _MOCHA_TITLE_LINES)):
+        if not lines[i].strip() or (i > at and _MOCHA_NUMBERED.match(lines[i])):
+            return False
+        if lines[i].rstrip().endswith(":"):
+            return True
+    return False
 
 
 def _node_header_ends(lines: Sequence[str], blank: int) -> bool:
@@ -1868,8 +1927,8 @@ def paste_start(lines: Sequence[str], first_error: int) -> int:
     start = first_error
     while start > 0:
         line = lines[start - 1]
-        if not line.strip() and start > 1 and _JEST_HEADING.match(lines[start - 2]):
-            start -= 1  # (jest leaves a blank line under a failed test's name)
+        if not line.strip() and start > 1 and _failed_test_heading(lines, start - 2):
+            start -= 1  # (jest and mocha leave a blank line under a failed test's name)
             continue
         if not line.strip() and _node_header_ends(lines, start - 1):
             start -= 4  # (Node's header: where an error was thrown, its line, a caret, a blank)

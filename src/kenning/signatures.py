@@ -264,7 +264,8 @@ _RULES: tuple[tuple[int, _Rule], ...] = (
     (60, lazy(r"\sat\s(?=\S*[/.])\S++\sline\s\d+\.?$")),
     (60, lazy(r"^make(?:\[\d+\])?:\s+\*\*\*")),
     (58, lazy(r"^---\s+FAIL:\s+\S")),  # go test: the test that failed
-    (58, lazy(r"^●\s+(?!Test\s+suite\s+failed\s+to\s+run)\S")),  # jest: the same
+    # jest: the same (not its "● Console" heading over what a test logged)
+    (58, lazy(r"^●\s+(?!Test\s+suite\s+failed\s+to\s+run|Console$)\S")),
     (58, lazy(r"^FAIL\s+(?:\|[^|\n]{1,100}\|\s+)?\S+\s+>\s+\S")),  # vitest: the same
     (56, lazy(r"\b(?:failed|failure|cannot|can't|could not|unable to)\b", re.IGNORECASE)),
     # composer's problem ("- laravel/framework[…] require php ^8.2 -> your php version
