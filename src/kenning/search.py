@@ -832,10 +832,47 @@ def kept_candidates(
     entry of a named class only as an exact match. Node's outer ``Error: could not load the
     config`` found a .NET ``DirectoryNotFoundException``'s fix at 0.84 (qa74 F1); the loose
     hits such a line finds rightly are entries in its own words (yellow's ``[yellow-codex]
-    Error: authentication failed``, 0.78), which name no class either."""
+    Error: authentication failed``, 0.78), which name no class either. And of a query that
+    names a failed test and no error (:func:`tests_named_alone`), only its exact match and
+    the memories that name the test."""
+    tests = tests_named_alone(fingerprints)
+    if tests:
+        return [c for c in candidates if c.match == "fingerprint" or _names(c.memory, tests)]
     if not fallback or not all(map(_names_no_class, fingerprints)):
         return candidates
     return [c for c in candidates if c.match == "fingerprint" or _names_no_class_of(c.memory)]
+
+
+#: A failed test named alone, as its runner prints one that failed without a message: go
+#: test's ``--- FAIL: TestLock (0.00s)`` (a test that called ``t.Fail()`` or logged nothing,
+#: its subtest's ``TestLock/timeout``), libtest's ``test tests::x ... FAILED`` or, with
+#: ``-q``, ``tests::x --- FAILED`` (its panic not pasted); as fingerprinted.
+_TEST_NAMED_ALONE = re.compile(
+    r"^(?:--- fail: (?P<go>[^\s/]+)\S* \(<n>\)"
+    r"|(?:test )?(?:\S+::)?(?P<rust>\w+) (?:\.\.\. |--- )failed)$"
+)
+
+
+def tests_named_alone(fingerprints: Sequence[str]) -> list[str]:
+    """The tests (go's function, Rust's test's last name) that the error fingerprints of a
+    query name, when each names a failed test and no error (:data:`_TEST_NAMED_ALONE`);
+    ``[]`` when one tells an error. A test's name is no error: its words found unrelated
+    fixes by their meaning ("--- FAIL: TestLock (0.00s)" found sqlite's "database is
+    locked" fix at 0.43, over the error floor), where a fix of that test names it."""
+    tests: list[str] = []
+    for fingerprint in fingerprints:
+        named = _TEST_NAMED_ALONE.match(fingerprint)
+        if named is None:
+            return []
+        tests.append(named.group("go") or named.group("rust"))
+    return tests
+
+
+def _names(memory: Memory, tests: Sequence[str]) -> bool:
+    """Whether ``memory`` names one of ``tests`` (a whole word, in any case: a fingerprint's
+    name is folded)."""
+    text = memory.content.lower()
+    return any(re.search(rf"(?<!\w){re.escape(test)}(?!\w)", text) for test in tests)
 
 
 def _names_no_class_of(memory: Memory) -> bool:
