@@ -279,10 +279,28 @@ def test_mocha_json_is_read_as_its_failures() -> None:
     )
 
 
+def test_mocha_json_as_mocha_prints_it_is_read_as_its_failures() -> None:
+    """``mocha --reporter json`` prints its report indented over many lines (real output,
+    mocha 12.0.3): only a report on one line was read, so the run's signature was its first
+    ``"stack": …`` line, a quoted string (fingerprint ``<q>: <q>``). It reads as mocha's
+    failures, as the one-line report does."""
+    text = (JS_REPORTS / "mocha-all.json").read_text()
+    assert "\n" in text.strip()
+    printed = as_printed(text)
+    assert printed.startswith("  1) login returns 200:\nAssertionError [ERR_ASSERTION]: 401")
+    one_line = json.dumps(json.loads(text))
+    assert as_printed(one_line) == printed
+    assert extract_error_signature(text) == extract_error_signature(
+        (JS_REPORTS / "mocha-all.txt").read_text()
+    )
+
+
 @pytest.mark.parametrize(
     "text",
     [
         "KeyError: 'user'",
+        '{\n  "error": {\n    "message": "rate limited"\n  }\n}',  # (indented, as jq prints)
+        '{\n  "stats": {"took": 3},\n  "failures": [{"index": "logs"}]\n}',  # no mocha report
         '{"error": {"message": "rate limited"}}',  # an API's error body: read elsewhere
         '{"level": "error", "msg": "db down"}',  # a JSON log line: read elsewhere
         '{"Action": "output"',  # cut short: no JSON

@@ -15,11 +15,13 @@ from pathlib import Path
 import pytest
 
 from kenning.fingerprints import error_fingerprint
+from kenning.json_reports import as_printed
 from kenning.querybuild import (
     chained_causes,
     error_in_sentence,
     errors_in_sentence,
     is_runner_boilerplate,
+    queries_from_error,
     query_from_plan,
     reports_error,
     warned_errors,
@@ -206,6 +208,22 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
     "block copies: a phrase's words": (mark_block_copies, "Resume normal " * (NOTE // 14)),
     "block copies: look-alike letters": (mark_block_copies, "R\u0435sume n " * (NOTE // 10)),
     "block copies: JSON of U+FDD0": (lambda t: model_json_text({t: t}), "\ufdd0<" * (NOTE // 2)),
+    # (a report indented over lines, from a "{" line to the next "}" line: each "{" line
+    # before one "}" would join and read the lines after it again)
+    "a JSON report over lines: opened lines": (
+        as_printed,
+        '{\n"failures": [\n' * (NOTE // 16) + "}",
+    ),
+    "a JSON report over lines: unclosed": (as_printed, "{\n" * (NOTE // 2)),
+    # (0.63 s: each of 1,638 failed tests that failed with one error was read; 20 now)
+    "failed tests of a run: one error": (
+        queries_from_error,
+        "".join(f" FAIL  src/t.test.js > case {i}\nError: same\n" for i in range(NOTE // 40)),
+    ),
+    "failed tests of a run: mocha's numbers": (
+        queries_from_error,
+        "Error: x\n" + "".join(f"  {i}) t\n" for i in range(1, NOTE // 8)),
+    ),
 }
 
 

@@ -1321,6 +1321,7 @@ _MOCHA_RUN = [  # (its signature, what it printed last, first)
         (_GO / "go-all.txt", _GO_RUN),
         (_GO / "go-all-v.txt", _GO_RUN),
         (_JS / "mocha-all.txt", _MOCHA_RUN),
+        (_JS / "mocha-all.json", _MOCHA_RUN),  # (mocha --reporter json: indented)
         # jest's `● Console` over what a test logged is none (it was the run's signature,
         # "● Console: console.log"); a suite that failed to run is one
         (

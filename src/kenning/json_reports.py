@@ -33,7 +33,8 @@ _MAYBE_REPORT = lazy(r'^\{.*"(?:Action|testResults|reason|\$message_type|failure
 
 def as_printed(text: str) -> str:
     """``text`` with each test runner's or compiler's JSON report in it (a line of its
-    own, or consecutive lines of ``go test -json``) replaced by what that tool prints for a
+    own, consecutive lines of ``go test -json``, or one indented over lines from a ``{``
+    line to a ``}`` line, as mocha prints it) replaced by what that tool prints for a
     person: test2json's ``Output`` (its events without output dropped), jest's and vitest's
     failed suites (``FAIL file`` and jest's message, else each failed test's
     ``● name`` and failure messages), mocha's failures (``1) title:`` and the error's stack),
@@ -42,6 +43,7 @@ def as_printed(text: str) -> str:
     run with no failure, cargo's bookkeeping alone), comes back unchanged (the same
     object). Read once is read for good: what a report prints is not read again as a
     report (a mocha failure quoting a ``go test -json`` event stays that failure)."""
+    text = _indented_reports_printed(text)
     if '{"' not in text and "{ " not in text:
         return text
     lines = text.split("\n")
@@ -72,6 +74,38 @@ def as_printed(text: str) -> str:
     go_output_printed()
     printed = "\n".join(out)
     return printed if changed and printed.strip() else text
+
+
+def _indented_reports_printed(text: str) -> str:
+    """``text`` with each report printed over several lines, from a ``{`` alone on its line
+    to the next ``}`` alone on its line, replaced by what it prints (``mocha --reporter
+    json`` indents its report, ``JSON.stringify(…, null, 2)``); the same object when it
+    holds none. A JSON string holds no line break: the lines joined are the report's one
+    line."""
+    if not text.startswith("{\n") and "\n{\n" not in text:  # (most texts: no such line)
+        return text
+    lines = text.split("\n")
+    closing: list[int | None] = [None] * len(lines)  # (each line's next "}" line: one pass)
+    after: int | None = None
+    for i in range(len(lines) - 1, -1, -1):
+        closing[i] = after
+        if lines[i].rstrip() == "}":
+            after = i
+    out: list[str] = []
+    at = tried = 0  # (a "{" line inside a block tried is no report's first: not tried again)
+    while at < len(lines):
+        end = closing[at] if lines[at] == "{" and at >= tried else None
+        event = (
+            None if end is None else _report_of(" ".join(x.strip() for x in lines[at : end + 1]))
+        )
+        if end is None or event is None or event[0] != "text" or not event[1].strip():
+            tried = max(tried, end or 0)
+            out.append(lines[at])
+            at += 1
+            continue
+        out.append(_not_read_again(event[1]))
+        at = end + 1
+    return "\n".join(out) if len(out) != len(lines) else text
 
 
 def _not_read_again(printed: str) -> str:

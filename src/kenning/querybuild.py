@@ -1264,6 +1264,9 @@ def _error_field_beside(lines: Sequence[str], signature: str) -> list[str]:
 #: a query's embedding, ~5-10 ms): a run of 40 failures asks its signature and the first 4
 #: others.
 MOST_FAILURES_ASKED = 4
+#: At most this many of a run's failed tests are read for them (each ~1 ms): a run of 1,000
+#: that failed with one error read each (1 s) to find no other.
+MOST_FAILURES_READ = 20
 #: A failed test's heading as its runner prints it: vitest's ``FAIL  src/cart.test.js > cart
 #: > sums the prices`` (a project's ``|unit|`` before the file), jest's ``● cart › sums the
 #: prices``, or a suite's that failed to run, not ``● Console`` over what a test logged), pytest's
@@ -1351,7 +1354,7 @@ def failed_tests_beside_signature(lines: Sequence[str], signature: str) -> list[
         return []
     seen = {error_fingerprint(signature)}
     found: list[str] = []
-    for failure in failures:
+    for failure in failures[:MOST_FAILURES_READ]:
         if len(found) >= MOST_FAILURES_ASKED:
             break
         error = _error_of(failure)
