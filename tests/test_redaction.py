@@ -1402,6 +1402,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
         "%70assword=\\u003cyour password\\u003e pass%77ord: &lt;a%20b&gt; "
     ),
     "legacy_references": _repeat("password: &LTx&gt &AMPamp &ltrif;"),
+    # words after a key's secret word (red8): a long run of them after one, keys dense with
+    # secret words and words (each tried for the last one's key), camelCase, and runs of
+    # words that never reach a separator
+    "qualifier_run": lambda size: "DB_PASSWORD" + "_A" * (size // 2) + "=Hy6tB1q9ZxKqW3mR",
+    "qualified_keys": _repeat("TOKEN_SECRET_PASSWORD_PROD_2_A=Hy6tB1q9ZxKqW3mR apiTokenProdV2: x "),
+    "qualifiers_without_separator": _repeat("password_A_B_C_D_E_F_G_" + "tokenAbCd "),
     "long_numeric_reference": lambda size: "password: &#" + "0" * size,
     "long_reference_names": _repeat("password: &" + "lt" * 40),
     # values on the line after their keys, blank lines between; keys after columns of blanks
@@ -5715,6 +5721,11 @@ def test_assignments_tried_at_their_stems_are_the_ones_a_scan_finds() -> None:
         "haslo",
         "sifre",
     ]
+    # words after the secret's word (red8): a key's, before a separator; none of them a
+    # secret's word, so the match is where a scan finds it (a key holding two is the last
+    # one's: _next_assignment)
+    qualifiers = ["", "", "", "_PROD", "_2", "Prod", "-for-ci", "_MIN_LENGTH", "V2", "_A" * 7]
+    keys = [key + qualifier for key in keys for qualifier in qualifiers]
     separators = ["=", ": ", " = ", ":=", "=>", " is ", " for the admin user: ", " to ", " "]
     values = ["Hy6tB1qZ9xK2mW", "'S3cr3t!x'", '"Tr0ub4dor&3"', "`abcDEF1234`", "5", "${X}"]
     rng = random.Random(9)
@@ -5894,3 +5905,125 @@ def test_telling_a_text_of_credentials_is_linear() -> None:
         started = time.thread_time()
         assert not only_credentials(text)
         assert time.thread_time() - started < 0.5
+
+
+# --- a key with words after its secret's word (red8) ---------------------------------------------
+
+_RANDOM = "Hy6tq9B1q9ZxKqW3mR"
+_RAILS_KEY = "9f1c2e3d4b5a6978" * 8  # (assembled: a secret_key_base is 128 hex digits)
+_B64 = base64.b64encode(_RANDOM.encode()).decode()
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # the environment, which of several, that it is the secret itself
+        (f"DB_PASSWORD_PROD={_RANDOM}", _RANDOM),
+        (f"ADMIN_PASSWORD_2={_RANDOM}", _RANDOM),
+        ("PASSWORD_OVERRIDE=letmein", "letmein"),
+        ("ADMIN_PASSWORD_2=hunter2", "hunter2"),
+        (f"API_TOKEN_PROD={_RANDOM}", _RANDOM),
+        (f"GITHUB_TOKEN_FOR_CI={_RANDOM}", _RANDOM),
+        (f"my_service_account_api_token_for_prod: {_RANDOM}", _RANDOM),
+        (f"database_admin_password_override_value={_RANDOM}", _RANDOM),
+        (f"JWT_SECRET_V2={_RANDOM}", _RANDOM),
+        # Rails: the environment variable, config/credentials.yml and secrets.yml
+        (f"SECRET_KEY_BASE={_RAILS_KEY}", _RAILS_KEY),
+        (f"production:\n  secret_key_base: {_RAILS_KEY}\n", _RAILS_KEY),
+        (f"production:\n  secret_key_base:\n    {_RAILS_KEY}\n", _RAILS_KEY),
+        (f"config.secret_key_base = '{_RAILS_KEY}'", _RAILS_KEY),
+        # Django: a settings module per environment, django-environ's .env
+        (f"SECRET_KEY_PROD = 'django-insecure-{_RANDOM}'", f"django-insecure-{_RANDOM}"),
+        (f"DJANGO_SECRET_KEY_PRODUCTION={_RANDOM}", _RANDOM),
+        # GitHub Actions' env, AWS's credentials file with a profile's suffix, Stripe's
+        # webhook secret of each mode
+        (f"env:\n  NPM_TOKEN_PUBLISH: {_RANDOM}\n", _RANDOM),
+        (f"aws_secret_access_key_prod = {AWS_SECRET}", AWS_SECRET),
+        (f"STRIPE_WEBHOOK_SECRET_LIVE=whsec_{_RANDOM}", f"whsec_{_RANDOM}"),
+        # a Kubernetes Secret's data (base64) and stringData
+        (
+            f"kind: Secret\ndata:\n  DB_PASSWORD_PROD: {_B64}\n  api-token-v2: {_B64}\n",
+            _B64,
+        ),
+        (f"stringData:\n  db-password-prod: {_RANDOM}\n", _RANDOM),
+        # every form the assignment rule reads: export, quoted, code, JSON (kept in JSON),
+        # camelCase, a subscript, PHP's and Ruby's arrow, Go's :=, an escaped key
+        (f'export DB_PASSWORD_PROD="{_RANDOM}"', _RANDOM),
+        (f'os.environ["X_TOKEN_PROD"] = "{_RANDOM}"', _RANDOM),
+        (f'{{"dbPasswordProd": "{_RANDOM}"}}', _RANDOM),
+        (f'{{\\"db_password_prod\\": \\"{_RANDOM}\\"}}', _RANDOM),
+        (f"const apiTokenProd = '{_RANDOM}';", _RANDOM),
+        (f"'api_token_prod' => '{_RANDOM}',", _RANDOM),
+        (f'dbPassword2 := "{_RANDOM}"', _RANDOM),
+        (f"\\u0070assword_prod={_RANDOM}", _RANDOM),
+        (f'{{"\\u0070assword_prod": "{_RANDOM}"}}', _RANDOM),
+        # a setting's name whose value is a generated secret all the same
+        (f"API_TOKEN_GITHUB={_RANDOM}", _RANDOM),
+        ("PASSWORD_ADMIN=Summer2024!", "Summer2024!"),
+        ('"PasswordData": "&ViJ652e*u"', "&ViJ652e*u"),  # (AWS CLI's ec2 get-password-data)
+        # the last secret's word is the key's (TOKEN_SECRET_PROD: SECRET's, for PROD)
+        (f"TOKEN_SECRET_PROD={_RANDOM}", _RANDOM),
+    ],
+)
+def test_a_key_with_words_after_its_secrets_word_is_redacted(text: str, secret: str) -> None:
+    """red8: kenning's assignment rule needed the secret's word to end the key, so a key with
+    a word after it (DB_PASSWORD_PROD, ADMIN_PASSWORD_2, Rails' SECRET_KEY_BASE,
+    GITHUB_TOKEN_FOR_CI) kept its secret in clear, where gitleaks' generic rule allows 20
+    characters there. Words saying which secret it is are read as if not there; any other
+    words name a setting, whose value is taken when it reads as a secret (the next test)."""
+    out, counts = redact_secrets(text)
+    assert secret not in out, out
+    assert set(counts) <= {PA, "aws_secret_key", "generic_api_key"} and counts, counts
+    name = re.split(r"[=:]", text.replace("\\u0070", "p"))[0].strip(" {\"'\\")
+    assert name.split()[-1].strip("\"'\\[]") in out.replace("\\u0070", "p"), out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PASSWORD_MIN_LENGTH=12",
+        "TOKEN_EXPIRY=3600",
+        "token_ttl: 30m",
+        "SECRET_KEY_ROTATION_DAYS=30",
+        "PASSWORD_RESET_TIMEOUT=3600",
+        "api_key_header: X-Api-Key",
+        "token_url: https://auth.example.com/oauth/token",
+        "password_policy: strict",
+        "PASSWORD_FILE=/run/secrets/db",
+        "TOKEN_ENV=prod",
+        'password_hint: "your pet"',
+        "API_KEY_NAME=stripe",
+        # Django's, FastAPI's, Flask-JWT's and Spring's settings
+        "PASSWORD_RESET_TIMEOUT = 259200",
+        "ACCESS_TOKEN_EXPIRE_MINUTES=30",
+        "JWT_ACCESS_TOKEN_EXPIRES=86400000",
+        "jwt.secret.expiration=86400000",
+        "PASSWORD_HASH_ALGORITHM=argon2id",
+        "JWT_SECRET_KEY_ALGORITHM: HS256",
+        "token_type: Bearer",
+        "api_key_env: OPENAI_API_KEY",
+        "SECRET_NAME=db-credentials-prod",
+        '{"passwordMinLength": 12, "tokenExpiry": "1h30m"}',
+        'credential-provider = "cargo:token"',
+        "token_endpoint: https://login.example.com/oauth2/v2.0/token",
+        "PASSWORD_RESET_TEMPLATE=emails/reset2.html",
+        "PASSWORD_HASHERS=django.contrib.auth.hashers.PBKDF2PasswordHasher",
+        # AWS MediaLive's PasswordParam: the name of the parameter that holds it
+        '"PasswordParam": "examplecorp2"',
+        # placeholders and references, kept as after the key alone
+        "DB_PASSWORD_PROD=${DB_PASSWORD_PROD}",
+        "API_TOKEN_PROD=<your-token>",
+        'secret_key_base: <%= ENV["SECRET_KEY_BASE"] %>',
+        "GITHUB_TOKEN_FOR_CI: ${{ secrets.GITHUB_TOKEN }}",
+        "db_password_prod = settings.db_password_prod",
+        "PASSWORD_OVERRIDE=changeme",
+        # prose and a word that only starts with a secret's word
+        "the password-reset link is Hy6tq9B1q9ZxKqW3mR",
+        "TOKENIZER_PATH=Hy6tq9B1q9ZxKqW3mR",
+    ],
+)
+def test_a_setting_named_after_a_secrets_word_is_kept(text: str) -> None:
+    """red8's other half: a key naming a setting about a secret (its length, lifetime,
+    header, URL, file, policy, algorithm) holds a number, a duration, a URL, a path, a name
+    or a word, none of which reads as a secret handed over in a sentence; kept."""
+    assert redact_secrets(text) == (text, {})

@@ -656,6 +656,15 @@ _SECRET_KEYWORD = (
     # "password" as teams write it in their own language
     rf"|{_LOCAL_PASSWORD})"
 )
+#: Words after a key's secret word, up to its separator: DB_PASSWORD_PROD, ADMIN_PASSWORD_2,
+#: SECRET_KEY_BASE, apiTokenProd, password2, PASSWORD_MIN_LENGTH, tokenExpiry. Up to six,
+#: each a '_' or '-' and a run of letters and digits, or in camelCase a capital after a
+#: lower-case letter or a digit (so TOKENIZER holds no word after TOKEN), or a number after
+#: a letter. Each read whole (possessive), so a long run of them stays linear.
+_QUALIFIER = (
+    r"(?:[_\-][A-Za-z0-9]{1,24}+"
+    r"|(?-i:(?<=[a-z0-9])[A-Z][a-z0-9]{0,23}+|(?<=[A-Za-z])[0-9]{1,8}+)){1,6}+"
+)
 #: The words of a sentence that say what a secret is or was (English, German, French,
 #: Spanish, Portuguese, Italian: "das Passwort lautet …", "a senha é …", "la password è …").
 _IS_WORDS = ("is", "was", "ist", "war", "lautet", "est", "était", "es", "era", "é", "foi", "è")
@@ -685,7 +694,9 @@ _NOW = "|".join(_NOW_WORDS)
 # in a JSON string (a log line, a request body) escapes its quotes: {\"password\": \"…\"},
 # and kept in a JSON string again, their backslashes too: {\\\"password\\\": \\\"…\\\"}.
 _ASSIGNMENT = lazy(
-    rf"(?P<key>{_SECRET_KEYWORD})(?P<kq>(?:(?:\\\\)*+\\?[\"']\]?)?)"
+    # (words may follow the secret's word, before the separator only: DB_PASSWORD_PROD=…,
+    # "SECRET_KEY_BASE": …, apiTokenProd: …; see _says_which_secret)
+    rf"(?P<key>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?(?P<kq>(?:(?:\\\\)*+\\?[\"']\]?)?)"
     # or said in a sentence: "the admin password is Hy6tB1…" (taken only when random)
     # (also of something: "the password for staging is …", "… on db-2 was …")
     # (an encoder may escape the '=' or ':' too, as JSON kept in JSON does: password\u003d…;
@@ -848,7 +859,7 @@ def _find_xml_settings(text: str) -> Iterator[_Hit]:
 # Its lines are those indented more than the key's line (blank lines between them kept).
 _YAML_BLOCK = lazy(
     r"^(?P<indent>[ \t]{0,256})(?:-[ \t]+)?[\"']?"
-    rf"(?P<key>[A-Za-z0-9_.\-]{{0,64}}{_SECRET_KEYWORD})"
+    rf"(?P<key>[A-Za-z0-9_.\-]{{0,64}}{_SECRET_KEYWORD}(?:{_QUALIFIER})?)"
     r"[\"']?[ \t]*:[ \t]*(?P<style>[|>][+\-]?[1-9]?[+\-]?)?[ \t]*(?:#[^\n]*)?\r?\n"
     r"(?P<body>(?:[ \t]*\r?\n)*(?P=indent)[ \t]+[^\s#][^\n]*"
     r"(?:(?:\r?\n[ \t]*)*\r?\n(?P=indent)[ \t]+[^\s][^\n]*)*)",
@@ -876,7 +887,7 @@ def _find_yaml_blocks(text: str) -> Iterator[_Hit]:
         first = first.strip()
         # judged as "key: value" on one line is (prose, a placeholder, a reference are kept)
         said = f"{m.group('key')}: {first}"
-        found = _ASSIGNMENT.search(said)
+        found = _next_assignment(said, 0, _assignment_starts(said, said.lower()))
         hit = _assignment_hit(said, found) if found else None
         if hit is None:
             continue
@@ -1491,10 +1502,21 @@ _KEY_SET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 
 
 def _next_assignment(text: str, pos: int, starts: list[int]) -> re.Match[str] | None:
-    """``_ASSIGNMENT.search(text, pos)``, trying only ``starts`` (:func:`_assignment_starts`)."""
-    for i in range(bisect.bisect_left(starts, pos), len(starts)):  # (a slice: quadratic)
-        if (m := _ASSIGNMENT.match(text, starts[i])) is not None:
-            return m
+    """``_ASSIGNMENT.search(text, pos)``, trying only ``starts`` (:func:`_assignment_starts`).
+    A key whose words after its secret's word hold another (TOKEN_SECRET_PROD) is the last
+    one's, as a key ending in it is (TOKEN_SECRET: SECRET's): the match starting at it."""
+    i = bisect.bisect_left(starts, pos)
+    while i < len(starts):  # (a slice: quadratic)
+        m = _ASSIGNMENT.match(text, starts[i])
+        i += 1
+        if m is None:
+            continue
+        while m.group("qual") and i < len(starts) and starts[i] < m.end("qual"):
+            later = _ASSIGNMENT.match(text, starts[i]) if starts[i] >= m.end("key") else None
+            i += 1
+            if later is not None and later.end("sep") == m.end("sep"):
+                m = later
+        return m
     return None
 
 
@@ -1830,6 +1852,63 @@ def _passphrase_end(text: str, name_start: int, start: int, end: int) -> tuple[i
     return words.end(), text[start : words.end()]
 
 
+#: Words after a key's secret word that say which secret it holds, not a setting about it:
+#: an environment or a stage (DB_PASSWORD_PROD, STRIPE_API_KEY_LIVE), which of several
+#: (ADMIN_PASSWORD_2, JWT_SECRET_V2, PASSWORD_OLD), or that the value is the secret itself
+#: (Rails' SECRET_KEY_BASE, PASSWORD_OVERRIDE, PASSWORD_VALUE, TOKEN_PLAIN). With a number or
+#: a version (2, V2) and any words after a "for" (GITHUB_TOKEN_FOR_CI), such a key is the
+#: secret's, read as if the words were not there.
+_WHICH_SECRET_WORDS = frozenset({
+    "prod", "production", "prd", "live", "stage", "staging", "stg", "dev", "develop",
+    "development", "test", "testing", "qa", "uat", "sandbox", "local", "ci", "preprod",
+    "preview", "demo", "old", "new", "current", "curr", "prev", "previous", "next", "primary",
+    "secondary", "backup", "default", "main", "alt", "orig", "original", "tmp", "temp",
+    "base", "value", "val", "override", "raw", "plain", "plaintext", "literal", "string", "str",
+    "actual", "real", "b64", "base64", "hex",
+})  # fmt: skip
+#: A qualifier's words: split at '_' and '-', and a camelCase run at its capitals.
+_QUALIFIER_WORD = lazy(r"[A-Za-z]*[0-9]+|[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_VERSION_WORD = lazy(r"v?[0-9]+")
+
+
+def _says_which_secret(qualifier: str) -> bool:
+    """The words after a key's secret word (``qualifier``: ``_PROD``, ``_FOR_CI``, ``Base``)
+    say which secret the key holds (:data:`_WHICH_SECRET_WORDS`), not a setting about it."""
+    words: list[str] = []
+    for part in re.split(r"[_\-]", qualifier):
+        one_case = part.isupper() or part.islower()
+        words.extend(w.lower() for w in ([part] if one_case else _QUALIFIER_WORD.findall(part)))
+    words = [w for w in words if w]
+    if words[:1] == ["for"]:
+        return True
+    return all(w in _WHICH_SECRET_WORDS or _VERSION_WORD.fullmatch(w) for w in words)
+
+
+#: A number, or a duration, a size or a count with its unit ("3600", "30m", "1h30m", "64kb",
+#: "12_000"): what a setting about a secret is set to (TOKEN_TTL=3600, PASSWORD_RESET_TIMEOUT=
+#: 86400000), never the secret under such a key.
+_SETTING_NUMBER = lazy(r"(?:[0-9][0-9_.,]{0,16}+[a-z]{0,7}+){1,4}+", re.IGNORECASE)
+
+
+def _setting_holds_secret(key: str, value: str) -> bool:
+    """Under a key whose words after its secret's word name a setting about it
+    (PASSWORD_MIN_LENGTH, TOKEN_EXPIRY, api_key_header, token_url, SECRET_KEY_ROTATION_DAYS),
+    ``value`` is the secret only when it reads as a secret handed over in a sentence
+    (:func:`_said_secret`): a generated one, or for a password's key one a person chose in a
+    form a setting's value does not take, a capital or a symbol among its letters and
+    digits (:func:`_password_after_its_word` after the bare word: "Hy6tq9B1…", "Summer2024!";
+    not "examplecorp2", AWS MediaLive's PasswordParam, the name of the parameter holding
+    it); never a number, a duration, a URL, a path, a header's or an algorithm's name, a
+    word ("strict", "stripe") or a variable's name (OPENAI_API_KEY)."""
+    if _SETTING_NUMBER.fullmatch(value) and not _HEX_KEY.fullmatch(value):
+        return False
+    if not _said_secret(key, value):
+        return False
+    if _PASSWORD_KEY.search(key) or key.lower() == "pw":
+        return _password_after_its_word(value)
+    return True
+
+
 #: An ARN up to its resource type, where a secret's word is that type (Secrets Manager's
 #: "…:secret:NAME"), not a key: the ARN says where the secret is.
 _ARN_HEAD = lazy(r"arn:aws(?:-cn|-us-gov)?:[a-z0-9\-]{1,64}:[a-z0-9\-]{0,32}:\d{0,12}:$")
@@ -1880,6 +1959,13 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     if "\\" in sep:  # '=' or ':' escaped: read as what it stands for
         sep = _ESCAPED_SEPARATOR.sub(lambda e: "=" if e.group(1) in "dD" else ":", sep)
     code = False  # a YAML-looking line that is an object literal's property
+    # words after the secret's word (DB_PASSWORD_PROD=…): a key, before a separator only (no
+    # sentence's "password-reset link is …"); one naming a setting about the secret
+    # (PASSWORD_MIN_LENGTH) holds it only when its value reads as one (_setting_holds_secret)
+    qualifier = m.group("qual") or ""
+    if qualifier and sep not in ("=", ":", "=>", ":="):
+        return None
+    setting = bool(qualifier) and not _says_which_secret(qualifier)
     if not sep and not (_PASSWORD_KEY.search(m.group("key")) or m.group("key").lower() == "pw"):
         return None  # "token ghp_…_old": a token said so is known by its form, where it ends
     words = sep.lower().split()
@@ -1970,6 +2056,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
                 or _FILE_NAME.fullmatch(value.strip())
             ):
                 return None  # os.environ["GOOGLE_APPLICATION_CREDENTIALS"] = "key.json": the file
+            if setting and not _setting_holds_secret(m.group("key"), value.strip()):
+                return None  # "api_key_header": "X-Api-Key", "TOKEN_TTL": "3600"
             return _Hit(m.start(name), m.end(name), "password_assignment", 1)
     if m.group("kq").endswith("]"):
         return None  # a subscript's unquoted value: a count or a variable (vocab["token"] = 5)
@@ -2055,6 +2143,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         return None  # GOOGLE_APPLICATION_CREDENTIALS=/etc/key.json or =key.json, PWD=/home/user
     if _CJK_TEXT.search(value):
         return None  # Chinese or Japanese words after the key: prose ("パスワード：8文字以上")
+    if setting and not _setting_holds_secret(m.group("key"), value):
+        return None  # PASSWORD_MIN_LENGTH=12, token_url: https://…, API_KEY_NAME=stripe
     return _Hit(start, end, "password_assignment", 1)
 
 
