@@ -2167,6 +2167,11 @@ def test_a_reference_in_a_multi_line_object_literal_is_kept(text: str) -> None:
         "struct Config {\n    pub api_key: SecretString,\n    pub password: Option<String>,\n"
         "    private_key: PathBuf,\n    secret: Vec<u8>,\n}",
         "type Auth struct {\n\tToken []byte\n}\nfunc f(token: Secret<String>)",
+        # a number's or a flag's type, as typeshed's stubs and Rust's structs write them
+        # (red8: reached through a key with words after its secret's word too)
+        "TokenPrimary: int\nCRED_FLAGS_PASSWORD_FOR_CERT: int\n",
+        "class Creds:\n    token: int\n    secret: bool\n    password_weight: float\n",
+        "struct Limits {\n    pub token: u32,\n    pub passphrase_rounds: usize,\n}",
     ],
 )
 def test_a_type_annotation_is_not_the_secret(text: str) -> None:

@@ -1767,6 +1767,8 @@ _KIND_NAME = lazy(
 _TYPE_NAME = lazy(
     r"str|bytes|string|number|boolean|any|unknown|String|Secret(?:Str|String|Bytes|Box)?"
     r"|PathBuf|Buffer|Uint8Array|Bytes|\[\]byte|&str"
+    # a number's or a flag's (typeshed's ``TokenPrimary: int``, Rust's ``token_len: usize``)
+    r"|int|float|bool|[iu](?:8|16|32|64|128|size)|f32|f64"
     r"|[A-Z][A-Za-z0-9_]*(?:::[A-Z][A-Za-z0-9_]*)*<[A-Za-z0-9_:&'<>,\[\]]{1,256}>"
 )
 
