@@ -1408,6 +1408,11 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "qualifier_run": lambda size: "DB_PASSWORD" + "_A" * (size // 2) + "=Hy6tB1q9ZxKqW3mR",
     "qualified_keys": _repeat("TOKEN_SECRET_PASSWORD_PROD_2_A=Hy6tB1q9ZxKqW3mR apiTokenProdV2: x "),
     "qualifiers_without_separator": _repeat("password_A_B_C_D_E_F_G_" + "tokenAbCd "),
+    # and in the other rules' names: a Kubernetes env list, XML, PHP's define, fish's set
+    "qualified_names": _repeat(
+        "- name: DB_PASSWORD_PROD_A_B_C_D_E_F_G\n  value: x\n<add key='tokenProdAbCdEfGh"
+        "' value='y'/> define('API_KEY_A_B_C_D_E_F_G', 'z'); set -gx TOKEN_A_B_C_D_E_F_G_H v\n"
+    ),
     "long_numeric_reference": lambda size: "password: &#" + "0" * size,
     "long_reference_names": _repeat("password: &" + "lt" * 40),
     # values on the line after their keys, blank lines between; keys after columns of blanks
@@ -6031,4 +6036,44 @@ def test_a_setting_named_after_a_secrets_word_is_kept(text: str) -> None:
     """red8's other half: a key naming a setting about a secret (its length, lifetime,
     header, URL, file, policy, algorithm) holds a number, a duration, a URL, a path, a name
     or a word, none of which reads as a secret handed over in a sentence; kept."""
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a Kubernetes Deployment's (and compose's, CI's) env list
+        (f'env:\n  - name: DB_PASSWORD_PROD\n    value: "{_RANDOM}"\n', _RANDOM),
+        (f"env:\n  - name: GITHUB_TOKEN_FOR_CI\n    value: {_RANDOM}\n", _RANDOM),
+        # .NET's appSettings, PHP's define, fish's set -gx, a Dockerfile's ENV
+        (f'<add key="DbPassword_Prod" value="{_RANDOM}"/>', _RANDOM),
+        (f"define('DB_PASSWORD_PROD', '{_RANDOM}');", _RANDOM),
+        (f"set -gx API_TOKEN_PROD {_RANDOM}", _RANDOM),
+        (f"ENV SECRET_KEY_BASE {_RAILS_KEY}", _RAILS_KEY),
+    ],
+)
+def test_a_name_with_words_after_its_secrets_word_is_redacted_in_other_forms(
+    text: str, secret: str
+) -> None:
+    """red8, the other rules naming a secret before its value (a Kubernetes env list's
+    name/value, an XML setting, PHP's define, fish's set, a Dockerfile's ENV) needed the
+    secret's word to end the name too; they judge such a name as the assignment rule does."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'env:\n  - name: TOKEN_TTL_SECONDS\n    value: "3600"\n',
+        "env:\n  - name: PASSWORD_MIN_LENGTH\n    value: 12\n",
+        '<add key="PasswordMinLength" value="12"/>',
+        '<add key="ApiKeyHeader" value="X-Api-Key"/>',
+        "define('PASSWORD_RESET_TIMEOUT', '3600');",
+        "set -gx TOKEN_URL https://auth.example.com/oauth/token",
+        "ENV TOKEN_EXPIRY 3600",
+        "env:\n  - name: DB_PASSWORD_PROD\n    value: ${DB_PASSWORD_PROD}\n",
+    ],
+)
+def test_a_setting_named_after_a_secrets_word_is_kept_in_other_forms(text: str) -> None:
     assert redact_secrets(text) == (text, {})

@@ -817,7 +817,8 @@ _NETRC = lazy(
 # An environment list entry in Kubernetes, compose or CI YAML: "name: DB_PASSWORD" and, on the
 # next line, "value: ...".
 _NAME_VALUE = lazy(
-    rf"name:[ \t]*[\"']?[A-Za-z0-9_.\-]{{0,64}}{_SECRET_KEYWORD}[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*"
+    rf"name:[ \t]*[\"']?[A-Za-z0-9_.\-]{{0,64}}(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?"
+    r"[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`#]{{1,1024}}))",
     re.IGNORECASE,
 )
@@ -827,7 +828,8 @@ _NAME_VALUE = lazy(
 # (either attribute first), and an element holding the value as its text
 # (<entry key="db.password">…</entry>). A tag is read up to 1024 characters.
 _XML_NAMED = (
-    rf"\b(?:key|name)[ \t]*=[ \t]*(?P<nq>[\"'])[A-Za-z0-9_.:\-]{{0,64}}{_SECRET_KEYWORD}(?P=nq)"
+    rf"\b(?:key|name)[ \t]*=[ \t]*(?P<nq>[\"'])[A-Za-z0-9_.:\-]{{0,64}}(?P<word>{_SECRET_KEYWORD})"
+    rf"(?P<qual>{_QUALIFIER})?(?P=nq)"
 )
 _XML_VALUE = r"\bvalue[ \t]*=[ \t]*(?:\"(?P<dq>[^\"<>\r\n]{1,1024})\"|'(?P<sq>[^'<>\r\n]{1,1024})')"
 _XML_TAG = r"<[A-Za-z][\w:.\-]{0,64}[ \t\r\n][^<>]{0,1024}?"
@@ -850,7 +852,11 @@ def _find_xml_settings(text: str) -> Iterator[_Hit]:
             value = m.group(group)
             end = m.start(group) + len(value.rstrip())
             value = value.strip()
-            if value and not (_is_placeholder(value) or _COUNT_OR_FLAG.fullmatch(value)):
+            if (
+                value
+                and not (_is_placeholder(value) or _COUNT_OR_FLAG.fullmatch(value))
+                and _qualified_name_holds(m, value)
+            ):
                 yield _Hit(m.start(group), end, "password_assignment", 1)
 
 
@@ -1299,8 +1305,9 @@ def _find_htpasswd(text: str) -> Iterator[_Hit]:
 #: sentence is no variable).
 _ENV_SET = lazy(
     r"(?:(?<![\w\-])set(?:[ \t]+-[A-Za-z]{1,8})*|\bsetenv|^[ \t]*ENV)[ \t]+"
-    r"(?-i:(?=[A-Z])[A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PW|SECRET|SECRET_KEY"
-    r"|TOKEN|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS|_CREDS))[ \t]+"
+    r"(?-i:(?=[A-Z])[A-Z0-9_]{0,64}(?P<word>PASSWORD|PASSWD|PASSPHRASE|_PASS|_PW|SECRET"
+    r"|SECRET_KEY|TOKEN|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS|_CREDS)"
+    r"(?P<qual>(?:_[A-Z0-9]{1,24}+){1,6}+)?)[ \t]+"
     rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`;&|=]{{1,1024}}))(?=[ \t]*(?:[;&|#\r\n]|$))",
     re.MULTILINE,
 )
@@ -1333,7 +1340,8 @@ _HASHED_PASSWORD = lazy(
 
 #: PHP's define('DB_PASSWORD', '…'), as WordPress's wp-config.php sets the database password.
 _PHP_DEFINE = lazy(
-    rf"\bdefine\([ \t]*[\"'][A-Za-z0-9_]{{0,64}}{_SECRET_KEYWORD}[\"'][ \t]*,[ \t]*"
+    rf"\bdefine\([ \t]*[\"'][A-Za-z0-9_]{{0,64}}(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?"
+    r"[\"'][ \t]*,[ \t]*"
     rf"(?:{_QUOTED_VALUE})",
     re.IGNORECASE,
 )
@@ -1660,7 +1668,7 @@ def _find_assignment_rule(
                 _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value)
             ):
                 continue  # the file that holds it (openvpn's --auth-user-pass creds.txt)
-            if value and not _is_placeholder(value):
+            if value and not _is_placeholder(value) and _qualified_name_holds(m, value):
                 yield _Hit(m.start(group), end, "password_assignment", 1)
 
 
@@ -1909,6 +1917,20 @@ def _setting_holds_secret(key: str, value: str) -> bool:
     if _PASSWORD_KEY.search(key) or key.lower() == "pw":
         return _password_after_its_word(value)
     return True
+
+
+def _qualified_name_holds(m: re.Match[str], value: str) -> bool:
+    """A value under a name that ``m`` (with groups ``word``, its secret's word, and
+    ``qual``, the words after it) read, in a form other than _ASSIGNMENT's (a Kubernetes
+    env list's ``name:``/``value:``, an XML setting, PHP's ``define``, fish's ``set -gx``, a
+    Dockerfile's ``ENV``): the secret, as :func:`_assignment_hit` judges it after such a key
+    (:func:`_says_which_secret`, :func:`_setting_holds_secret`)."""
+    qualifier = m.group("qual") if "qual" in m.re.groupindex else None
+    return (
+        not qualifier
+        or _says_which_secret(qualifier)
+        or _setting_holds_secret(m.group("word"), value)
+    )
 
 
 #: An ARN up to its resource type, where a secret's word is that type (Secrets Manager's
