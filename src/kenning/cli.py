@@ -1448,7 +1448,7 @@ def query_plan(plan: Any) -> None:
 Examples:
   kenning query error "sqlite3.OperationalError: database is locked"
   pytest 2>&1 | kenning query error -
-  kenning recall --errors "$(npm test 2>&1 | kenning query error -)"
+  kenning recall --errors -- "$(go test ./... 2>&1 | kenning query error -)"
 """,
 )
 @click.argument("raw", default="-")
