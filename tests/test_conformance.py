@@ -48,7 +48,7 @@ from kenning.errors import (
     StoreUnavailable,
     StoreWriteFailed,
 )
-from kenning.model import NEAR_DUPLICATE, STORED, Memory, Provenance, content_hash
+from kenning.model import NEAR_DUPLICATE, REJECTED, STORED, Memory, Provenance, content_hash
 from kenning.project import resolve_project
 from kenning.reembed import reembed
 from kenning.store import MemoryStore
@@ -3686,6 +3686,93 @@ def test_nul_in_tags_source_and_metadata_is_dropped_on_every_backend(mstore: Mem
     assert stored.metadata["owner"] == "sreteam"
     assert stored.metadata["steps"] == ["tag", {"k": "v"}]
     assert mstore.backend.get([results[1].id or ""])
+
+
+def test_a_name_holding_a_control_or_invisible_character_is_refused_on_every_backend(
+    mstore: MemoryStore,
+) -> None:
+    """A source, a tag and a metadata key are names: one holding a terminal's escape (OSC 0
+    sets a title, OSC 8 a link), a line break or a character that shows as nothing or
+    reorders what is shown is no document's path, no tag and no key (inj7 F5, F6). They were
+    stored as given, for every output to escape; the write path refuses the note now, naming
+    the field and the character. A metadata value is text: it loses a terminal's escape
+    sequences and controls as the content does, and keeps a right-to-left mark as the content
+    does. A joiner Persian spells with stays in a tag, as in a project id."""
+    from kenning.store import NewMemory
+
+    refused = {
+        "source 'docs/\\x1b]0;x\\x07.md' holds U+001B": NewMemory(
+            "Deploys go out on Tuesdays.", "rule", source="docs/\x1b]0;x\x07.md"
+        ),
+        "source 'docs/\\u202egnp.md' holds U+202E (right-to-left override)": NewMemory(
+            "Screenshots live in the docs.", "rule", source="docs/\u202egnp.md"
+        ),
+        "tag '\\x1b]8;;https://evil.example\\x07ops\\x1b]8;;\\x07' holds U+001B": NewMemory(
+            "On-call rotates weekly.",
+            "rule",
+            tags=("ops", "\x1b]8;;https://evil.example\x07ops\x1b]8;;\x07"),
+        ),
+        "tag 'ops\\u200brelease' holds U+200B (zero width space)": NewMemory(
+            "Release branches are cut on Mondays.", "rule", tags=("ops\u200brelease",)
+        ),
+        "tag 'two\\nlines' holds U+000A (a line break)": NewMemory(
+            "Hotfixes need two reviews.", "rule", tags=("two\nlines",)
+        ),
+        "metadata key 'k\\x1b' holds U+001B": NewMemory(
+            "The cache is warmed at 06:00.", "context", metadata={"k\x1b": "v"}
+        ),
+        "metadata key 'ow\\u2028ner' holds U+2028 (line separator)": NewMemory(
+            "Backups are kept for 30 days.", "context", metadata={"steps": [{"ow\u2028ner": 1}]}
+        ),
+    }
+    kept = NewMemory(
+        "The staging database is reset every night at 02:00 UTC.",
+        "context",
+        source="docs/ops/staging.md",
+        tags=("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "ops"),
+        metadata={"owner": "sre\u202e team\x1b]0;pwned\x07\x1b[31m!\x1b[0m", "note": "a\r\nb\tc"},
+    )
+    results = mstore.remember_many([*refused.values(), kept])
+    for said, result in zip(refused, results, strict=False):
+        assert result.status == REJECTED, (said, result)
+        assert result.reason is not None and result.reason.startswith(said), result.reason
+        assert "without control or invisible characters" in result.reason or (
+            "pass the path as the file is named" in result.reason
+        )
+    assert results[-1].status == STORED, results[-1].reason
+    (stored,) = mstore.backend.get([results[-1].id or ""])
+    assert stored.tags == kept.tags
+    assert stored.metadata["owner"] == "sre\u202e team!"
+    assert stored.metadata["note"] == "a\nb\tc"
+    assert len(list(mstore.backend.iterate(Filters()))) == 1  # nothing refused was written
+
+
+def test_an_edit_keeps_the_names_another_writer_left_with_a_control_character(
+    mstore: MemoryStore,
+) -> None:
+    """A row kenning did not write this way (an older kenning, another writer) may hold a
+    control character in its source, a tag or a metadata key. An edit changes the text and
+    the type only: it keeps them as stored (every output escapes them) rather than refusing
+    an edit the user cannot make otherwise (``kenning edit`` sets neither)."""
+    from dataclasses import replace
+
+    from kenning.backends.base import MemoryRecord
+
+    note = mstore.remember("Deploys go out on Tuesdays after the freeze.", "rule")
+    (old,) = list(mstore.backend.iterate(Filters()))
+    planted = replace(
+        old.memory,
+        source="docs/\x1b]0;x\x07.md",
+        tags=("ops\u202e",),
+        metadata={**old.memory.metadata, "k\x1b": "v\x1b[31m"},
+    )
+    mstore.backend.upsert([MemoryRecord(planted, old.vector)])
+    edited = mstore.update(note.id or "", content="Deploys go out on Wednesdays after the freeze.")
+    assert edited.status == STORED, edited.reason
+    (after,) = mstore.backend.get([note.id or ""])
+    assert "Wednesdays" in after.content
+    assert (after.source, after.tags) == (planted.source, planted.tags)
+    assert after.metadata["k\x1b"] == "v\x1b[31m"
 
 
 def test_store_recall_matches_sqlite(mstore: MemoryStore, reference: MemoryStore) -> None:

@@ -389,6 +389,33 @@ def test_a_refused_note_is_counted_in_words(
     ), two.value
 
 
+def test_a_name_holding_a_control_character_refuses_the_line_naming_it(
+    exported: list[dict[str, Any]], target: MemoryStore
+) -> None:
+    """inj7 F6: an import stored a source, tags and metadata keys holding a terminal's
+    escapes as given (``docs/\\x1b]0;x\\x07.md`` sets the title of a terminal that prints
+    it raw). Each is refused as a line the write path refuses, naming the line, the field
+    and the character; a metadata value loses its escape sequences as content does."""
+    exported[1]["source"] = "docs/\x1b]0;x\x07.md"
+    exported[2]["tags"] = ["ok", "\x1b]8;;https://evil.example\x07ops\x1b]8;;\x07"]
+    exported[3]["metadata"] = {**exported[3]["metadata"], "k\x1b": "v"}
+    exported[4]["metadata"] = {**exported[4]["metadata"], "k": "v\u202e\x1b[31mred\x1b[0m"}
+    with pytest.raises(UserInputError) as info:
+        import_memories(target, _lines(exported))
+    message = str(info.value)
+    assert message.startswith("3 memories cannot be imported — line 2: source "), message
+    assert "line 2: source 'docs/\\x1b]0;x\\x07.md' holds U+001B (ESC" in message
+    assert (
+        "line 3: tag '\\x1b]8;;https://evil.example\\x07ops\\x1b]8;;\\x07' holds U+001B" in message
+    )
+    assert "line 4: metadata key 'k\\x1b' holds U+001B" in message
+    assert target.count(group_id="all") == 0
+    del exported[1:4]
+    import_memories(target, _lines(exported))
+    (kept,) = target.browse(group_id="all")
+    assert kept.metadata["k"] == "v\u202ered"
+
+
 def test_nothing_is_coerced(exported: list[dict[str, Any]], target: MemoryStore) -> None:
     """The two coercions issue 13 found: null content stored as "None", a tag string
     stored as its letters. Either line alone refuses the file; neither value is stored."""

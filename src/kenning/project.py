@@ -24,7 +24,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .errors import KenningError, StoreLocationError, UserInputError
 
@@ -262,22 +261,11 @@ def _hidden_in_an_id(gid: str) -> str | None:
     """The first character a project id may not hold, if any: what :func:`_shown_only`
     drops (controls, bidi overrides, zero-width and other invisible characters) and the
     line and paragraph separators (U+2028, U+2029), at which a reader breaks a line: an id
-    is printed in a result's line and written into the recall block's attributes."""
-    from .safety import is_spelling_joiner
+    is printed in a result's line and written into the recall block's attributes. The rule
+    of every name kenning stores (:func:`kenning.safety.hidden_character`)."""
+    from .safety import hidden_character
 
-    for m in _hidden_pattern().finditer(gid):
-        if not is_spelling_joiner(gid, m.start()):
-            return str(m[0])
-    return None
-
-
-@functools.cache
-def _hidden_pattern() -> Any:
-    """What :func:`_shown_only` drops (spelling joiners aside), and U+2028/U+2029; compiled
-    on first use (the ``regex`` module: ``re`` has no Unicode properties)."""
-    import regex
-
-    return regex.compile(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]")
+    return hidden_character(gid)
 
 
 def _shown_only(name: str) -> str:

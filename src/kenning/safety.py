@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import errno
+import functools
 import os
 import re
 import stat
@@ -29,13 +30,17 @@ from .errors import UserInputError
 __all__ = [
     "BrokenSymlinkError",
     "UnsafePathError",
+    "check_name",
+    "checked_metadata",
     "has_visible_text",
+    "hidden_character",
     "is_invisible",
     "is_safe_source_path",
     "is_spelling_joiner",
     "normalise_content",
     "resolve_inside",
     "validate_source_path",
+    "without_controls",
     "without_terminal_sequences",
 ]
 
@@ -70,6 +75,22 @@ def without_terminal_sequences(text: str) -> str:
     if "\x1b" not in text:
         return text
     return _TERMINAL_SEQUENCE.sub("", text)
+
+
+#: What a metadata value loses as content does (:func:`normalise_content`): controls but the
+#: tab and the line break, and the byte-order mark (lone surrogates are refused there).
+_VALUE_STRIP = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff]")
+
+
+def without_controls(text: str) -> str:
+    """``text`` (a metadata value) without what :func:`normalise_content` takes out of a
+    note's content: a terminal's escape sequences whole, every control character but the tab
+    and the line break (``\\r\\n``, ``\\r``, NEL, U+2028 and U+2029 become one), and the
+    byte-order mark. Format characters (bidi marks of right-to-left text) are kept, as in
+    the content; every output escapes them."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _VALUE_STRIP.sub("", _NEWLINES.sub("\n", without_terminal_sequences(text)))
 
 
 def without_nul(value: Any) -> Any:
@@ -203,6 +224,99 @@ def is_invisible(char: str) -> bool:
     nothing: format controls and variation selectors, Hangul fillers, the combining
     grapheme joiner."""
     return _INVISIBLE.fullmatch(char) is not None
+
+
+# What a name kenning stores may not hold (:func:`hidden_character`): controls (a line
+# break and a tab too), format characters (bidi marks, overrides and isolates, zero-width
+# and tag characters), line and paragraph separators, the other default-ignorable ones.
+@functools.cache
+def _hidden_in_a_name() -> Any:
+    return regex.compile(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]")
+
+
+#: The controls a refusal names in words (the others have no Unicode name).
+_CONTROL_NAMES = {
+    "\t": "a tab",
+    "\n": "a line break",
+    "\r": "a carriage return",
+    "\x07": "BEL, a control character",
+    "\x1b": "ESC, which starts a terminal's escape sequence",
+    "\x7f": "DEL, a control character",
+}
+
+
+def hidden_character(name: str) -> str | None:
+    """The first character of ``name`` that a name kenning stores (a project id, a memory's
+    ``source``, a tag, a metadata key) may not hold, or None: one a terminal obeys (ESC,
+    BEL: a title, a link, the clipboard), one that breaks the line it is shown on, or one
+    that shows as nothing or reorders what is shown (``docs/\\u202egnp.md`` shows as
+    ``docs/dm.png``), so that what is shown is not what is stored. A joiner between the
+    letters of a script that spells with it is part of the name (:func:`is_spelling_joiner`)."""
+    if name.isascii() and name.isprintable():
+        return None
+    for m in _hidden_in_a_name().finditer(name):
+        if not is_spelling_joiner(name, m.start()):
+            return str(m[0])
+    return None
+
+
+def hidden_character_said(char: str) -> str:
+    """``char`` (:func:`hidden_character`) as a refusal names it: ``U+001B (ESC, …)``."""
+    said = _CONTROL_NAMES.get(char) or unicodedata.name(char, "").lower() or "a control character"
+    return f"U+{ord(char):04X} ({said})"
+
+
+def shown_name(name: str, limit: int = 80) -> str:
+    """``name`` quoted for an error line, every hidden character written as its escape (a
+    variation selector or a Hangul filler that ``repr`` leaves as it is too), cut to
+    ``limit`` characters."""
+    shown = _hidden_in_a_name().sub(lambda m: f"\\u{ord(m[0]):04x}", repr(name))
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+#: What each name a writer gives is, and how to give it, for :func:`check_name`'s refusal.
+_NAME_FIX = {
+    "source": "a document's path or URL holds no such character (a terminal obeys it, or "
+    "shows another name than the one stored); pass the path as the file is named",
+    "tag": "a tag is a short label shown beside the note; pass it without control or "
+    "invisible characters",
+    "metadata key": "a key is a name shown beside the note; rename it without control or "
+    "invisible characters",
+}
+
+
+def check_name(label: str, value: str) -> None:
+    """Refuse (:class:`~kenning.errors.UserInputError`) a ``source``, a tag or a metadata
+    key that holds a character no name holds (:func:`hidden_character`), saying the field,
+    the name (escaped, its secrets redacted), the character and how to give it."""
+    hidden = hidden_character(value)
+    if hidden is None:
+        return
+    from .redaction import redact_secrets  # an error message holds no secret
+
+    raise UserInputError(
+        f"{label} {shown_name(redact_secrets(value)[0])} holds "
+        f"{hidden_character_said(hidden)}: {_NAME_FIX[label]}"
+    )
+
+
+def checked_metadata(value: Any) -> Any:
+    """Metadata as a writer gave it, its keys checked as names (:func:`check_name`, at every
+    depth) and its texts cleaned of controls as the content is (:func:`without_controls`).
+    Anything else is returned as it is (the JSON encoding after it refuses what is no
+    JSON)."""
+    if isinstance(value, str):
+        return without_controls(value)
+    if isinstance(value, Mapping):
+        for key in value:
+            if isinstance(key, str):
+                check_name("metadata key", key)
+        return {k: checked_metadata(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [checked_metadata(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(checked_metadata(v) for v in value)
+    return value
 
 
 # --------------------------------------------------------------------------------------------

@@ -253,7 +253,13 @@ class StoreWrites(StoreReads):
         it is (redaction's result is a fixed point: an export imports with the same text and
         content hash), so neither is done again: they were most of a re-import's work."""
         from .redaction import redact_secrets, redact_value  # write path only
-        from .safety import has_visible_text, normalise_content, without_nul
+        from .safety import (
+            check_name,
+            checked_metadata,
+            has_visible_text,
+            normalise_content,
+            without_nul,
+        )
 
         raw = _check_text(item.content, "content", ContentError)
         if len(raw) > RAW_CONTENT_LIMIT:
@@ -301,6 +307,9 @@ class StoreWrites(StoreReads):
 
                     metadata.pop(SEEDED_FROM, None)
                     metadata.pop(SEEDED_HASH, None)
+            if not editing:
+                # given by the writer (an edit carries the memory's own, as stored)
+                metadata = checked_metadata(metadata)
             # what SQLite will be given: no NaN, no lone surrogates, no runaway nesting
             encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8")
         except RecursionError:
@@ -349,6 +358,8 @@ class StoreWrites(StoreReads):
             except UnicodeEncodeError:
                 shown = redact_secrets(str(value))[0]  # an error message holds no secret
                 raise UserInputError(f"{label} {shown!r} is not valid UTF-8 text") from None
+            if not editing:  # (an edit carries the memory's own, as stored)
+                check_name(label, str(value))
         # Every stored field is redacted, not only the content: a --source URL with a token,
         # a tag or a metadata value pasted from a config file reach memory.db as well.
         source, found = redact_value(given_source)
