@@ -14,6 +14,9 @@ Separator rule: the parts of an entry are single lines; the only sequences that 
 parsing are the markers ``| FIX:`` and ``| SOURCE:`` themselves (and `` — `` inside the
 source path). :meth:`ErrorFixEntry.format` neutralises those (``|`` becomes ``/``) and
 leaves every other ``|`` alone, so a shell pipeline such as ``cmd | head -1`` survives.
+The labels themselves lose their colon where they are a part's text (``FIX:`` and
+``SOURCE:`` in the signature, the source and the summary; ``SOURCE:`` in the fix), so
+that a reader meets the entry's own ``FIX:`` first.
 :func:`parse_error_fix` splits on the *first* `` | FIX: `` and the *last* `` | SOURCE: ``.
 """
 
@@ -55,11 +58,22 @@ _MARKER_FIX = lazy(r"\|(?=\s*FIX:)", re.IGNORECASE)
 _MARKER_SOURCE = lazy(r"\|(?=\s*SOURCE:)", re.IGNORECASE)
 
 
-def _neutralise(part: str) -> str:
-    """One line, with the entry markers made harmless (``| FIX:`` → ``/ FIX:``)."""
+#: The entry's own labels, ``FIX:`` and ``SOURCE:`` in any case, where they are text of a part
+#: (a problem line, a file name): written without their colon, so that the first ``FIX:``
+#: a reader meets is the entry's own (inj7 F5).
+_LABELS = lazy(r"\b(FIX|SOURCE)\s*(?::\s*)+", re.IGNORECASE)
+#: In the fix, the source's label as the entry writes it only: a fix may hold a
+#: configuration's ``source:`` key.
+_SOURCE_LABEL = lazy(r"\b(SOURCE)\s*(?::\s*)+")
+
+
+def _neutralise(part: str, labels: re.Pattern[str] | None = None) -> str:
+    """One line, with the entry markers made harmless (``| FIX:`` → ``/ FIX:``), and
+    ``labels`` written without their colon (``FIX: run this`` → ``FIX run this``)."""
     part = one_line(part)
     part = _MARKER_FIX.sub("/", part)
-    return _MARKER_SOURCE.sub("/", part)
+    part = _MARKER_SOURCE.sub("/", part)
+    return part if labels is None else labels.sub(r"\1 ", part).strip()
 
 
 @dataclass(frozen=True)
@@ -73,12 +87,12 @@ class ErrorFixEntry:
 
     def normalised(self) -> ErrorFixEntry:
         """The entry as :func:`parse_error_fix` reads it back from :meth:`format`."""
-        source = _neutralise(self.source).replace(" — ", " - ")
+        source = _neutralise(self.source, _LABELS).replace(" — ", " - ")
         return ErrorFixEntry(
-            signature=_neutralise(self.signature),
-            fix=_neutralise(self.fix),
+            signature=_neutralise(self.signature, _LABELS),
+            fix=_neutralise(self.fix, _SOURCE_LABEL),
             source=source,
-            summary=_neutralise(self.summary) if source else "",
+            summary=_neutralise(self.summary, _LABELS) if source else "",
         )
 
     def format(self) -> str:

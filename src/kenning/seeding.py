@@ -1470,6 +1470,7 @@ def _run(
     plans: retirements, then replacements, then new entries. Fills ``reports``; returns the
     reports of the documents that are gone. ``blobs_before``: each document's blob at the
     last run."""
+    from .safety import hidden_character, hidden_character_said
     from .store import NewMemory
 
     existing = _seeded_entries(store, prefix, unmarked_before)
@@ -1567,6 +1568,19 @@ def _run(
                 doc.status, doc.reason = "failed", outcome.skipped_reason
             else:
                 doc.status, doc.reason = "skipped", outcome.skipped_reason
+            continue
+        hidden = hidden_character(doc.rel)
+        if hidden is not None:
+            # its entries' source would be refused (safety.check_name): said as the
+            # file's to rename (a doc that gives no entry is skipped as any other)
+            doc.status, doc.reason = (
+                "failed",
+                (
+                    f"its path holds {hidden_character_said(hidden)}, which no document's path "
+                    "holds (a terminal obeys it, or shows another name than the file's); rename "
+                    "the file without control or invisible characters"
+                ),
+            )
             continue
         prepared = []
         for entry, redacted in zip(outcome.entries, outcome.redactions, strict=True):
