@@ -435,6 +435,9 @@ def test_calibrate_takes_gold_ids_as_recall_and_search_show_them(
     assert calibrate(store, short).summary() == calibrate(store, whole).summary()
     with pytest.raises(UserInputError, match="not in this project"):
         calibrate(store, [(whole[0][0], (shown[gold[0]][:13] + "f",))])
+    # an id's first digits, too few to name one, are said too short, as forget says (qa77 F9)
+    with pytest.raises(UserInputError, match="01a2: too short to name a memory"):
+        calibrate(store, [(whole[0][0], ("01a2",))])
 
 
 def test_calibrate_embeds_its_queries_together(
@@ -560,6 +563,11 @@ def test_a_misspelt_setting_is_named_with_the_key_it_may_mean(
     assert "similarity_treshold" in check.message and "KENNING_PROJECTT" in check.message
     assert ".env" in (check.fix or ""), check.fix
     (project / ".env").unlink()
+    # a setting below [decay]: the fix moves it, not "rename or remove" alone (qa77 F10)
+    config.write_text("[decay]\nrecall_floor = 0.5\n")
+    check = run_doctor(cwd=project).check("settings")
+    assert "move `recall_floor = …` above [decay]" in check.message, check.message
+    assert (check.fix or "").startswith("move, rename or remove those keys"), check.fix
     config.write_text("recall_floor = 0.5\n")
     assert run_doctor(cwd=project).check("settings").status == "ok"
 

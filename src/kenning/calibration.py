@@ -184,9 +184,19 @@ def calibrate(
             if len(unknown) == 1
             else f"{len(unknown)} gold memory ids are not"
         )
+        from .model import ID_PREFIX_MIN_HEX, too_short_for_prefix
+
+        # "not in this project" of an id's first digits: forget says "too short" (qa77 F9)
+        short = [g for g in unknown if too_short_for_prefix(g)]
+        said = (
+            f" ({', '.join(short[:3])}: too short to name a memory, an id is taken by its "
+            f"start from {ID_PREFIX_MIN_HEX} hex digits on)"
+            if short
+            else ""
+        )
         raise UserInputError(
-            f"{counted} in {where_searched(group_id)}: {shown}; use the ids `kenning search "
-            "--json` shows (or --project for another project)"
+            f"{counted} in {where_searched(group_id)}: {shown}{said}; use the ids `kenning "
+            "search` or `kenning recall` shows (or --project for another project)"
         )
     outcomes = []
     # the queries embedded together: one model run per batch, not one per query

@@ -1101,6 +1101,15 @@ def _fts_integrity(path: Path) -> Check | None:
     return None
 
 
+def _keys_fix(warnings: list[str] | tuple[str, ...], where: Path) -> str:
+    """The fix of config.toml's keys that set nothing: each warning says what to do with its
+    key (a misspelling's right name, a setting to move above `[decay]`), which "rename or
+    remove" alone contradicted (qa77 F10)."""
+    moved = any("above [decay]" in w for w in warnings)
+    what = "move, rename or remove" if moved else "rename or remove"
+    return f"{what} those keys in {where}, as each warning says"
+
+
 def _settings(folder: Path, project_root: Path | None) -> Check:
     """The settings file beside the store: readable, every value one kenning accepts (else
     every command that reads settings fails), and every key one kenning reads (a misspelt
@@ -1122,9 +1131,7 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
         settings.check()  # (each said by what reads it: all of them here)
     except KenningError as exc:  # the message names the variable and where it was set
         if warnings:  # the file's own keys first: they are what every command reads
-            return Check(
-                "settings", FAILED, "; ".join(warnings), f"rename or remove those keys in {where}"
-            )
+            return Check("settings", FAILED, "; ".join(warnings), _keys_fix(warnings, where))
         return Check("settings", FAILED, str(exc), "correct or unset that variable")
     unread = config.unread_project_settings(project_root, folder)
     dotenv_warnings = [w for w in settings.warnings if w != unread and w not in warnings]
@@ -1136,7 +1143,7 @@ def _settings(folder: Path, project_root: Path | None) -> Check:
             "settings",
             FAILED,
             "; ".join([*warnings, *dotenv_warnings]),
-            f"rename or remove those keys in {where}{also}",
+            f"{_keys_fix(warnings, where)}{also}",
         )
     if dotenv_warnings:  # config.toml has none (above): the .env's keys that set nothing
         return Check(
