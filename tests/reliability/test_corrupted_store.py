@@ -58,6 +58,11 @@ def golden(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> dict[s
 def _project(tmp_path: Path, golden: dict[str, Any]) -> tuple[Path, Path]:
     root = make_repo(tmp_path / "proj", "git@github.com:Acme/Gold.git")
     (root / ".kenning").mkdir()
+    # the store's folder as kenning makes it, its .gitignore too (doctor warns of a store
+    # git does not ignore)
+    from kenning.project import STORE_GITIGNORE
+
+    (root / ".kenning" / ".gitignore").write_text(STORE_GITIGNORE)
     db = root / ".kenning" / "memory.db"
     shutil.copyfile(golden["db"], db)
     return root, db
