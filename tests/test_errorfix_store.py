@@ -2630,6 +2630,41 @@ def test_a_failed_test_named_alone_finds_no_fix_by_the_meaning_of_its_name(
     assert sqlite in [h.memory.id for h in told]
 
 
+@pytest.mark.parametrize("run", ["go-Lock.txt", "go-Lock-v.txt"])
+def test_a_failed_test_named_alone_under_a_question_finds_no_other_tests_fix(
+    store: MemoryStore, run: str
+) -> None:
+    """qa77 F1: the prompt hook, given "The tests fail, why?" above a go run whose one
+    failure is ``--- FAIL: TestLock (0.00s)`` (real go 1.19 output), gave another test's fix
+    at 0.44: the words' query found it by their meaning, where the run's own query keeps
+    only its exact fix and what names the test. Any query of such a request is held so; a
+    note is still found by the words, and the fix that names the test is given."""
+    from kenning.hooks.claude_code import prompt_recall_queries
+
+    from .test_querybuild import _GO
+
+    other = store.remember(
+        "ERROR-FIX: --- FAIL: TestSumsThePrices (0.00s): Total([2 3]) = 6; want 5 | FIX: "
+        "start the sum at 0",
+        "error_fix",
+    ).id
+    note = store.remember("TestLock is flaky on CI: it needs the tmpfs mounted", "context").id
+    prompt = "The tests fail, why?\n\n" + (_GO / run).read_text()
+    queries, fallbacks = prompt_recall_queries(prompt)
+    assert ("The tests fail, why?", False) in queries, queries
+    hits = [h.memory.id for h in store.recall_many(queries, fallbacks=fallbacks).hits]
+    assert other not in hits and note in hits, hits
+    named = store.remember(
+        "ERROR-FIX: --- FAIL: TestLock (0.00s): lock held by another process | FIX: release "
+        "the flock in TestMain",
+        "error_fix",
+    ).id
+    hits = [h.memory.id for h in store.recall_many(queries, fallbacks=fallbacks).hits]
+    assert other not in hits and named in hits, hits
+    # the words alone, or with an error told, still find a fix by their meaning
+    assert other in [h.memory.id for h in store.recall_many([("The tests fail, why?", False)]).hits]
+
+
 def test_a_failed_rust_test_named_alone_finds_no_fix_by_the_meaning_of_its_name(
     store: MemoryStore,
 ) -> None:

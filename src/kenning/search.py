@@ -32,6 +32,7 @@ from .model import (
     Memory,
     SearchResult,
     check_collection,
+    starts_as_error_fix,
     valid_types_message,
 )
 from .protocol import CASCADE_MIN_BEST, CASCADE_MIN_RESULTS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT
@@ -837,7 +838,7 @@ def kept_candidates(
     the memories that name the test."""
     tests = tests_named_alone(fingerprints)
     if tests:
-        return [c for c in candidates if c.match == "fingerprint" or _names(c.memory, tests)]
+        return [c for c in candidates if c.match == "fingerprint" or names_a_test(c.memory, tests)]
     if not fallback or not all(map(_names_no_class, fingerprints)):
         return candidates
     return [c for c in candidates if c.match == "fingerprint" or _names_no_class_of(c.memory)]
@@ -868,7 +869,11 @@ def tests_named_alone(fingerprints: Sequence[str]) -> list[str]:
     return tests
 
 
-def _names(memory: Memory, tests: Sequence[str]) -> bool:
+def _an_error_fix(memory: Memory) -> bool:
+    return memory.type == "error_fix" or starts_as_error_fix(memory.content)
+
+
+def names_a_test(memory: Memory, tests: Sequence[str]) -> bool:
     """Whether ``memory`` names one of ``tests`` (a whole word, in any case: a fingerprint's
     name is folded)."""
     text = memory.content.lower()
@@ -909,9 +914,17 @@ def held_for(candidate: Candidate, fingerprints: Sequence[str]) -> float:
     it is the exact match of its query. So the request's other queries hold it as its error
     queries do. Not of another name: the words may find the fix of a family of names, or
     the one they describe ("the systemd service uses the system python, not the venv: No
-    module named 'yaml'")."""
+    module named 'yaml'"). And 0 when the errors name failed tests alone
+    (:func:`tests_named_alone`) and it is an ERROR-FIX entry that names none of them: the
+    words a person writes above such a run ("The tests fail, why?") found another test's fix
+    at 0.44 by their meaning, where the run's own query keeps its exact fix and what names
+    the test (:func:`kept_candidates`, qa77 F1); notes are the words' to find."""
     if candidate.match == "fingerprint":
         return candidate.semantic
+    tests = tests_named_alone(fingerprints)
+    memory = candidate.memory
+    if tests and not names_a_test(memory, tests) and _an_error_fix(memory):
+        return 0.0
     entry = candidate.memory.metadata.get("error_fingerprint")
     if another_error_than_told(fingerprints, entry, _another_code):
         return min(candidate.semantic, ANOTHER_CODE_SCORE)
