@@ -920,6 +920,10 @@ FINGERPRINT_RULES_PROBES = {
     31: "1fc3c688b4d4f19b",
     # (32: recent Rust's thread id in a panic, "thread 'main' (1193) panicked", is left out)
     32: "da3e76e8b0f89ea8",
+    # (33: node:assert's failure, "AssertionError [ERR_ASSERTION]: …", keeps its values: those
+    # of "401 == 200", and those strictEqual's and deepStrictEqual's message says under its
+    # first line, "6 !== 5", read into the signature)
+    33: "eb2e026fd71ee795",
 }
 
 
@@ -999,6 +1003,11 @@ def _fingerprint_probe() -> str:
         "thread 'tests::login_returns_200' (1193) panicked at src/lib.rs:20:9:\n"
         "assertion `left == right` failed",
         "thread 'main' (4071) panicked at src/main.rs:4:5: index out of bounds",
+    ]
+    raw += [  # (rules 33: node:assert's values are its failure's, read under its first line)
+        (JS_REPORTS / "mocha-sums_the_prices.txt").read_text(),
+        (JS_REPORTS / "node-deepStrictEqual.txt").read_text(),
+        "AssertionError [ERR_ASSERTION]: 401 == 200",
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
@@ -2578,6 +2587,50 @@ def test_each_failed_test_of_a_run_finds_its_exact_fix(
         queries, fallbacks = prompt_recall_queries(f"The tests fail, why?\n{text}")
         hits = store.recall_many(queries, fallbacks=fallbacks).hits
         assert [h.memory.id for h in hits] == fixes, run
+
+
+#: node:assert's failures whose message says the values under its first line, as node
+#: 20.20 and mocha 12.0.3 print them, and what their signature is
+_NODE_ASSERT_RUNS = [
+    ("mocha-sums_the_prices.txt", "Expected values to be strictly equal: 6 !== 5"),
+    ("node-strictEqual.txt", "Expected values to be strictly equal: 6 !== 5"),
+    (
+        "node-deepStrictEqual.txt",
+        "Expected values to be strictly deep-equal: + actual - expected ... Lines skipped { "
+        "+ a: 1, - a: 2, b: [ ... 2 ] }",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "said"), _NODE_ASSERT_RUNS)
+def test_a_node_assert_failure_is_known_by_its_values(
+    store: MemoryStore, project: Path, run: str, said: str
+) -> None:
+    """qa77 F2: node:assert's ``AssertionError [ERR_ASSERTION]: Expected values to be
+    strictly equal:`` says its values on the line under it (``6 !== 5``; deepStrictEqual its
+    diff): the signature stopped at the colon, so every strictEqual failure had one
+    fingerprint and another test's fix came as an exact 1.00. Its values are its signature's
+    and its fingerprint's, as pytest's, jest's and chai's are."""
+    from kenning.fingerprints import error_fingerprint
+    from kenning.signatures import extract_error_signature
+
+    from .test_json_reports import JS_REPORTS
+
+    text = (JS_REPORTS / run).read_text()
+    signature = extract_error_signature(text)
+    assert signature == f"AssertionError [ERR_ASSERTION]: {said}"
+    fix = store.remember(f"ERROR-FIX: {signature} | FIX: start the sum at 0", "error_fix").id
+    hits = store.recall(text).hits
+    assert hits[0].memory.id == fix and hits[0].match == "fingerprint", hits
+    # another test's failure of the same assert, its values others (the user's run, the
+    # title and values changed as qa77's): no exact match of this fix
+    other = text.replace("6 !== 5", "3 !== 2").replace("a: 1", "a: 3").replace("sums", "counts")
+    assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(signature)
+    assert all(h.match != "fingerprint" for h in store.recall(other).hits if h.memory.id == fix)
+    r = run_cli(project, "recall", "--error", "-", "--json", stdin=other)
+    assert r.returncode == 0, r.stderr
+    found = [(hit["id"], hit["score"]) for hit in json.loads(r.stdout)["results"]]
+    assert all(score < 1.0 for memory_id, score in found if memory_id == fix), found
 
 
 @pytest.mark.parametrize(

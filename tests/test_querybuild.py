@@ -1287,7 +1287,7 @@ _GO_RUN = [
 _MOCHA_RUN = [  # (its signature, what it printed last, first)
     "TypeError: Cannot read properties of undefined (reading 'map')",
     "AssertionError [ERR_ASSERTION]: 401 == 200",
-    "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+    "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 6 !== 5",
 ]
 
 

@@ -31,7 +31,7 @@ __all__ = [
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 32
+RULES_VERSION = 33
 
 #: An error that only wraps its cause, at a fingerprint's end (its line's whole message):
 #: Node's fetch (undici) throws ``TypeError: fetch failed`` for every network failure, the
@@ -856,6 +856,9 @@ _ASSERT = lazy(
     # chai's (vitest's, mocha's): "AssertionError: expected 500 to be 201"
     r"|\bAssertionError:\s+expected\s[^\n]{1,300}?\sto\s+(?:not\s+)?(?:be|equal|eql|deep"
     r"|have|include|contain|match|throw)\b"
+    # node:assert's (mocha's): "AssertionError [ERR_ASSERTION]: 401 == 200", "… Expected
+    # values to be strictly equal: 6 !== 5" (its values, read from the line under it)
+    r"|\bAssertionError\s\[ERR_ASSERTION\]:\s"
 )
 
 #: A message's closing full stop (tsc's, GitHub Actions' "… exit code 137."), which a note

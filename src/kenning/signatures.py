@@ -902,6 +902,7 @@ def _refined(signature: str, raw: str) -> str:
     leaves a line that is not its tool's as it is)."""
     for refine in (
         _with_detail,
+        _with_node_assert_values,
         _with_test_message,
         _with_vitest_test,
         _with_jest_test,
@@ -1477,6 +1478,37 @@ def _with_jest_test(signature: str, raw: str) -> str:
         if thrown and _tidy(thrown) == signature:
             named = heading
     return f"● {one_line(named.group(1))}: {signature}" if named else signature
+
+
+#: node:assert's message that says its values on the lines under it (``AssertionError
+#: [ERR_ASSERTION]: Expected values to be strictly equal:`` over ``6 !== 5``, deepStrictEqual's
+#: diff, ``The expression evaluated to a falsy value:`` over the expression), as node and mocha
+#: print it; what ends those lines: a stack frame, mocha's own diff (``+ expected - actual``),
+#: its next failure's heading (``2) cart``), node's properties of the error (``}``).
+_NODE_ASSERT_SAYS_BELOW = lazy(r"^AssertionError\s\[ERR_ASSERTION\]:\s\S.*:$")
+_NODE_ASSERT_VALUES_END = lazy(r"^(?:at\s|\+\s+expected\s+-\s+actual$|\d+\)\s|Node\.js\sv\d)")
+_NODE_ASSERT_VALUE_LINES = 12
+
+
+def _with_node_assert_values(signature: str, raw: str) -> str:
+    """node:assert's failure with the values its message says under its first line
+    (``AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 6 !== 5``): the
+    first line alone was every strictEqual failure's, so another test's fix was its exact
+    match (qa77 F2), where pytest's, jest's and chai's failures are known by their values."""
+    if not signature.endswith(":") or _NODE_ASSERT_SAYS_BELOW.match(signature) is None:
+        return signature
+    lines = ANSI.sub("", raw).splitlines()
+    start = next((i for i, x in enumerate(lines) if clean_line(x)[0].strip() == signature), None)
+    if start is None:
+        return signature
+    values: list[str] = []
+    # (as printed: a diff's "+" and "-" are its, no list's markers)
+    for line in (x.strip() for x in lines[start + 1 : start + 1 + 2 * _NODE_ASSERT_VALUE_LINES]):
+        if _NODE_ASSERT_VALUES_END.match(line) or len(values) >= _NODE_ASSERT_VALUE_LINES:
+            break
+        if line:
+            values.append(" ".join(line.split()))
+    return " ".join([signature, *values])
 
 
 def _with_test_message(signature: str, raw: str) -> str:
