@@ -924,6 +924,8 @@ FINGERPRINT_RULES_PROBES = {
     # of "401 == 200", and those strictEqual's and deepStrictEqual's message says under its
     # first line, "6 !== 5", read into the signature)
     33: "eb2e026fd71ee795",
+    # (34: go test's file line before what a test logged, "shop_test.go:13:", is left out)
+    34: "b04d76a95c486757",
 }
 
 
@@ -1008,6 +1010,9 @@ def _fingerprint_probe() -> str:
         (JS_REPORTS / "mocha-sums_the_prices.txt").read_text(),
         (JS_REPORTS / "node-deepStrictEqual.txt").read_text(),
         "AssertionError [ERR_ASSERTION]: 401 == 200",
+    ]
+    raw += [  # (rules 34: go test's file line before what a test logged is left out)
+        "--- FAIL: TestSumsThePrices (0.00s): shop_test.go:13: Total([2 3]) = 6; want 5",
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
@@ -2587,6 +2592,33 @@ def test_each_failed_test_of_a_run_finds_its_exact_fix(
         queries, fallbacks = prompt_recall_queries(f"The tests fail, why?\n{text}")
         hits = store.recall_many(queries, fallbacks=fallbacks).hits
         assert [h.memory.id for h in hits] == fixes, run
+
+
+@pytest.mark.parametrize("run", ["go-all.txt", "go-all-v.txt"])
+def test_go_fixes_written_as_go_prints_them_are_exact_and_in_the_order_asked(
+    store: MemoryStore, run: str
+) -> None:
+    """qa77 F5: a note written as go prints a failure (``--- FAIL: TestSumsThePrices (0.00s):
+    shop_test.go:13: Total([2 3]) = 6; want 5``) kept the test file's line in its
+    fingerprint, which the run's signature leaves out: matched by its words (0.996), it came
+    after a later test's exact fix, where the exact fixes come in the order asked."""
+    from .test_querybuild import _GO
+
+    sums = store.remember(
+        "ERROR-FIX: --- FAIL: TestSumsThePrices (0.00s): shop_test.go:13: Total([2 3]) = 6; "
+        "want 5 | FIX: start the sum at 0",
+        "error_fix",
+    ).id
+    parses = store.remember(
+        'ERROR-FIX: --- FAIL: TestParsesAnEmptyCart (0.00s): Parse("{}") = nil; want an empty '
+        "cart | FIX: return an empty cart for {}",
+        "error_fix",
+    ).id
+    hits = store.recall((_GO / run).read_text()).hits
+    assert [(h.memory.id, h.match) for h in hits[:2]] == [
+        (sums, "fingerprint"),
+        (parses, "fingerprint"),
+    ], hits
 
 
 #: node:assert's failures whose message says the values under its first line, as node
