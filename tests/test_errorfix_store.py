@@ -2715,6 +2715,37 @@ def test_a_failed_test_named_alone_finds_no_fix_by_the_meaning_of_its_name(
     assert sqlite in [h.memory.id for h in told]
 
 
+def test_a_failed_test_named_alone_told_in_a_sentence_finds_no_other_tests_fix(
+    store: MemoryStore, project: Path
+) -> None:
+    """qa77 F1: "go test fails: --- FAIL: TestLock (0.00s) what now?" was read as words, no
+    error (its heading starts no line), and gave another test's fix at 0.59 through recall
+    and the prompt hook. Go's heading told in a sentence is the error told; with its
+    message, the message is asked with it."""
+    from kenning.hooks.claude_code import prompt_recall_queries
+
+    other = store.remember(
+        "ERROR-FIX: --- FAIL: TestSumsThePrices (0.00s): Total([2 3]) = 6; want 5 | FIX: "
+        "start the sum at 0",
+        "error_fix",
+    ).id
+    note = store.remember("TestLock is flaky on CI: it needs the tmpfs mounted", "context").id
+    asked = "go test fails: --- FAIL: TestLock (0.00s) what now?"
+    hits = [h.memory.id for h in store.recall(asked).hits]
+    assert other not in hits and note in hits, hits
+    queries, fallbacks = prompt_recall_queries(asked)
+    assert ("--- FAIL: TestLock (0.00s)", True) in queries, queries
+    hits = [h.memory.id for h in store.recall_many(queries, fallbacks=fallbacks).hits]
+    assert other not in hits and note in hits, hits
+    r = run_cli(project, "recall", "--json", "--", asked)
+    assert r.returncode == 0, r.stderr
+    assert other not in [hit["id"] for hit in json.loads(r.stdout)["results"]]
+    told = "my test fails with --- FAIL: TestLock (0.00s): lock held by another process, why?"
+    assert prompt_recall_queries(told)[0] == [
+        ("--- FAIL: TestLock (0.00s): lock held by another process", True)
+    ]
+
+
 @pytest.mark.parametrize("run", ["go-Lock.txt", "go-Lock-v.txt"])
 def test_a_failed_test_named_alone_under_a_question_finds_no_other_tests_fix(
     store: MemoryStore, run: str

@@ -1584,6 +1584,11 @@ def errors_in_sentence(line: str) -> tuple[str, list[str]]:
     return " ".join(w.strip(" \t.,;:") for w in said if w.strip(" \t.,;:")), errors
 
 
+#: go test's heading of a failed test told after the words of a sentence ("go test fails:
+#: --- FAIL: TestLock (0.00s) what now?"), a subtest's too.
+_TOLD_GO_HEADING = lazy(r"(?<=\s)---[^\S\n]+FAIL:[^\S\n]+\S+[^\S\n]+\(\d+(?:\.\d+)?s\)")
+
+
 #: The words a person writes before an error: words, numbers, a sentence's punctuation, code
 #: in backticks or quotes ("and `make test` fails with"); not a tool's brackets or braces
 #: (Rust's "called `Result::unwrap()` on an `Err` value: Custom { …", vite's "[vite]
@@ -1719,6 +1724,16 @@ def _error_told(line: str) -> tuple[str, str]:
         message_end = _MESSAGE_END.search(error, told.end(1) - told.start(1))
         cut = values.end() if values else message_end.start() if message_end else None
         return line[: told.start(1)].rstrip(" \t:;("), error[:cut].strip()
+    heading = _TOLD_GO_HEADING.search(line) if "--- FAIL:" in line else None
+    if heading is not None and _said_by_a_person(line[: heading.start()].rstrip(" \t:;(")):
+        # "go test fails: --- FAIL: TestLock (0.00s) what now?": go's failed test, with its
+        # message when one follows the heading ("…: lock held by another process, why?")
+        error = line[heading.start() :]
+        said = heading.group(0)
+        if error[len(said) :].startswith(":"):
+            end = _MESSAGE_END.search(error, len(said) + 1)
+            said = error[: end.start()] if end else error
+        return line[: heading.start()].rstrip(" \t:;("), said.strip()
     bare = _BARE_MESSAGE.search(line)
     if bare is not None:  # "pytest fails: No module named 'yaml'": typed without its class
         if prose is None or prose.end() > bare.start():

@@ -1647,6 +1647,7 @@ _LOOKS_LIKE_ERROR_SOURCE = r"""(?:
     | \b(?:Uncaught|Unhandled)\b
     | \bthread\s'[^'\n]*'\s(?:\(\d+\)\s)?panicked\sat\b     # Rust
     | ^[^\S\n]*---\sFAIL:\s                             # go test
+    | \s---\sFAIL:\s\S+\s\(\d+(?:\.\d+)?s\)         # ... told in a sentence
     | ^[^\S\n]*(?:FAILED|ERROR)\s\S+::\S                  # pytest's short summary
     | ^E\s{2,}(?:assert\s|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b)  # pytest's E line
     | (?:^|\bfail(?:s|ed|ing)?(?:[^\S\n]+with)?[:;]?[^\S\n]*\(?
