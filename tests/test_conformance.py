@@ -4814,6 +4814,25 @@ BLANK_NOTES = [
 ]
 
 
+def _notes_another_writer_edits(
+    backend_location: str, store_kind: str, project: Path, minilm: Embedder
+) -> list[str]:
+    """A store of :data:`BLANK_NOTES`, stored an hour apart, and their ids: the test then
+    edits the last one's row as another writer would (skipped on a live Qdrant server)."""
+    if store_kind == "qdrant":
+        pytest.skip("a live Qdrant server: the payload is edited through local mode here")
+    store = make_store(open_backend(backend_location, create=True, dimension=None), project, minilm)
+    try:
+        ids = [
+            store.remember(text, "context", stored_at=NOW - timedelta(hours=10 - i)).id
+            for i, text in enumerate(BLANK_NOTES)
+        ]
+    finally:
+        store.close()
+    assert all(ids)
+    return [i or "" for i in ids]
+
+
 def test_a_note_another_writer_left_blank_is_skipped_and_named(
     backend_location: str,
     store_kind: str,
@@ -4827,18 +4846,8 @@ def test_a_note_another_writer_left_blank_is_skipped_and_named(
     it now as a damaged row, named once with its fix."""
     import logging
 
-    if store_kind == "qdrant":
-        pytest.skip("a live Qdrant server: the payload is edited through local mode here")
-    store = make_store(open_backend(backend_location, create=True, dimension=None), project, minilm)
-    try:
-        ids = [
-            store.remember(text, "context", stored_at=NOW - timedelta(hours=10 - i)).id
-            for i, text in enumerate(BLANK_NOTES)
-        ]
-    finally:
-        store.close()
+    ids = _notes_another_writer_edits(backend_location, store_kind, project, minilm)
     blank = ids[-1]
-    assert blank
     _write_foreign_content(backend_location, store_kind, blank, " \n\t \n ")
     caplog.set_level(logging.WARNING)
     store = make_store(
@@ -5289,18 +5298,8 @@ def test_a_note_larger_than_kenning_stores_is_skipped_and_named(
     blank one."""
     import logging
 
-    if store_kind == "qdrant":
-        pytest.skip("a live Qdrant server: the payload is edited through local mode here")
-    store = make_store(open_backend(backend_location, create=True, dimension=None), project, minilm)
-    try:
-        ids = [
-            store.remember(text, "context", stored_at=NOW - timedelta(hours=10 - i)).id
-            for i, text in enumerate(BLANK_NOTES)
-        ]
-    finally:
-        store.close()
+    ids = _notes_another_writer_edits(backend_location, store_kind, project, minilm)
     big = ids[-1]
-    assert big
     if field == "content":
         _write_foreign_content(backend_location, store_kind, big, "Deploys: " + _OVERSIZED)
     else:

@@ -3282,12 +3282,7 @@ def _as_the_rules_read(text: str) -> str:
         read = _with_key_letters_decoded(text)
         if read is not None:
             text = read[0]
-    for _ in range(_ESCAPE_ROUNDS):
-        decoded = _unescaped_text(text, places=False)
-        if decoded is None:
-            break
-        text = decoded[0]
-    return text
+    return _fully_unescaped(text)
 
 
 def _outside_markers(text: str, hits: list[_Hit]) -> list[_Hit]:
