@@ -441,3 +441,20 @@ def test_ctrl_c_ends_the_server_at_once(project: Path, tmp_path: Path) -> None:
         assert server.proc.wait(timeout=20) == 130
     finally:
         server.close()
+
+
+def test_a_logged_line_names_its_logger_once() -> None:
+    """kenning's warnings start with "kenning: " for the terminal that shows them alone; the
+    server's log line put its logger's name before them: "WARNING kenning: kenning: skipped
+    the damaged memory …" (qa77)."""
+    import logging
+
+    from kenning.mcp_server import _OneName
+
+    formatter = _OneName("%(levelname)s %(name)s: %(message)s")
+    said = logging.LogRecord(
+        "kenning", logging.WARNING, __file__, 1, "kenning: skipped x", (), None
+    )
+    assert formatter.format(said) == "WARNING kenning: skipped x"
+    other = logging.LogRecord("mcp", logging.INFO, __file__, 1, "kenning: a name", (), None)
+    assert formatter.format(other) == "INFO mcp: kenning: a name"  # another logger's, as it is

@@ -1374,8 +1374,21 @@ def _plain_log_lines(level: str) -> None:
     if sys.stderr is None or sys.stderr.isatty():
         return
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(_OneName("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=level, handlers=[handler])
+
+
+class _OneName(logging.Formatter):
+    """A record's logger name said once: kenning's messages that a terminal shows alone start
+    with ``kenning: `` themselves, and the log line read ``WARNING kenning: kenning: skipped
+    …`` (qa77)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        said = f"{record.name}: kenning: "
+        return (
+            line.replace(said, f"{record.name}: ", 1) if record.name.startswith("kenning") else line
+        )
 
 
 def build_server(tools: KenningTools) -> MCPServer:
