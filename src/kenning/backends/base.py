@@ -192,6 +192,14 @@ OVERSIZE_FIX = (
 )
 
 
+#: The most characters a note's text, and its metadata's JSON, can have and surely be no
+#: larger than kenning stores (4 UTF-8 bytes a character at most): only a longer one is
+#: measured by :func:`oversize_reason`. The backends test a row read against these inline,
+#: before calling it (every row read passes there).
+CONTENT_CHARS_SURELY_STORED = MAX_CONTENT_BYTES // 4
+METADATA_CHARS_SURELY_STORED = MAX_STORED_METADATA_BYTES // 4
+
+
 def _utf8_size_over(text: str, limit: int) -> int | None:
     """The UTF-8 size of ``text`` when it is over ``limit`` bytes, else None: a text of at
     most a quarter as many characters is under it unencoded (4 bytes a character at most),

@@ -118,6 +118,8 @@ from ..vectors import checked_cosine
 from . import compat
 from .base import (
     BLANK_FIX,
+    CONTENT_CHARS_SURELY_STORED,
+    METADATA_CHARS_SURELY_STORED,
     OVERSIZE_FIX,
     PROVENANCE_KEY,
     DamagedRow,
@@ -876,20 +878,16 @@ def _register_vector(conn: psycopg.Connection[Any]) -> bool:
     return True
 
 
-#: The most characters a row's metadata text can have and surely be no larger than kenning
-#: stores (4 UTF-8 bytes a character at most): a longer one is measured.
-_SURELY_STORED = MAX_STORED_METADATA_BYTES // 4
-
-
 def _row_to_memory(row: Sequence[Any]) -> Memory:
     """A row as a :class:`Memory`, or :class:`FieldDamage`: jsonb takes any JSON, so a row
     another tool wrote can hold tags that are a string or metadata that is a list. A row
     larger than kenning stores (:func:`~kenning.backends.base.oversize_reason`) is refused
     first, before its metadata is parsed."""
     metadata_text = row[9] if isinstance(row[9], str) else None
-    if (len(row[1]) > MAX_CONTENT_BYTES // 4 or len(metadata_text or "") > _SURELY_STORED) and (
-        over := oversize_reason(str(row[1]), metadata_text)
-    ):
+    if (
+        len(row[1]) > CONTENT_CHARS_SURELY_STORED
+        or len(metadata_text or "") > METADATA_CHARS_SURELY_STORED
+    ) and (over := oversize_reason(str(row[1]), metadata_text)):
         raise FieldDamage(*over, OVERSIZE_FIX)
     try:
         metadata = json.loads(row[9]) if row[9] is not None else {}

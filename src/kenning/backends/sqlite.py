@@ -50,11 +50,13 @@ from ..lexical import MAX_QUERY_TERMS, spellings
 from ..lexical import query_terms as lexical_terms
 from ..model import Memory, Provenance, parse_timestamp
 from ..project import STORE_FILENAME
-from ..protocol import MAX_CONTENT_BYTES, MAX_SEEN_COUNT, MAX_STORED_METADATA_BYTES
+from ..protocol import MAX_CONTENT_BYTES, MAX_SEEN_COUNT
 from ..vectors import bad_rows, checked_cosine, vector_problem
 from . import annindex, compat
 from .annindex import AnnFile, AnnView
 from .base import (
+    CONTENT_CHARS_SURELY_STORED,
+    METADATA_CHARS_SURELY_STORED,
     PROVENANCE_KEY,
     DamagedRow,
     Filters,
@@ -399,13 +401,6 @@ def _json_column(value: object, column: str) -> object:
         raise RowDamage(column, f"{text[:40]!r} is not JSON") from None
 
 
-#: The most characters a text can have and surely be no larger than kenning stores (4 UTF-8
-#: bytes a character at most): a longer one is measured (:func:`oversize_reason`). Tested
-#: inline, as every row read passes here.
-_SURELY_STORED_CONTENT = MAX_CONTENT_BYTES // 4
-_SURELY_STORED_METADATA = MAX_STORED_METADATA_BYTES // 4
-
-
 def _str_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -416,8 +411,8 @@ def decode_memory(row: Sequence[object]) -> Memory:
     than kenning stores (:func:`~kenning.backends.base.oversize_reason`) is refused first,
     before its metadata is parsed."""
     content, metadata = row[1], row[9]
-    if (isinstance(content, str) and len(content) > _SURELY_STORED_CONTENT) or (
-        isinstance(metadata, str) and len(metadata) > _SURELY_STORED_METADATA
+    if (isinstance(content, str) and len(content) > CONTENT_CHARS_SURELY_STORED) or (
+        isinstance(metadata, str) and len(metadata) > METADATA_CHARS_SURELY_STORED
     ):
         over = oversize_reason(content if isinstance(content, str) else "", _str_or_none(metadata))
         if over is not None:
