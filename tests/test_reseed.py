@@ -1485,10 +1485,13 @@ def _session_payload(root: Path) -> str:
     )
 
 
-def session_start(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+def session_start(
+    root: Path, *, as_a_user: bool = False, **extra: str
+) -> subprocess.CompletedProcess[str]:
     # the hook as Claude Code runs it: a process of its own (it ends with os._exit)
+    command = [sys.executable, "-m", "kenning", "hook", "session-start"]
     return subprocess.run(
-        [sys.executable, "-m", "kenning", "hook", "session-start"],
+        _as_a_user(*command) if as_a_user else command,
         cwd=root,
         env=env(**extra),
         input=_session_payload(root),
@@ -1502,16 +1505,7 @@ def session_start(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
 def session_start_as_a_user(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     """:func:`session_start` as a user without root's file rights (setpriv: as root, a
     chmod stops nothing), for the sessions that meet a folder or a file it may not read."""
-    return subprocess.run(
-        _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
-        cwd=root,
-        env=env(**extra),
-        input=_session_payload(root),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return session_start(root, as_a_user=True, **extra)
 
 
 def session_start_here(root: Path) -> subprocess.CompletedProcess[str]:
