@@ -1328,6 +1328,11 @@ def test_postgres_filtered_search_is_exact_enough(
             e[0] for e in everything
         ]
         assert b.count(Filters(group_id="rare/group")) == 3
+        # More rows than pgvector lets HNSW look at (ef_search at most 1,000; a search's pool
+        # widens to 1,280): the exact scan gives them all, in order, with either filter.
+        for k, filters in ((1280, Filters()), (600, Filters(group_id=GROUPS[0]))):
+            wanted = brute_force(rows + rare, q, k, filters)
+            assert [h.memory.id for h in b.vector_search(q, k, filters)] == [e[0] for e in wanted]
     finally:
         b.close()
 

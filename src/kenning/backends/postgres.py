@@ -438,6 +438,10 @@ FIRST_STORE_VERSION = next(n for n, script in enumerate(MIGRATIONS, 1) if "{dim}
 #: filter discards candidates, so filtered queries scan wider (with iterative scan).
 EF_SEARCH = 100
 EF_SEARCH_FILTERED = 200
+#: The largest ``hnsw.ef_search`` pgvector accepts (it refuses the query above it). A search
+#: that asks for more rows (a search's pool widens up to ``SEARCH_MAX_CANDIDATES``) gets at
+#: most this many from HNSW and falls back to the exact scan for the rest.
+EF_SEARCH_MAX = 1000
 #: At most this many matching rows (per ``kenning_counts``) are searched exactly, without
 #: HNSW: recall 1.0, and faster than HNSW with a selective filter.
 EXACT_SEARCH_MAX_ROWS = 2000
@@ -3126,7 +3130,9 @@ class PostgresBackend:
             with conn.transaction(force_rollback=True):
                 rows: list[Any] = []
                 if matching > EXACT_SEARCH_MAX_ROWS:
-                    ef = max(EF_SEARCH_FILTERED if filtered else EF_SEARCH, 2 * k)
+                    ef = min(
+                        max(EF_SEARCH_FILTERED if filtered else EF_SEARCH, 2 * k), EF_SEARCH_MAX
+                    )
                     conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
                     if filtered and self._iterative_scan:
                         conn.execute(
