@@ -834,15 +834,43 @@ def test_json_of_the_reading_commands_says_whether_there_is_a_store(project: Pat
         assert data["store_exists"] is True and data["intel_path"] == where, args
 
 
+def test_an_import_of_another_project_s_notes_names_them_in_a_sentence(
+    project: Path, minilm: Embedder
+) -> None:
+    """The note an import gives of notes that belong to other projects read "1 imported
+    memories belong to …" for one note (qa78 F5)."""
+    other = make_repo(project.parent / "other", remote="git@github.com:acme/other.git")
+    with open_store(cwd=other, embedder=minilm) as store:
+        assert store.remember("The billing service retries webhooks three times.").ok
+    assert kenning(other, "export", "-o", str(project / "one.jsonl")).returncode == 0
+    done = kenning(project, "import", "one.jsonl")
+    assert done.returncode == 0, done.stderr
+    assert "note: 1 imported memory belongs to other projects than this one" in done.stderr
+
+
 def test_an_import_with_nothing_to_import_creates_no_store(project: Path, minilm: Embedder) -> None:
-    """`kenning import` of an empty file (or an export of an empty store) in a new checkout
-    created an empty store with no model stamped, and doctor then said "every vector is a
-    finite None-dimensional unit vector". Nothing to import: no store, as for a refused
-    file; an empty store (the API can open one) says it has no rows yet."""
-    (project / "empty.jsonl").write_text("")
-    done = kenning(project, "import", "empty.jsonl")
+    """`kenning import` of an export of an empty store in a new checkout created an empty
+    store with no model stamped, and doctor then said "every vector is a finite
+    None-dimensional unit vector". Nothing to import: no store, as for a refused file; an
+    empty store (the API can open one) says it has no rows yet. A file with not even the
+    header (a backup whose writing failed, an empty pipe) was "imported 0", exit 0, as if it
+    were a backup (qa78 F5): it is refused."""
+    other = make_repo(project.parent / "other", remote="git@github.com:acme/other.git")
+    open_store(cwd=other, embedder=minilm, create=True).close()
+    header = kenning(other, "export").stdout
+    assert header.count("\n") == 1 and "kenning_export" in header, header
+    (project / "none.jsonl").write_text(header)
+    done = kenning(project, "import", "none.jsonl")
     assert done.returncode == 0, done.stderr
     assert "imported 0" in done.stdout
+    assert not (project / ".kenning" / "memory.db").exists()
+
+    (project / "empty.jsonl").write_text("\n")
+    for args, named in ((("empty.jsonl",), "empty.jsonl"), (("-",), "standard input")):
+        refused = run_cli(project, "import", *args, stdin="")
+        assert refused.returncode == 1, refused.stderr
+        assert f"{named} is empty" in refused.stderr and "nothing was imported" in refused.stderr
+        assert "kenning export -o FILE" in refused.stderr and not refused.stdout
     assert not (project / ".kenning" / "memory.db").exists()
 
     open_store(cwd=project, embedder=minilm, create=True).close()

@@ -718,6 +718,22 @@ def test_a_refused_import_creates_no_store(project: Path) -> None:
     assert not (project / ".kenning").exists()
 
 
+def test_a_line_that_is_not_json_is_said_with_its_column_and_the_fix(project: Path) -> None:
+    """A cut or hand-edited line was said as "line 2 is not JSON (Unterminated string
+    starting at)": json's message without its place, and no word of what to do (qa78 F4).
+    calibrate reads JSON lines too."""
+    cut = project / "cut.jsonl"
+    cut.write_text('{"kenning_export": 1, "provenance": null}\n{"id": "x", "content": "ab')
+    result = run_cli(project, "import", str(cut), env={"KENNING_EMBEDDER": "hashing"})
+    assert result.returncode == 1, result.stderr
+    assert "line 2 is not JSON (Unterminated string starting at column 24)" in result.stderr
+    assert "restore it from the export it came from, or delete it" in result.stderr
+    gold = project / "gold.jsonl"
+    gold.write_text('{"query": "x", "gold": ["a"]\n')
+    result = run_cli(project, "calibrate", str(gold), env={"KENNING_EMBEDDER": "hashing"})
+    assert "line 1 is not JSON (Expecting ',' delimiter at column 29)" in result.stderr, result
+
+
 def test_json_answers_stay_json_and_one_output_is_asked_for(seeded_project: Path) -> None:
     """`edit --json` with an unknown id answers JSON (as remember and forget do), exit 1;
     `--json` with `--format xml` asks for two outputs: a usage error, not JSON silently."""

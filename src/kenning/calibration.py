@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .backends.base import Filters
 from .errors import UserInputError
+from .export_format import json_error_said
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -119,7 +120,7 @@ def read_queries(lines: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise UserInputError(
-                f'line {number} is not JSON ({exc.msg}); expected {{"query", "gold"}}'
+                f'line {number} is not JSON ({json_error_said(exc)}); expected {{"query", "gold"}}'
             ) from None
         if (
             not isinstance(data, dict)

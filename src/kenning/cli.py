@@ -2612,6 +2612,14 @@ def import_cmd(
         raise UserInputError(
             f"{source} is not UTF-8 text (byte {exc.start}); nothing was imported"
         ) from None
+    if not any(line.strip() for line in lines):
+        # not even an export's header: a backup whose writing failed, or an empty pipe, is
+        # no "imported 0" (an export of a project without memories still holds its header)
+        named = "standard input" if source == "-" else _plain(source)
+        raise UserInputError(
+            f"{named} is empty: it holds no export header and no memory; nothing was "
+            "imported. `kenning export -o FILE` writes one (its first line is the header)"
+        )
     # the whole file is checked before the store is created: a refused file creates none
     # (into a store that exists, import_memories checks it as it writes, in the transaction
     # that a refused file rolls back)
@@ -2660,8 +2668,10 @@ def import_cmd(
         # project's, and recall would silently not see them
         named = ", ".join(f"{_plain(g)} ({n})" for g, n in list(others.items())[:3])
         first = _plain(shlex.quote(next(iter(others))))  # a line to paste into a shell
+        total = sum(others.values())
+        belong = "memory belongs" if total == 1 else "memories belong"
         click.echo(
-            f"note: {sum(others.values())} imported memories belong to other projects than "
+            f"note: {total} imported {belong} to other projects than "
             f"this one ({_plain(here)}): {named}; recall and search read them with "
             f"--project {first} (or --project all)",
             err=True,

@@ -322,6 +322,13 @@ def not_an_export(head: bytes) -> str | None:
     return next((said for magic, said in NOT_AN_EXPORT if head.startswith(magic)), None)
 
 
+def json_error_said(exc: json.JSONDecodeError) -> str:
+    """What is wrong with a line ``json`` refused, and where in it: its message ends with
+    "at" for some errors (``Unterminated string starting at``), the place being apart."""
+    at = "" if exc.msg.endswith(" at") else " at"
+    return f"{exc.msg}{at} column {exc.colno}"
+
+
 def read_export(lines: Iterable[str]) -> ExportFile:
     """Parse and check a whole export before anything is written. Raises
     :class:`~kenning.errors.UserInputError` naming every line that breaks the format (up to
@@ -342,7 +349,9 @@ def read_export(lines: Iterable[str]) -> ExportFile:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise UserInputError(
-                f"line {number} is not JSON ({exc.msg}); nothing was imported"
+                f"line {number} is not JSON ({json_error_said(exc)}): the line was cut or "
+                "edited; restore it from the export it came from, or delete it. Nothing was "
+                "imported"
             ) from None
         except RecursionError:
             raise UserInputError(
