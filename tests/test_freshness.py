@@ -1337,6 +1337,31 @@ def test_stale_for_every_project_outside_a_checkout_says_where_to_run_it(
         assert "run kenning stale in that project's checkout" in str(refused.value)
 
 
+def test_stale_outside_a_checkout_with_a_store_named_says_to_run_it_in_the_checkout(
+    store: MemoryStore, files: Path, tmp_path: Path
+) -> None:
+    """`kenning stale --store X` outside a checkout said "set KENNING_PROJECT, or give a
+    command --project ID", and doing so gave a second refusal ("run it in a checkout of
+    acme/st"): stale compares the checkout's files, so its first message says that only
+    running it in the checkout works, and suggests neither (qa77 F7)."""
+    assert store.remember(NOTE, "rule").ok
+    store.close()
+    outside = tmp_path / "nocheckout"
+    outside.mkdir()
+    store_file = str(files / ".kenning" / "memory.db")
+    first = kenning(outside, "stale", "--store", store_file)
+    assert first.returncode == 1 and first.stdout == "", first.stderr
+    (line,) = first.stderr.splitlines()
+    assert "run kenning stale in the project's checkout" in line, line
+    assert str(outside) in line and "give a command --project" not in line, line
+    # what it says does not stand in for the checkout indeed does not
+    second = kenning(outside, "stale", "--store", store_file, "--project", "acme/widgets")
+    assert second.returncode == 1 and "run it in a checkout of" in second.stderr
+    # other commands keep their fix: --project is all they lack there
+    recall = kenning(outside, "recall", "--store", store_file, "who may read auth")
+    assert recall.returncode == 1 and "give a command --project" in recall.stderr
+
+
 def _stale_cases(store: MemoryStore, files: Path, n: int) -> None:
     """``n`` notes naming src/auth.py (through NOTE), then a commit that changes it: all
     stale. The store is closed for the CLI."""

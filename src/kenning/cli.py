@@ -1891,7 +1891,7 @@ def stale_cmd(
     # before looking for a store: bad input (exit 1), as search's --limit
     check_commits(commits)
     check_stale_limit(limit)
-    with _open(store_path, create=False, missing_ok=True, group_id=group_id) as store:
+    with _stale_store(store_path, group_id) as store:
         # the project given: 'all' is refused (other projects' files are not here), not
         # taken for this checkout's
         report = store.stale(group_id=group_id, commits=commits, limit=limit)
@@ -1922,6 +1922,22 @@ def stale_cmd(
             f"memories naming {'it' if n == 1 else 'them'} are not marked stale — fix "
             f"{'it' if n == 1 else 'them'} and run `kenning stale` again"
         )
+
+
+def _stale_store(store_path: str | None, group_id: str | None) -> MemoryStore:
+    """The store `kenning stale` reads. Outside a checkout with a store named, the project
+    resolution's fix (set KENNING_PROJECT or give --project) led to a second refusal: stale
+    compares the checkout's files, so only running it in the checkout works (qa77 F7)."""
+    from .project import NoProjectHere
+
+    try:
+        return _open(store_path, create=False, missing_ok=True, group_id=group_id)
+    except NoProjectHere:
+        raise UserInputError(
+            "kenning stale checks memories against the files of their project's checkout, "
+            f"and {_plain(str(Path.cwd()))} is not inside one (KENNING_PROJECT and --project "
+            "do not stand in for it); run kenning stale in the project's checkout"
+        ) from None
 
 
 # -- stats / forget ------------------------------------------------------------------------

@@ -425,6 +425,12 @@ class RepositoryRefused(UserInputError):
     repository"."""
 
 
+class NoProjectHere(UserInputError):
+    """A store is named but the folder kenning runs in is in no checkout and nothing names
+    the project (no ``KENNING_PROJECT``, no ``--project``): a command that needs the
+    checkout itself (``kenning stale``) says so instead of suggesting those (qa77 F7)."""
+
+
 def _check_not_refused_by_git(cwd: Path) -> None:
     """Raise when git will not work in the repository at ``cwd``: it belongs to another
     user (a container's mounted volume, a shared folder) and is not in ``safe.directory``
@@ -878,7 +884,7 @@ def resolve_project(
                 )
             if store_path is not None or store_url is not None:
                 # the store is given: the project is all that is missing
-                raise UserInputError(
+                raise NoProjectHere(
                     f"{cwd} is not inside a git repository, so kenning cannot tell which "
                     "project of the store this is; set KENNING_PROJECT, or give a command "
                     "--project ID (`--project all` reads every project of the store), or run "
