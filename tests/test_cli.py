@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -2199,6 +2200,67 @@ def test_another_writers_id_reaches_a_terminal_without_its_control_sequences(
         said = result.stdout + result.stderr
         assert "deadbeef0002" in said, (args, said)  # the id is named, its controls are not
         assert "\x1b" not in said and "\x07" not in said and "\u202e" not in said, (args, said)
+
+
+def test_an_id_shown_without_its_control_characters_is_named_by_forget_edit_and_doctor(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer's id holding OSC 0 and a colour is shown with its controls left out;
+    `forget` and `edit` given that shown id said "no memory … it may have been forgotten
+    already", and `kenning doctor` said "rows … ok" (qa77 F8). Now both name the row as
+    stored (escaped) and the shell word that removes it, doctor warns naming it, and no ESC
+    reaches the terminal (colour kept, as a terminal would: see the test above); the shell
+    word given does remove it."""
+    import sqlite3
+    import subprocess
+
+    from click.testing import CliRunner
+
+    from kenning.cli import main
+
+    text = "Websocket reconnects back off exponentially up to 30 seconds"
+    assert run_cli(project, "remember", "--type", "rule", text).returncode == 0
+    assert run_cli(project, "remember", "--type", "rule", DB_LOCKED).returncode == 0
+    hostile = "01a24cc1-\x1b]0;PWNED\x07\x1b[31m-evil"
+    shown = "01a24cc1-]0;PWNED[31m-evil"  # as search shows it
+    conn = sqlite3.connect(project / ".kenning" / "memory.db")  # another tool's id for it
+    conn.execute("UPDATE memories SET id = ? WHERE content LIKE 'Websocket%'", (hostile,))
+    conn.commit()
+    conn.close()
+    monkeypatch.chdir(project)
+    word = "$'01a24cc1-\\x1b]0;PWNED\\x07\\x1b[31m-evil'"
+    runner = CliRunner()
+    listed = runner.invoke(main, ["search", "websocket reconnects"], color=True).stdout
+    assert shown in listed and "\x1b" not in listed, listed
+    for command in (["forget", shown], ["edit", shown, "--type", "convention"]):
+        result = runner.invoke(main, command, color=True)
+        assert result.exit_code == 1, result.output
+        said = result.stdout + result.stderr
+        assert "\x1b" not in said and "\x07" not in said, (command, said)
+        (line,) = said.splitlines()
+        assert "it may have been forgotten" not in line, line
+        assert "01a24cc1-\\x1b]0;PWNED" in line and f"`kenning forget {word}`" in line, line
+        assert ("`kenning edit` cannot take such an id" in line) == (command[0] == "edit"), line
+    doctor = runner.invoke(main, ["doctor"], color=True)
+    said = doctor.stdout + doctor.stderr
+    assert "\x1b" not in said and "\x07" not in said, said
+    (rows,) = (ln for ln in said.splitlines() if " rows: " in ln)
+    assert rows.startswith("warning rows:") and "1 has an id holding control" in rows, rows
+    assert f"(given as {word})" in rows, rows
+    (check,) = (
+        c
+        for c in json.loads(kenning(project, "doctor", "--json").stdout)["checks"]
+        if c["name"] == "rows"
+    )
+    assert check["status"] == "warning" and "kenning forget <id> --group-id all" in check["fix"]
+    # the shell word given is the id as stored: forget takes it
+    env = os.environ | {"K": str(Path(sys.executable).parent / "kenning")}
+    removed = subprocess.run(
+        ["bash", "-c", f'"$K" forget {word}'], cwd=project, env=env, capture_output=True, text=True
+    )
+    assert removed.returncode == 0 and removed.stdout.startswith("forgot 01a24cc1-"), removed
+    after = json.loads(kenning(project, "doctor", "--json").stdout)["checks"]
+    assert next(c for c in after if c["name"] == "rows")["status"] == "ok"
 
 
 def test_recall_and_search_json_mark_a_copy_of_the_blocks_own_lines(project: Path) -> None:

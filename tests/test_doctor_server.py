@@ -1401,6 +1401,31 @@ def test_another_projects_damaged_qdrant_point_is_a_warning_and_stats_says_nothi
 # -- a row whose kind or time another writer set (qa72 F4) ---------------------------------
 
 
+def test_a_row_whose_id_holds_a_control_character_is_named_by_doctor(
+    project: Path,
+    pg_url: str,  # noqa: F811
+) -> None:
+    """qa77 F8 on a server: another writer's id holding OSC 0 is shown without its
+    controls, and that shown id names nothing to forget or edit; doctor said "rows ok".
+    The server picks such ids in the read of the rows doctor names; doctor names each
+    escaped, with the shell word that gives it back, a warning."""
+    _remember(pg_url, project)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE kenning_memories SET id = %s WHERE content LIKE 'Deploys%%'",
+            ("01a24cc1-\x1b]0;PWNED\x07-evil",),
+        )
+    result = _doctor(project, pg_url, "--json")
+    assert result.returncode == 0, result.stdout
+    rows = _rows(result)
+    assert rows["status"] == "warning", rows
+    assert "1 has an id holding control or invisible characters" in rows["message"], rows
+    assert "(given as $'01a24cc1-\\x1b]0;PWNED\\x07-evil')" in rows["message"], rows
+    forget = run_cli(project, "forget", "01a24cc1-]0;PWNED-evil", env={"KENNING_STORE": pg_url})
+    assert forget.returncode == 1 and "stored as '01a24cc1-\\x1b]0;PWNED" in forget.stderr
+    assert "\x1b" not in forget.stderr, forget.stderr
+
+
 def test_a_row_of_a_kind_kenning_does_not_know_is_named_by_doctor(
     project: Path,
     pg_url: str,  # noqa: F811

@@ -361,3 +361,29 @@ def test_indentation_every_line_shares_goes_whatever_its_spaces(raw: str, expect
     their relative indentation: with no-break (or other Unicode) spaces, only the first
     line's went (stripping the text), which moved it out from under the others."""
     assert normalise_content(raw) == expected
+
+
+# --- shell_word -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "01a24cc1-9b1f",
+        "it's a $HOME `x`",
+        "01a24cc1-\x1b]0;PWNED\x07\x1b[31m-evil",
+        "back\\slash 'quote' \x7f del",
+        "c1\x85\x9b bidi\u202e zw\u200b tag\U000e0041 end",
+    ],
+)
+def test_shell_word_gives_the_text_back_and_holds_no_control(text: str) -> None:
+    """The shell word doctor and forget name another writer's id with (qa77 F8): bash reads
+    it back as the id stored, and the word itself holds nothing a terminal obeys or hides."""
+    import subprocess
+
+    from kenning.safety import hidden_character, shell_word
+
+    word = shell_word(text)
+    assert hidden_character(word) is None and word.isprintable(), word
+    said = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, check=True)
+    assert said.stdout.decode() == text, word

@@ -2054,12 +2054,37 @@ def _on_another_branch(path: str, root: Path | None, project_dir: Path | None) -
     )
 
 
-def _no_memory_with_id(memory_id: str, group_id: str | None, holder: str | None = None) -> str:
+def _no_memory_with_id(
+    memory_id: str,
+    group_id: str | None,
+    holder: str | None = None,
+    shown_as: Sequence[str] = (),
+    command: str = "forget",
+) -> str:
     """What `forget`, `edit` and `source` say of an id they did not find: where they looked,
     and how to find ids or name another project; ``holder``: the project the store holds
-    it under (:func:`_holder`), named with the option that reaches it."""
+    it under (:func:`_holder`), named with the option that reaches it; ``shown_as``: the
+    stored ids a listing shows as ``memory_id`` (:func:`_ids_shown_as`), named with the
+    ``command`` that takes them as stored."""
     from .model import ID_PREFIX_MIN_HEX, too_short_for_prefix
     from .project import means_every_project, where_searched
+    from .safety import shell_word, shown_name
+
+    if shown_as:
+        # another writer's id holding ESC or an invisible character: a listing shows it
+        # without them, and that shown id names nothing (qa77 F8)
+        project = f" --project {shlex.quote(group_id)}" if group_id is not None else ""
+        named = " and ".join(shown_name(i) for i in shown_as[:3])
+        first = shell_word(shown_as[0])
+        # (edit refuses such an id as it is given: no usable memory id; forget takes it)
+        edit = "`kenning edit` cannot take such an id: " if command == "edit" else ""
+        return (
+            f"no memory with id {memory_id} in {where_searched(group_id)}, but its id is "
+            f"stored as {named}, with control or invisible characters that listings leave out "
+            "(another writer made it: kenning's ids hold none; `kenning doctor` names such "
+            f"rows); {edit}`kenning forget {first}{project}` (bash, zsh) removes it, and its "
+            "text remembered again gets a kenning id"
+        )
 
     if holder is not None:
         # "it may have been forgotten" said of a memory the store holds under the id the
@@ -2099,6 +2124,15 @@ def _short_prefix(text: str) -> str:
     return ""
 
 
+def _ids_shown_as(store: MemoryStore, memory_id: str, group_id: str | None) -> list[str]:
+    """The stored ids a listing shows as ``memory_id`` (:meth:`MemoryStore.ids_shown_as`),
+    for the "no memory" error; none when the store cannot say."""
+    try:
+        return store.ids_shown_as(memory_id, group_id=group_id)
+    except KenningError:
+        return []
+
+
 def _holder(store: MemoryStore, memory_id: str, group_id: str | None) -> str | None:
     """The project the store holds ``memory_id`` under, when not the one looked in."""
     from .project import means_every_project
@@ -2134,15 +2168,16 @@ def forget(memory_id: str, group_id: str | None, as_json: bool, store_path: str 
             memory_id = store.resolve_id(memory_id, group_id=group_id)  # a prefix: its id
             found = store.forget(memory_id, group_id=group_id)
             holder = None if found else _holder(store, memory_id, group_id)
+            shown_as = [] if found or holder else _ids_shown_as(store, memory_id, group_id)
     except KenningError as exc:
         if not as_json:
             raise
         # a script reading --json gets its answer: no store, a project or store refused, a
         # store read-only or locked by another writer, a server down (its own exit code)
-        found, holder = False, None
+        found, holder, shown_as = False, None, []
         refusal, code = _as_the_command_says(exc), exc.exit_code
     if not found and refusal is None:
-        refusal = _no_memory_with_id(memory_id, group_id, holder)
+        refusal = _no_memory_with_id(memory_id, group_id, holder, shown_as)
     if as_json:
         # a refusal's reason in the answer, as remember, edit and source give theirs: a
         # script told "no such id" from "server down" by the exit code alone (qa76 F7)
@@ -3179,7 +3214,10 @@ def edit(
                 result = store.update(memory_id, content=text, type=memory_type, group_id=group_id)
             except UnknownMemoryError as exc:  # how to find ids and name a project: forget's
                 holder = _holder(store, exc.memory_id, group_id)
-                raise UserInputError(_no_memory_with_id(exc.memory_id, group_id, holder)) from None
+                shown_as = [] if holder else _ids_shown_as(store, exc.memory_id, group_id)
+                raise UserInputError(
+                    _no_memory_with_id(exc.memory_id, group_id, holder, shown_as, "edit")
+                ) from None
     except KenningError as exc:
         if not as_json:
             raise

@@ -801,6 +801,7 @@ def _rows(
     future: list[str] = []
     empty: list[str] = []
     kinds: list[str] = []
+    hidden_ids: list[str] = []
     horizon = now + FUTURE_TOLERANCE
     total = 0
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
@@ -823,6 +824,8 @@ def _rows(
                 empty.append(named)
             if (kind := unknown_kind(memory)) is not None:
                 kinds.append(kind)
+            if (hidden := hidden_in_id(memory)) is not None:
+                hidden_ids.append(hidden)
             blob = row[n]
             if dimension is None or not isinstance(blob, bytes) or len(blob) != dimension * 4:
                 problem = vector_problem(decode_vector(blob), dimension) or "is not a vector"
@@ -854,7 +857,21 @@ def _rows(
         _forget_each(path),
         empty,
         kinds=kinds,
+        hidden_ids=hidden_ids,
     )
+
+
+def hidden_in_id(memory: Memory) -> str | None:
+    """How the ``rows`` check names ``memory`` when its id holds a control or invisible
+    character (:func:`kenning.safety.hidden_character`; another writer's: kenning makes ids
+    of hex digits and dashes), which every listing shows without it, so that the id shown
+    names no memory to `kenning forget` or `kenning edit` (qa77 F8): the id escaped, and the
+    one shell word that gives it back (:func:`kenning.safety.shell_word`); else None."""
+    from .safety import hidden_character, shell_word, shown_name
+
+    if hidden_character(memory.id) is None:
+        return None
+    return f"{shown_name(memory.id)} (given as {shell_word(memory.id)})"
 
 
 def unknown_kind(memory: Memory) -> str | None:
@@ -912,6 +929,7 @@ def rows_check(
     zero: Sequence[str] = (),
     credentials: Sequence[str] = (),
     kinds: Sequence[str] = (),
+    hidden_ids: Sequence[str] = (),
     scope: str | None = None,
 ) -> Check:
     """The ``rows`` check's verdict on ``total`` rows read (every kind of store): the rows
@@ -924,7 +942,9 @@ def rows_check(
     those whose vector is all zeros, which search scores 0 (a warning); ``credentials``,
     those holding a credential in clear, named with the fields (:func:`held_credentials`:
     a warning, every read shows them redacted); ``kinds``, those of a type or collection
-    kenning does not know (as :func:`unknown_kind` names them: a warning). ``scope``:
+    kenning does not know (as :func:`unknown_kind` names them: a warning); ``hidden_ids``,
+    those whose id holds a control or invisible character (as :func:`hidden_in_id` names
+    them: a warning, the note is read, but the id a listing shows names nothing). ``scope``:
     whose rows ``total`` counts, when not the whole store's (``project acme/widgets``)."""
     ahead_fix = (
         # kenning refuses such a time on every write: another writer's clock (or damage) left
@@ -970,6 +990,20 @@ def rows_check(
             f"unknown type; `kenning edit ID --type TYPE` of {'it' if one else 'each'}"
             f" (TYPE one of {', '.join(TYPE_TO_COLLECTION)}) stores a kenning type and its "
             "collection, or `kenning forget ID --group-id all`"
+        )
+    if hidden_ids:
+        one = len(hidden_ids) == 1
+        notes.append(
+            f"{len(hidden_ids)} {'has an id' if one else 'have ids'} holding control or "
+            f"invisible characters (another writer's: kenning's ids hold none), which "
+            f"listings leave out, so the id they show names no memory: {listed(list(hidden_ids))}"
+        )
+        note_fixes.append(
+            f"for the {'row' if one else 'rows'} whose id holds control or invisible "
+            "characters (which `kenning edit` refuses): remove each with `kenning forget "
+            "<id> --group-id all`, the id given as the shell word named after it (bash, zsh), "
+            "after reading its text (recall and search show it) if you want to remember it "
+            "again: remembered, it gets a kenning id"
         )
     if scaled:
         notes.append(

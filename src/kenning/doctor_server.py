@@ -69,6 +69,7 @@ from .doctor import (
     credentials_only,
     expected_provenance,
     held_credentials,
+    hidden_in_id,
     newer_schema_check,
     project_check,
     provenance_check,
@@ -479,6 +480,8 @@ class _Seen:
     empty: list[_Named] = field(default_factory=list)
     #: Notes of a type or collection kenning does not know (:func:`unknown_kind`).
     kinds: list[_Named] = field(default_factory=list)
+    #: Notes whose id holds a control or invisible character (:func:`hidden_in_id`).
+    hidden_ids: list[_Named] = field(default_factory=list)
 
     def memory(self, memory: Memory, horizon: datetime) -> None:
         """Note ``memory`` when it is stamped after ``horizon``, nothing but credentials
@@ -490,6 +493,8 @@ class _Seen:
             self.empty.append((memory.id, memory.group_id, named))
         if (kind := unknown_kind(memory)) is not None:
             self.kinds.append((memory.id, memory.group_id, kind))
+        if (hidden := hidden_in_id(memory)) is not None:
+            self.hidden_ids.append((memory.id, memory.group_id, hidden))
 
     def vector(
         self, memory_id: str, group: str | None, dims: int, norm: float, dimension: int | None
@@ -548,6 +553,7 @@ def _verdict(
         "future": seen.future,
         "empty": seen.empty,
         "kinds": seen.kinds,
+        "hidden_ids": seen.hidden_ids,
     }
     elsewhere: dict[str, set[str]] = {}
     mine: dict[str, list[str]] = {}
@@ -578,6 +584,7 @@ def _verdict(
         zero=mine["zero"],
         credentials=mine["credentials"],
         kinds=mine["kinds"],
+        hidden_ids=mine["hidden_ids"],
         scope=f"project {here}" if total is not None else None,
     )
     yield _with_others(rows, elsewhere)

@@ -39,6 +39,7 @@ __all__ = [
     "is_spelling_joiner",
     "normalise_content",
     "resolve_inside",
+    "shell_word",
     "validate_source_path",
     "without_controls",
     "without_terminal_sequences",
@@ -264,6 +265,32 @@ def hidden_character_said(char: str) -> str:
     """``char`` (:func:`hidden_character`) as a refusal names it: ``U+001B (ESC, …)``."""
     said = _CONTROL_NAMES.get(char) or unicodedata.name(char, "").lower() or "a control character"
     return f"U+{ord(char):04X} ({said})"
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one shell word that gives it back exactly: :func:`shlex.quote`'s when it
+    holds no hidden character (:func:`hidden_character`), else bash's and zsh's ``$'…'``
+    with each such character (and a backslash, a quote) written as its escape, so that the
+    command holds no character a terminal obeys: ``$'01a2-\\x1b]0;x\\x07'``. For a fix
+    that names another writer's id (qa77 F8)."""
+    import shlex
+
+    if hidden_character(text) is None and text.isprintable():
+        return shlex.quote(text)
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif ch.isprintable() and (_hidden_in_a_name().fullmatch(ch) is None):
+            out.append(ch)
+        elif code < 0x80:  # (\\xHH is a byte to bash: a character above is \\u's)
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return "$'" + "".join(out) + "'"
 
 
 def shown_name(name: str, limit: int = 80) -> str:

@@ -146,6 +146,36 @@ class StoreCuration(StoreWrites):
         found = sorted(e.id for e in self.backend.metadata_entries(filters, None))
         return {p: [i for i in found if i.startswith(p)][:limit] for p in prefixes}
 
+    def ids_shown_as(self, shown: str, *, group_id: str | None = None) -> list[str]:
+        """The ids of ``group_id``'s memories (None: this project; "all": any) that hold a
+        control or invisible character (:func:`kenning.safety.hidden_character`: another
+        writer's, kenning makes none) and read ``shown`` once those are taken out, as a
+        listing on a terminal shows them: given back, such an id named no memory (qa77 F8).
+        Asked when an id named none: it reads the project's ids
+        (:meth:`~kenning.backends.base.Backend.metadata_entries`)."""
+        from .render import sanitise_for_terminal
+        from .safety import hidden_character, without_terminal_sequences
+
+        text = _check_text(_check_memory_id(shown), "the memory id")
+        if not self.exists:
+            return []
+        gid = self.resolve_group(group_id)
+        found = []
+        for entry in self.backend.metadata_entries(Filters(group_id=gid), None):
+            stored = entry.id
+            if hidden_character(stored) is None:
+                continue
+            plain = sanitise_for_terminal(stored)
+            forms = {
+                plain,
+                " ".join(plain.splitlines()),
+                sanitise_for_terminal(without_terminal_sequences(stored)),
+                "".join(ch for ch in plain if hidden_character(ch) is None),
+            }
+            if text in {f.strip() for f in forms}:
+                found.append(stored)
+        return sorted(found)
+
     def resolve_id(self, memory_id: str, *, group_id: str | None = None) -> str:
         """The id ``memory_id`` names in ``group_id``'s project (None: this project; "all":
         any): the one id it starts, when it is a prefix of kenning ids

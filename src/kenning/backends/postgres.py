@@ -2785,7 +2785,8 @@ class PostgresBackend:
         picking the rows it names: every project's count, the rows a read may skip
         (:meth:`_suspect`, decoded as a read decodes them), those stamped after ``horizon``,
         holding a redaction marker or of a type and collection kenning does not write
-        (:data:`~kenning.model.TYPE_TO_COLLECTION`), and those whose vector's dimension is not
+        (:data:`~kenning.model.TYPE_TO_COLLECTION`) or with an id that is not printable
+        ASCII, and those whose vector's dimension is not
         ``dimension`` or whose length is not 1 (within
         :data:`~kenning.vectors.UNIT_NORM_TOLERANCE`; pgvector stores no NaN or infinity).
         Reading and decoding every row and its vector here cost doctor ~0.55 s at 10,000
@@ -2804,11 +2805,13 @@ class PostgresBackend:
                     f"SELECT {self._columns} FROM kenning_memories WHERE {self._suspect()}"
                 ).fetchall()
                 # (and those of a kind kenning does not know: another writer set their
-                # type or collection, qa72 F4)
+                # type or collection, qa72 F4; and those whose id is not printable ASCII,
+                # of which doctor names one holding a control character, qa77 F8)
                 named = conn.execute(
                     f"SELECT {self._columns} FROM kenning_memories WHERE stored_at > %s "
                     "OR strpos(content, '[REDACTED:') > 0 "
-                    "OR collection || ' ' || type <> ALL(%s) ORDER BY seq",
+                    "OR collection || ' ' || type <> ALL(%s) "
+                    "OR id ~ '[^ -~]' ORDER BY seq",
                     (horizon, [f"{c} {t}" for t, c in TYPE_TO_COLLECTION.items()]),
                 ).fetchall()
                 # one pass: the vectors, and the texts another writer set (its content is
