@@ -572,6 +572,53 @@ def test_a_misspelt_setting_is_named_with_the_key_it_may_mean(
     assert run_doctor(cwd=project).check("settings").status == "ok"
 
 
+def test_a_key_that_sets_nothing_is_said_by_the_commands_that_read_settings(
+    project: Path, minilm: Embedder
+) -> None:
+    """A setting written below `[decay]` was said by stats and doctor only: recall and search
+    ran with the default floor and threshold and said nothing (qa77 F10). Reading settings
+    now says each such key once on stderr, in stats' words: never on stdout (--json stays
+    JSON), and a hook says it on its stderr line, never in the agent's context; stats and
+    doctor say it once, as before."""
+    from kenning.hooks import claude_code
+
+    with open_store(cwd=project, embedder=minilm) as store:
+        assert store.remember("Session objects are cached in redis for five minutes.").ok
+    config = project / ".kenning" / "config.toml"
+    config.write_text("[decay]\nhalf_life = {error_fix = 7}\nrecall_floor = 0.999\n")
+    with open_store(cwd=project, embedder=minilm) as store:
+        (said,) = store.stats()["settings"]["warnings"]
+    assert "move `recall_floor = …` above [decay]" in said, said
+    for args in (
+        ("recall", "how are sessions cached"),
+        ("search", "how are sessions cached"),
+        ("recall", "--json", "how are sessions cached"),
+        ("search", "--json", "how are sessions cached"),
+    ):
+        out = run_cli(project, *args)
+        assert out.returncode == 0, (args, out.stderr)
+        assert out.stderr.splitlines() == [f"kenning: {said}"], (args, out.stderr)
+        assert "recall_floor" not in out.stdout, (args, out.stdout)
+        if "--json" in args:
+            json.loads(out.stdout)
+    stats = run_cli(project, "stats")
+    assert stats.stderr.splitlines() == [f"warning: {said}"], stats.stderr
+    doctor = run_cli(project, "doctor")
+    assert doctor.stderr.count("recall_floor") <= 1 and "kenning: " not in doctor.stderr
+    from .test_hooks import run_hook
+
+    asked = {"prompt": "how are sessions cached in redis?", "cwd": str(project)}
+    hook = run_hook("prompt-submit", json.dumps(asked).encode(), project)
+    assert hook.returncode == 0 and "recall_floor" not in hook.stdout, hook.stdout
+    (line,) = hook.stderr.splitlines()
+    assert said in line, line
+    context = claude_code.context_for("prompt-submit", asked)
+    assert context and "recall_floor" not in context, context
+    config.write_text("recall_floor = 0.999\n[decay]\nhalf_life = {error_fix = 7}\n")
+    moved = run_cli(project, "recall", "how are sessions cached").stderr
+    assert "is no setting" not in moved and "at least 1.00" in moved, moved  # the floor read
+
+
 def test_calibrate_refuses_a_query_given_twice() -> None:
     """Five copies of one labelled query and one unrelated query passed --write's minimum of
     five per side and wrote the project's floors from two queries."""

@@ -421,6 +421,28 @@ def _index_warning_held() -> Iterator[None]:
         logger.removeFilter(held)
 
 
+class _SettingWarningsHeld(logging.Filter):
+    """Leaves out the warnings of settings keys that set nothing, which reading settings
+    logs (:func:`kenning.config.log_key_warnings`), for a command that says them itself:
+    stats (its warning lines) and doctor (its settings check)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from .config import SETTING_WARNING_MARK
+
+        return not getattr(record, SETTING_WARNING_MARK, False)
+
+
+@contextmanager
+def _setting_warnings_held() -> Iterator[None]:
+    held = _SettingWarningsHeld()
+    logger = logging.getLogger("kenning.config")
+    logger.addFilter(held)
+    try:
+        yield
+    finally:
+        logger.removeFilter(held)
+
+
 def _serves(func: F) -> F:
     """Mark a command that serves until stopped (the page): its warnings are not held for
     an end that a person waits for."""
@@ -1970,6 +1992,7 @@ def stats(as_json: bool, group_id: str | None, store_path: str | None) -> None:
     every = means_every_project(group_id)
     with (
         _index_warning_held(),  # said below, with the fix
+        _setting_warnings_held(),  # said below, each as a warning
         _open(store_path, create=False, missing_ok=True, group_id=group_id) as store,
     ):
         data = store.stats("all" if every else None)
@@ -3138,7 +3161,8 @@ def doctor(as_json: bool, store_path: str | None) -> None:
     from .doctor import run_doctor
 
     named = store_path if store_path and is_store_url(store_path) else None
-    report = run_doctor(named or (Path(store_path) if store_path else None))
+    with _setting_warnings_held():  # its settings check says them, with the fix
+        report = run_doctor(named or (Path(store_path) if store_path else None))
     if as_json:
         _echo_json(report.to_dict())
     else:

@@ -91,6 +91,16 @@ class Settings:
     #: misspelt one does nothing), each said with the key it may have meant (``kenning
     #: stats`` and ``kenning doctor``).
     warnings: tuple[str, ...] = ()
+    #: The one of ``warnings`` saying that the project's ``config.toml`` is not read (a store
+    #: elsewhere reads its own folder's: :func:`unread_project_settings`), or None.
+    unread: str | None = None
+
+    @property
+    def key_warnings(self) -> tuple[str, ...]:
+        """The ``warnings`` of keys that set nothing (``config.toml``'s, ``.env``'s), which
+        every command reading settings says (:attr:`SETTING_WARNING_MARK`): the command then
+        runs with the default of a value its user thinks set (qa77 F10)."""
+        return tuple(w for w in self.warnings if w != self.unread)
 
     def _value(self, key: str) -> Any:
         if key in self.problems:
@@ -904,7 +914,24 @@ def load_settings(
         "stale_penalty", parse_stale_penalty, penalty_value, said(origin, "KENNING_STALE_PENALTY")
     )
     sources["stale_penalty"] = origin
-    return Settings(read=read, problems=problems, sources=sources, warnings=warnings)
+    return Settings(read=read, problems=problems, sources=sources, warnings=warnings, unread=unread)
+
+
+#: The attribute set on the log record of a key that sets nothing (:func:`log_key_warnings`),
+#: which a command that says those keys itself (stats, doctor) leaves out.
+SETTING_WARNING_MARK = "kenning_setting_warning"
+
+
+def log_key_warnings(settings: Settings) -> None:
+    """Log (as warnings, on ``kenning.config``) each key of the settings files that sets
+    nothing (:attr:`Settings.key_warnings`) as settings are read: a command, a hook or the
+    MCP server reading them says it on stderr, in stats' words, never in its answer; a
+    recall run with the default floor the user thinks moved said nothing (qa77 F10)."""
+    import logging
+
+    logger = logging.getLogger("kenning.config")
+    for warning in settings.key_warnings:
+        logger.warning("kenning: %s", warning, extra={SETTING_WARNING_MARK: True})
 
 
 def _unit_interval(value: Any) -> float | None:

@@ -216,8 +216,11 @@ class StoreBase:
         if files is not None:
             signature = files.signature()
             if signature != self._settings_signature:
+                from .config import log_key_warnings
+
                 self._settings = files.load()  # a broken file fails the call, as a command
                 self._settings_signature = signature
+                log_key_warnings(self._settings)  # once a read of the files (qa77 F10)
         assert self._settings is not None  # (given, or read above)
         return self._settings
 
