@@ -536,8 +536,11 @@ def test_a_recorded_file_that_became_a_broken_symlink_is_missing(
     """A doc that became a symlink to nothing was marked stale as "refused (broken symlink
     'db.md')", while seeding retires a broken symlink's entries as a deleted doc's (49dc63f1)
     and a deleted file is "missing" ("gone since …"). Nothing is there to read: it is
-    missing in `kenning stale` (text and --json), `kenning source` says "missing source
-    document", and search's source_ok is false with the note stale, as for a deleted file."""
+    missing in `kenning stale` (status in --json), `kenning source` says "missing source
+    document", and search's source_ok is false with the note stale, as for a deleted file.
+    `ls` shows the name, so it is said as a broken symlink, with where it points and "create
+    its target or fix the link", not "gone … create it" (qa77 F6): in stale's text and its
+    --json reason, source's text and --json reason, and recall's Stale: line."""
     doc = store.remember("The db doc says to enable WAL.", "rule", source="docs/solutions/db.md")
     broken = files / "docs" / "solutions" / "db.md"
     broken.unlink()
@@ -547,21 +550,27 @@ def test_a_recorded_file_that_became_a_broken_symlink_is_missing(
     assert [(f.path, f.status) for f in state.changed] == [("docs/solutions/db.md", "missing")]
     listed = kenning(files, "stale")
     assert listed.returncode == 0, listed.stderr
-    assert "docs/solutions/db.md: gone since the memory was stored" in listed.stdout, listed.stdout
-    assert "refused" not in listed.stdout and "broken symlink" not in listed.stdout
+    said_link = f"broken symlink (-> {target})"
+    assert (
+        f"docs/solutions/db.md: {said_link} since the memory was stored; create its target or "
+        "fix the link"
+    ) in listed.stdout, listed.stdout
+    assert "refused" not in listed.stdout and "gone since" not in listed.stdout, listed.stdout
     (item,) = json.loads(kenning(files, "stale", "--json").stdout)["memories"]
-    assert [(c["path"], c["status"]) for c in item["changed"]] == [
-        ("docs/solutions/db.md", "missing")
+    assert [(c["path"], c["status"], c["reason"]) for c in item["changed"]] == [
+        ("docs/solutions/db.md", "missing", said_link)
     ]
     source = kenning(files, "source", doc.id or "", "--json")
     answer = json.loads(source.stdout)
     assert source.returncode == 1 and answer["ok"] is False, source.stdout
-    assert answer["reason"] == "no such file in the project", answer
+    assert answer["reason"] == said_link, answer
     said = kenning(files, "source", doc.id or "")
     assert said.returncode == 1 and said.stderr.startswith(
-        "error: missing source document 'docs/solutions/db.md': no such file in the project; "
-        "create it, or correct memory"
+        f"error: missing source document 'docs/solutions/db.md': {said_link}; create its "
+        "target or fix the link, or correct memory"
     ), said.stderr
+    recalled = kenning(files, "search", "--threshold", "0", "enable WAL").stdout
+    assert f"Stale: docs/solutions/db.md {said_link}" in recalled, recalled
     found = kenning(files, "search", "--json", "--threshold", "0", "enable WAL")
     (result,) = [r for r in json.loads(found.stdout)["results"] if r["memory"]["id"] == doc.id]
     assert (result["source_ok"], result["stale"]) == (False, True), result

@@ -553,6 +553,19 @@ async def test_mcp_read_source_says_a_doc_that_became_a_broken_symlink_is_missin
         (result,) = [r for r in recalled["results"] if r["id"] == stored["id"]]
         assert (result["source_ok"], result["stale"]) == (False, True), result
         failed, text = await call(s, "read_source", id=stored["id"])
-        missing = "missing source document 'docs/solutions/db-locked.md': no such file in"
-        assert failed and f"{missing} the project" in text, text
-        assert "unsafe" not in text and "broken symlink" not in text, text
+        missing = "missing source document 'docs/solutions/db-locked.md': broken symlink"
+        assert failed and f"{missing} (-> nowhere.md); create its target or fix" in text, text
+        assert "unsafe" not in text and "no such file" not in text, text  # (qa77 F6)
+
+
+def test_a_folder_on_the_path_that_is_a_broken_symlink_is_said_so(tmp_path: Path) -> None:
+    """A path under a folder that became a symlink to nothing is missing, said naming that
+    folder and where it points (qa77 F6: "no such file … create it" of what `ls` shows)."""
+    from kenning.sources import check_source
+
+    (tmp_path / "docs").symlink_to("old-docs")
+    check = check_source("docs/c.md", tmp_path)
+    assert (check.ok, check.missing, check.broken_link) == (False, True, True), check
+    assert check.reason == "broken symlink 'docs' on its path (-> old-docs)", check.reason
+    (tmp_path / "c.md").symlink_to("nothing.md")
+    assert check_source("./c.md", tmp_path).reason == "broken symlink (-> nothing.md)"

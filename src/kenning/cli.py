@@ -1661,7 +1661,7 @@ def source_cmd(
             # a branch switch or another work tree: the memory is right there, and "forget
             # it" would take it from every branch
             raise UserInputError(
-                f"{MissingSourceError(check.path)} in this work tree, but git has it on "
+                f"{MissingSourceError.of(check)} in this work tree, but git has it on "
                 f"another branch (`git log --all -- {shlex.quote(check.path)}` shows which): "
                 "the memory is about that branch's file; keep it, and read the file there"
             )
@@ -1670,7 +1670,7 @@ def source_cmd(
             # again beside it, qa-s64a S2), nor "seed again under another --source-prefix" (a
             # second entry beside it) or "seeding retires it" (not an edited one): qa-s64c U1, U2
             raise UserInputError(
-                f"{MissingSourceError(check.path)}; memory {memory_id} was written by `kenning "
+                f"{MissingSourceError.of(check)}; memory {memory_id} was written by `kenning "
                 "seed-solutions` from it. If its solutions folder is outside the project, its "
                 "documents are named under the folder's own name, and `kenning source` reads "
                 "only the project's files: read the document in that folder (forgetting the "
@@ -1695,9 +1695,9 @@ def source_cmd(
                 and Path.cwd().resolve() != root.resolve()
             ):
                 hint = f"; a path is from the top of the checkout, {root}"
-            raise UserInputError(
-                f"{MissingSourceError(check.path)}; create it, or correct {fix}{hint}"
-            )
+            # (a broken symlink's own fix is said: its target, or the link, qa77 F6)
+            create = "," if check.broken_link else "; create it,"
+            raise UserInputError(f"{MissingSourceError.of(check)}{create} or correct {fix}{hint}")
         # a folder, a pipe, a binary file: safe, and nothing a tool reading it could use
         raise UserInputError(f"{NotADocumentError(check.path, check.reason or '')}; correct {fix}")
     if check.no_checkout:  # --json too

@@ -435,7 +435,11 @@ def _observe(path: str, files_root: Path) -> Observed:
 
     verdict = check_source(path, files_root)
     if verdict.missing:  # a symlink to nothing: gone, as a deleted file
-        return _missing(path, files_root)
+        gone = _missing(path, files_root)
+        if verdict.broken_link and gone.status == MISSING:
+            # said as what `ls` shows: a broken symlink, where it points (qa77 F6)
+            return Observed(status=MISSING, reason=verdict.reason)
+        return gone
     if not verdict.ok or verdict.resolved is None:
         if verdict.unreadable:
             return Observed(reason=verdict.reason, unreadable=True)

@@ -503,13 +503,16 @@ class SourceCheck:
     of the project (:meth:`~kenning.store.MemoryStore.check_source_path`); ``unreadable``:
     refused as the file system would not give it (this user may not read the file or search
     a folder on its path, chmod 000; a symlink loop; an I/O error), so nothing is known of
-    what is there (``reason`` says why, and what lets it be read)."""
+    what is there (``reason`` says why, and what lets it be read). ``broken_link``: missing
+    as the path is a symlink to nothing (or a folder on it is), whose ``reason`` says where
+    it points (:data:`kenning.sources.BROKEN_LINK_FIX` says what to do)."""
 
     path: str
     ok: bool
     resolved: str | None = None
     reason: str | None = None
     missing: bool = False
+    broken_link: bool = False
     not_a_document: bool = False
     no_checkout: bool = False
     unreadable: bool = False
@@ -530,6 +533,11 @@ FRESH, CHANGED, MISSING, REFUSED = "fresh", "changed", "missing", "refused"
 #: A file the file system would not give (no read rights, a symlink loop, an I/O error):
 #: not compared, so neither fresh nor stale (:attr:`Freshness.unchecked`).
 UNCHECKED = "unchecked"
+#: How the reason of a document missing as a broken symlink starts
+#: (:func:`kenning.sources.broken_link_reason`).
+BROKEN_LINK = "broken symlink"
+#: What to do about a path that is a broken symlink (qa77 F6).
+BROKEN_LINK_FIX = "create its target or fix the link"
 
 
 @dataclass(frozen=True)
@@ -545,6 +553,12 @@ class FileState:
     current: str | None
     status: str
     reason: str | None = None
+
+    @property
+    def broken_link(self) -> bool:
+        """Missing as the path is a symlink to nothing (``reason`` says where it points:
+        :func:`kenning.sources.broken_link_reason`): ``ls`` shows it, nothing is there."""
+        return self.status == MISSING and (self.reason or "").startswith(BROKEN_LINK)
 
     def to_dict(self) -> dict[str, Any]:
         return {

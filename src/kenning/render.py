@@ -41,7 +41,7 @@ import regex
 
 from .errorfix import fix_start
 from .errors import UserInputError
-from .model import Freshness, RecallResult, SearchResult, StaleReport
+from .model import BROKEN_LINK_FIX, Freshness, RecallResult, SearchResult, StaleReport
 from .protocol import RECALL_CHAR_BUDGET
 from .truncation import is_word_boundary, truncate_at_word_boundary
 
@@ -823,6 +823,8 @@ def render_stale(report: StaleReport) -> str:
             history = item.history.get(f.path)
             what = {"changed": "changed since", "missing": "gone since"}.get(f.status)
             head = f"{what} the memory was stored" if what else f"refused ({_one_line(f.reason)})"
+            if f.broken_link:  # `ls` shows the name: not "gone", nor "create it" (qa77 F6)
+                head = f"{_one_line(f.reason)} since the memory was stored; {BROKEN_LINK_FIX}"
             if history is not None and history.moved_to:
                 head += f"; moved to {_one_line(history.moved_to)}"
             lines.append(f"  {_one_line(f.path)}: {head}")
@@ -887,7 +889,10 @@ def _unchecked_lines(report: StaleReport) -> list[str]:
 
 def stale_line(freshness: Freshness) -> str:
     """``Stale: src/db.py changed, docs/x.md missing`` (terminal-safe), for a stale memory."""
-    changed = ", ".join(f"{_one_line(f.path)} {f.status}" for f in freshness.changed)
+    changed = ", ".join(  # a broken symlink said so, as `ls` shows it there (qa77 F6)
+        f"{_one_line(f.path)} {_one_line(f.reason) if f.broken_link else f.status}"
+        for f in freshness.changed
+    )
     return f"Stale: {changed}"
 
 

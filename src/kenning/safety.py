@@ -368,7 +368,24 @@ class BrokenSymlinkError(UnsafePathError):
     is not there) inside the project root: nothing can be read through it, as for a deleted
     file — seeding retires a broken symlink's entries as a deleted doc's, and the freshness
     check and ``kenning source`` call it missing (:func:`kenning.sources.check_source`). One
-    that points out of the root is refused as a working one is (:class:`UnsafePathError`)."""
+    that points out of the root is refused as a working one is (:class:`UnsafePathError`).
+    ``link``: the symlink (the path's own file, or a folder on it) from the root; ``target``:
+    what it points at, as written in it (None when it could not be read)."""
+
+    def __init__(
+        self, path: str, reason: str, *, link: str | None = None, target: str | None = None
+    ) -> None:
+        super().__init__(path, reason)
+        self.link = link
+        self.target = target
+
+
+def _link_target(link: str) -> str | None:
+    """What the symlink ``link`` points at, as written in it; None when it cannot be read."""
+    try:
+        return os.readlink(link)
+    except OSError:
+        return None
 
 
 def quoted_path(path: object) -> str:
@@ -503,7 +520,12 @@ def resolve_inside(path: str, project_root: Path | str) -> tuple[str, str]:
                             raise UnsafePathError(
                                 path, f"symlink {part!r} resolves outside the root"
                             ) from exc
-                        raise BrokenSymlinkError(path, f"broken symlink {part!r}") from exc
+                        raise BrokenSymlinkError(
+                            path,
+                            f"broken symlink {part!r}",
+                            link="/".join(parts[: index + 1]),
+                            target=_link_target(candidate),
+                        ) from exc
                     raise UnsafePathError(path, f"broken or looping symlink {part!r}") from exc
                 if not _is_within(target, root):
                     raise UnsafePathError(path, f"symlink {part!r} resolves outside the root")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserInputError
-from .model import Memory, SourceCheck
+from .model import BROKEN_LINK, BROKEN_LINK_FIX, Memory, SourceCheck
 from .safety import (
     BrokenSymlinkError,
     UnsafePathError,
@@ -166,10 +166,13 @@ def check_source(path: str, files_root: Path) -> SourceCheck:
         return SourceCheck(path, False, reason=private)
     try:
         resolved, root = resolve_inside(path, files_root)
-    except BrokenSymlinkError:
+    except BrokenSymlinkError as exc:
         # nothing there to read, as a deleted file (seeding retires a broken symlink's
-        # entries as a deleted doc's): missing, not refused
-        return SourceCheck(path, False, reason=_MISSING, missing=True)
+        # entries as a deleted doc's): missing, not refused; said as a broken symlink (`ls`
+        # shows the name: "no such file … create it" was said of it, qa77 F6)
+        return SourceCheck(
+            path, False, reason=broken_link_reason(path, exc), missing=True, broken_link=True
+        )
     except UnsafePathError as exc:
         cause = exc.__cause__
         if isinstance(cause, OSError) and cause.errno in _UNREADABLE:
@@ -323,6 +326,23 @@ def _starts_binary(resolved: str) -> bool:
         return False
 
 
+_QUOTES = ("'", '"')
+
+
+def broken_link_reason(path: str, exc: BrokenSymlinkError) -> str:
+    """How a missing document that is a broken symlink is said: ``broken symlink (->
+    nothing.md)``, or ``broken symlink 'docs' on its path (-> old-docs)`` for a folder on
+    it. The target is the link's text, written by anyone: quoted, cut (:func:`quoted_path`)."""
+    target = ""
+    if exc.target is not None:
+        shown = quoted_path(exc.target)  # its repr: quotes off (unless it was cut)
+        target = f" (-> {shown[1:-1] if shown.endswith(_QUOTES) else shown[1:]})"
+    given = "/".join(p for p in path.strip().split("/") if p not in ("", "."))
+    if exc.link is None or exc.link == given:
+        return f"{BROKEN_LINK}{target}"
+    return f"{BROKEN_LINK} {quoted_path(exc.link)} on its path{target}"
+
+
 _FOLDER = "a folder, not a file"
 # whether it was there once is not known here (a file recorded when the memory was written
 # and gone since is what `kenning stale` reports): each surface says what to do
@@ -332,12 +352,20 @@ _MISSING = "no such file in the project"
 class MissingSourceError(UserInputError):
     """The document a memory names is not there: not unsafe, nothing to read."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, reason: str | None = None) -> None:
         self.path = path
-        super().__init__(f"missing source document {quoted_path(path)}: {_MISSING}")
+        self.reason = reason
+        # a broken symlink's reason says where it points, and its fix (qa77 F6)
+        said = _MISSING if reason is None else f"{reason}; {BROKEN_LINK_FIX}"
+        super().__init__(f"missing source document {quoted_path(path)}: {said}")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.path,), self.__dict__)  # (as UnknownMemoryError)
+        return (type(self), (self.path, self.reason), self.__dict__)  # (as UnknownMemoryError)
+
+    @classmethod
+    def of(cls, check: SourceCheck) -> MissingSourceError:
+        """The error of a missing document ``check`` (a broken symlink said as one)."""
+        return cls(check.path, check.reason if check.broken_link else None)
 
 
 _NOT_REGULAR = "not a regular file (a pipe or a device)"
@@ -376,7 +404,7 @@ def read_document(check: SourceCheck, limit: int = SOURCE_READ_LIMIT) -> SourceD
     if readable.unreadable:  # nothing unsafe: this user or the file system would not give it
         raise UnreadableSourceError(check.path, readable.reason or "cannot be read")
     if readable.missing:
-        raise MissingSourceError(check.path)
+        raise MissingSourceError.of(readable)
     if readable.not_a_document:
         raise NotADocumentError(check.path, readable.reason or _NOT_REGULAR)
     if not readable.ok or readable.resolved is None:
