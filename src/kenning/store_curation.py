@@ -151,8 +151,10 @@ class StoreCuration(StoreWrites):
         control or invisible character (:func:`kenning.safety.hidden_character`: another
         writer's, kenning makes none) and read ``shown`` once those are taken out, as a
         listing on a terminal shows them: given back, such an id named no memory (qa77 F8).
-        Asked when an id named none: it reads the project's ids
-        (:meth:`~kenning.backends.base.Backend.metadata_entries`)."""
+        Asked when an id named none: it reads the project's ids (from the id index where the
+        backend has one, :class:`~kenning.backends.base.FindsIdsByPrefix`: those that start
+        below DEL, as the index's range does; 0.05 s at 20,000 rows, the rows' own read
+        0.4 s)."""
         from .render import sanitise_for_terminal
         from .safety import hidden_character, without_terminal_sequences
 
@@ -161,8 +163,12 @@ class StoreCuration(StoreWrites):
             return []
         gid = self.resolve_group(group_id)
         found = []
-        for entry in self.backend.metadata_entries(Filters(group_id=gid), None):
-            stored = entry.id
+        filters = Filters(group_id=gid)
+        if isinstance(self.backend, FindsIdsByPrefix):
+            ids = self.backend.ids_with_prefix("", filters, 2**62)
+        else:
+            ids = [e.id for e in self.backend.metadata_entries(filters, None)]
+        for stored in ids:
             if hidden_character(stored) is None:
                 continue
             plain = sanitise_for_terminal(stored)
