@@ -3197,3 +3197,39 @@ def test_a_tool_failure_hook_wired_to_another_event_adds_nothing(seeded: MemoryS
     data = failed_command("tool_failure_go", seeded.project.root, hook_event_name="PostToolUse")
     proc = hook_here("tool-failure", data, seeded.project.root)
     assert_silent_failure(proc, "register `kenning hook tool-failure` under PostToolUseFailure")
+
+
+@pytest.mark.parametrize("run", ["go-par-v.txt", "go-par.json", "go-slow-v.txt"])
+def test_a_pasted_go_run_of_parallel_tests_recalls_each_failed_tests_fix(
+    seeded: MemoryStore, run: str
+) -> None:
+    """go test -v and -json of parallel tests (``t.Parallel()``: each test's lines after its
+    ``=== CONT``, between others'; real go 1.19 output) pasted in a prompt: the hook asked
+    the first failure, ``=== RUN TestLoginReturns200`` and the others' headings without
+    their messages, or (go-slow-v) the first failure with another test's message, and did
+    not give the fixes stored for the failures (QA s76). Each fix is given, exact, in the
+    run's order, and the seeded store's notes are not."""
+    from kenning.json_reports import as_printed
+
+    from .test_querybuild import _GO
+
+    text = (_GO / run).read_text()
+    printed = as_printed(text).splitlines()  # (-json's as go prints it: its order, durations)
+    sums = next(line for line in printed if "--- FAIL: TestSumsThePrices" in line)
+    took = sums.split()[3]  # (its duration as this run printed it: "(0.10s)")
+    fixes = {
+        "TestSumsThePrices": f"ERROR-FIX: --- FAIL: TestSumsThePrices {took}: Total([2 3]) = 6; "
+        "want 5 | FIX: start the sum at 0",
+        "TestLoginReturns200": "ERROR-FIX: --- FAIL: TestLoginReturns200 (0.00s): got 401, "
+        "want 200 | FIX: the login handler must return 200 for a valid password",
+    }
+    for fix in fixes.values():
+        assert seeded.remember(fix, "error_fix").status == "stored"
+    order = [name for line in printed for name in fixes if f"--- FAIL: {name} " in line]
+    data = json.loads(payload("prompt_submit_error", seeded.project.root))
+    data["prompt"] = f"The tests fail, why?\n{text}"
+    proc = hook_here("prompt-submit", json.dumps(data).encode(), Path("/"))
+    found = findings(context_of(proc, "UserPromptSubmit"))
+    assert [(content, round(score, 2)) for content, score in found] == [
+        (fixes[name], 1.0) for name in order
+    ], found

@@ -224,6 +224,21 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         queries_from_error,
         "Error: x\n" + "".join(f"  {i}) t\n" for i in range(1, NOTE // 8)),
     ),
+    # go test -v's parallel tests: each test's lines put under its heading (one pass)
+    "go test -v: parallel tests": (
+        queries_from_error,
+        "".join(f"=== RUN   T{i}\n=== PAUSE T{i}\n" for i in range(NOTE // 40))
+        + "".join(
+            f"=== CONT  T{i}\n    a_test.go:9: got {i}\n--- FAIL: T{i} (0.00s)\n"
+            for i in range(NOTE // 40)
+        ),
+    ),
+    "go test -v: one test's lines, many headings": (
+        queries_from_error,
+        "=== RUN   T\n"
+        + "    a_test.go:9: got 1\n" * (NOTE // 24)
+        + "--- FAIL: T (0.00s)\n" * 2000,
+    ),
 }
 
 

@@ -1284,6 +1284,27 @@ _GO_RUN = [
     "--- FAIL: TestSumsThePrices (0.00s): Total([2 3]) = 6; want 5",
     '--- FAIL: TestParsesAnEmptyCart (0.00s): Parse("{}") = nil; want an empty cart',
 ]
+#: go test's run of four parallel tests (``t.Parallel()``: par_test.go.txt), its failures
+#: in the order each run printed them (plain, -v, -json: three runs)
+_GO_PAR = {
+    "login": _GO_RUN[0],
+    "skus": "--- FAIL: TestParsesTheSkus (0.00s): Parse = []",
+    "empty": _GO_RUN[2],
+    "sums": _GO_RUN[1],
+}
+_GO_PAR_RUNS = {
+    "go-par.txt": ["login", "skus", "sums", "empty"],
+    "go-par-v.txt": ["login", "skus", "empty", "sums"],
+    "go-par.json": ["empty", "skus", "sums", "login"],
+}
+#: go test's run of a parallel test and a parallel test's two parallel subtests
+#: (sub_test.go.txt): the subtests' failures are their parent's, its first one's message
+_GO_SUB = "--- FAIL: TestTotal (0.00s): Total({}) = {}; want {}"
+#: ... and of a parallel test that panicked (panic_test.go.txt): the panic, then the other
+_GO_PANIC = [
+    "panic: runtime error: index out of range [0] with length 0 [recovered]",
+    _GO_RUN[0],
+]
 _MOCHA_RUN = [  # (its signature, what it printed last, first)
     "TypeError: Cannot read properties of undefined (reading 'map')",
     "AssertionError [ERR_ASSERTION]: 401 == 200",
@@ -1320,6 +1341,26 @@ _MOCHA_RUN = [  # (its signature, what it printed last, first)
         (_RS / "cargo-all-backtrace.txt", [_CARGO_RUN[1], _CARGO_RUN[0], _CARGO_RUN[2]]),
         (_GO / "go-all.txt", _GO_RUN),
         (_GO / "go-all-v.txt", _GO_RUN),
+        (_GO / "go-all.json", _GO_RUN),
+        # parallel tests: -v's and -json's lines of each test between others' (=== PAUSE,
+        # === CONT), asked as the plain run's, each with its message, in the run's order
+        *((_GO / run, [_GO_PAR[t] for t in order]) for run, order in _GO_PAR_RUNS.items()),
+        (_GO / "go-sub.txt", [_GO_RUN[0], _GO_SUB.format("[]", 1, 0)]),
+        (_GO / "go-sub-v.txt", [_GO_RUN[0], _GO_SUB.format("[]", 1, 0)]),
+        (_GO / "go-sub.json", [_GO_RUN[0], _GO_SUB.format("[2 3]", 6, 5)]),
+        *((_GO / f"go-panic{kind}", _GO_PANIC) for kind in (".txt", "-v.txt", ".json")),
+        # a parallel test's lines printed after another's (-v: the one that finished first
+        # was asked with what the other logged first)
+        *(
+            (
+                _GO / f"go-slow{kind}",
+                [
+                    "--- FAIL: TestLoginReturns200 (0.02s): got 401, want 200",
+                    f"--- FAIL: TestSumsThePrices ({time}s): Total([2 3]) = 6; want 5",
+                ],
+            )
+            for kind, time in ((".txt", "0.10"), ("-v.txt", "0.10"), (".json", "0.11"))
+        ),
         (_JS / "mocha-all.txt", _MOCHA_RUN),
         (_JS / "mocha-all.json", _MOCHA_RUN),  # (mocha --reporter json: indented)
         # jest's `● Console` over what a test logged is none (it was the run's signature,

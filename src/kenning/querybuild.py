@@ -43,6 +43,7 @@ from .signatures import (
     SYSTEM_CALL_ERRORS,
     clean_line,
     extract_error_signature,
+    go_test_as_printed_plain,
     leveled_line,
     looks_like_error,
     names_error,
@@ -1274,10 +1275,11 @@ MOST_FAILURES_READ = 20
 #: summary's ``FAILED path::test - …`` (of a run printed without tracebacks), cargo test's
 #: ``---- tests::sums_the_prices stdout ----`` (over the test's panic), go test's ``--- FAIL:
 #: TestSumsThePrices (0.00s)`` at a line's start (a subtest's, indented, is its parent's
-#: failure) from its ``=== RUN   TestSumsThePrices`` when it printed one (``-v``: what the
-#: test logged is above its heading), and mocha's ``  1) cart`` numbered in turn and
-#: indented, its title ending in a colon (its list of the run above numbers them too, without
-#: one; a text's list of steps, ``1) Set the field public:``, is at its line's start).
+#: failure; ``-v``'s output read as the run without it prints it, each test's lines under
+#: its heading: :func:`~kenning.signatures.go_test_as_printed_plain`), and mocha's ``  1)
+#: cart`` numbered in turn and indented, its title ending in a colon (its list of the run
+#: above numbers them too, without one; a text's list of steps, ``1) Set the field public:``,
+#: is at its line's start).
 _VITEST_HEADING = lazy(r"^FAIL\s+(?:\|[^|\n]{1,100}\|\s+)?\S+\s+>\s+\S")
 _JEST_FAILED_TEST = lazy(r"^●\s+(?!Console$)\S")
 _PYTEST_HEADING = lazy(r"^_{3,}\s\S.*\s_{3,}$")
@@ -1285,7 +1287,6 @@ _PYTEST_PART = lazy(r"^=+\s(?:(FAILURES|ERRORS)|.*)\s=+$")
 _PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S")
 _CARGO_HEADING = lazy(r"^----\s\S+\sstd(?:out|err)\s----$")
 _GO_HEADING = lazy(r"^--- FAIL: (\S+)")
-_GO_RUN = lazy(r"^=== RUN\s+(\S+)$")
 _MOCHA_HEADING = lazy(r"^[^\S\n]+(\d+)\)[^\S\n]+\S")
 #: The first letters of a heading's line but mocha's (:func:`failures_of_run`).
 _HEADS = frozenset("F●_=E-")
@@ -1300,8 +1301,8 @@ def failures_of_run(lines: Sequence[str]) -> list[list[str]]:
     starts: list[int] = []
     pytest_part: str | None = None
     summary: list[int] = []
-    go_runs: dict[str, int] = {}  # (go test -v: where each test started)
     mocha = 1  # (the number of mocha's next failure)
+    lines = go_test_as_printed_plain(lines)  # (go test -v's, parallel tests' too)
     for i, line in enumerate(lines):
         head = line.lstrip()[:1]
         if head not in _HEADS and not (head.isdigit() and line[:1] in _INDENT and ")" in line):
@@ -1312,17 +1313,12 @@ def failures_of_run(lines: Sequence[str]) -> list[list[str]]:
             part = _PYTEST_PART.match(cleaned)
             if part is not None:
                 pytest_part = part.group(1)
-            elif (started := _GO_RUN.match(cleaned)) is not None:
-                go_runs[started.group(1)] = i
         elif head == "_":
             if pytest_part and _PYTEST_HEADING.match(cleaned):
                 starts.append(i)
         elif head == "-":
-            go = _GO_HEADING.match(line) if line[:1] == "-" else None
-            if go is not None:
-                run = go_runs.get(go.group(1), i)  # (its -v start, after the failure before)
-                starts.append(run if not starts or run > starts[-1] else i)
-            elif _CARGO_HEADING.match(cleaned):
+            go = line[:1] == "-" and _GO_HEADING.match(line) is not None
+            if go or _CARGO_HEADING.match(cleaned):
                 starts.append(i)
         elif head.isdigit():
             number = _MOCHA_HEADING.match(line)  # (indented: not a list's "1) Set it:")

@@ -13,7 +13,7 @@ import functools
 import json
 import operator
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from .errorfix import SIGNATURE_MAX_CHARS, one_line
@@ -1207,11 +1207,11 @@ def _with_detail(signature: str, raw: str) -> str:
 
 
 #: go test names a failed test (``--- FAIL: TestAdd (0.00s)``, a subtest's indented) and
-#: prints what it logged indented under that line, or, run with ``-v``, between the test's
-#: ``=== RUN   TestAdd`` and it: ``add_test.go:9: Add(1, 2) = 4; want 3``. testify logs the
+#: prints what it logged indented under that line, or, run with ``-v``, above it, after the
+#: line naming the test (:func:`go_test_as_printed_plain`): ``add_test.go:9: Add(1, 2) = 4;
+#: want 3``. testify logs the
 #: location alone and the failure under it, after ``Error:``.
 _GO_TEST_FAILED = lazy(r"^([ \t]*)--- FAIL: (\S+)")
-_GO_TEST_RUN = lazy(r"^=== RUN\s+(\S+)\s*$")
 _GO_TEST_LOG = lazy(r"^[ \t]+[\w.-]+_test\.go:\d+:[ \t]*(.*)$")
 _TESTIFY_ERROR = lazy(r"^[ \t]+Error:[ \t]+(\S.*)$")
 _TESTIFY_LINES = 4
@@ -1223,7 +1223,7 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _go_test_log(lines: list[str], at: int) -> str:
+def _go_test_log(lines: Sequence[str], at: int) -> str:
     """The message of the go test log line ``lines[at]``, or testify's failure under it."""
     log = _GO_TEST_LOG.match(lines[at])
     message = log.group(1).strip() if log else ""
@@ -1236,7 +1236,60 @@ def _go_test_log(lines: list[str], at: int) -> str:
     return ""
 
 
-def _go_test_message(name: str, lines: list[str]) -> str:
+#: go test -v's line that names the test whose output follows it: ``=== RUN   TestX``, ``===
+#: PAUSE``, ``=== CONT`` (a parallel test going on after another's lines) and Go 1.20's ``===
+#: NAME``; and the line of a test's result, ``--- FAIL: TestX (0.00s)`` (a subtest's indented).
+_GO_TEST_SPEAKER = lazy(r"^=== (?:RUN|PAUSE|CONT|NAME)\s+(\S+)\s*$")
+_GO_TEST_RESULT = lazy(r"^([ \t]*)--- (?:FAIL|PASS|SKIP): (\S+)")
+
+
+def go_test_as_printed_plain(lines: Sequence[str]) -> Sequence[str]:
+    """go test's ``-v`` output (``-json``'s as printed) as go test prints the run without
+    ``-v``: what each test logged (its indented lines after the ``=== RUN``, ``=== CONT`` or
+    ``=== NAME`` line that names it) under its ``--- FAIL: TestX (0.00s)`` line, a subtest's
+    a level deeper, and the ``===`` lines left out. Parallel tests (``t.Parallel()``) print
+    their lines between other tests' (``=== PAUSE``, then ``=== CONT`` as each goes on), so a
+    test's lines are not those above its heading. A test's lines are put under its next
+    heading (a package of a ``./...`` run names its tests again); those of a test with no
+    heading after them (a panic ended the run) and every other line stay where they are.
+    ``lines`` itself when it holds no ``===`` line of go's."""
+    speakers = [
+        (i, m.group(1))
+        for i, line in enumerate(lines)
+        if line[:4] == "=== " and (m := _GO_TEST_SPEAKER.match(line)) is not None
+    ]
+    if not speakers:
+        return lines
+    said: dict[str, list[int]] = {}  # (each test's lines not yet under a heading)
+    under: dict[int, list[int]] = {}  # (a heading's line: the lines put under it)
+    moved: set[int] = set()
+    dropped = {i for i, _ in speakers}
+    speaker: str | None = None
+    for i, line in enumerate(lines):
+        if i in dropped:
+            speaker = _GO_TEST_SPEAKER.match(line).group(1)  # type: ignore[union-attr]
+            continue
+        result = _GO_TEST_RESULT.match(line) if "--- " in line else None
+        if result is not None:
+            speaker = None  # (the lines indented under it are its own, printed so)
+            own = said.pop(result.group(2), [])
+            under[i] = own
+            moved.update(own)
+        elif speaker is not None and line[:1] in (" ", "\t") and line.strip():
+            said.setdefault(speaker, []).append(i)
+    printed: list[str] = []
+    for i, line in enumerate(lines):
+        if i in dropped or i in moved:
+            continue
+        printed.append(line)
+        if i in under:
+            depth = line[: len(line) - len(line.lstrip())]
+            printed.extend(depth + lines[j] for j in under[i])
+    return printed
+
+
+def _go_test_message(name: str, printed: list[str]) -> str:
+    lines = go_test_as_printed_plain(printed)
     for i, line in enumerate(lines):
         header = _GO_TEST_FAILED.match(line)
         if header is None or header.group(2) != name:
@@ -1247,18 +1300,6 @@ def _go_test_message(name: str, lines: list[str]) -> str:
                 break
             if _GO_TEST_LOG.match(lines[j]):
                 return _go_test_log(lines, j)
-        run = next(
-            (
-                k
-                for k in range(i - 1, -1, -1)
-                if (m := _GO_TEST_RUN.match(lines[k])) and m.group(1) == name
-            ),
-            None,
-        )
-        if run is not None:  # go test -v: logged after the test started
-            for j in range(run + 1, i):
-                if _GO_TEST_LOG.match(lines[j]):
-                    return _go_test_log(lines, j)
         return ""
     return ""
 
