@@ -2643,6 +2643,45 @@ def test_each_failed_parallel_go_test_finds_its_exact_fix(
     assert [(h.memory.id, h.match) for h in hits] == [(f, "fingerprint") for f in fixes], hits
 
 
+@pytest.mark.parametrize(
+    "run",
+    ["go-sub.txt", "go-sub-v.txt", "go-sub.json", "go-sub-Total.txt", "go-sub-Total-v.txt"],
+)
+def test_each_failed_go_subtest_finds_its_exact_fix(
+    store: MemoryStore, project: Path, run: str
+) -> None:
+    """A go test whose two subtests failed (``t.Run``; real go 1.19 output, parallel) was
+    asked by its first subtest's message alone (``--- FAIL: TestTotal (0.00s): Total([]) =
+    1; want 0``), so the fix stored for the other, as go test prints it run alone (``go
+    test -run TestTotal/two_prices``: its parent's heading over it), was not found. Each is
+    its exact match, in the run's order, through recall, ``recall --error -`` and the
+    prompt hook's queries; plain, -v and -json, with another test's failure or alone."""
+    from kenning.hooks.claude_code import prompt_recall_queries
+    from kenning.json_reports import as_printed
+    from kenning.signatures import extract_error_signature
+
+    from .test_querybuild import _GO, _GO_SUB_EMPTY, _GO_SUB_TWO
+
+    alone = [(_GO / f"go-sub-Total-{t}.txt").read_text() for t in ("empty", "two_prices")]
+    assert [extract_error_signature(text) for text in alone] == [_GO_SUB_EMPTY, _GO_SUB_TWO]
+    ids = {
+        signature: store.remember(f"ERROR-FIX: {signature} | FIX: fix {n}", "error_fix").id
+        for n, signature in enumerate((_GO_SUB_EMPTY, _GO_SUB_TWO))
+    }
+    text = (_GO / run).read_text()
+    printed = as_printed(text)  # (-json's in its run's order)
+    order = sorted(ids, key=lambda signature: printed.index(signature.split("(0.00s): ")[1]))
+    fixes = [ids[signature] for signature in order]
+    hits = store.recall(text).hits
+    assert [(h.memory.id, h.match) for h in hits] == [(f, "fingerprint") for f in fixes], hits
+    r = run_cli(project, "recall", "--error", "-", "--json", stdin=text)
+    assert r.returncode == 0, r.stderr
+    assert [hit["id"] for hit in json.loads(r.stdout)["results"]] == fixes, r.stdout
+    queries, fallbacks = prompt_recall_queries(f"The tests fail, why?\n{text}")
+    hits = store.recall_many(queries, fallbacks=fallbacks).hits
+    assert [h.memory.id for h in hits] == fixes, hits
+
+
 @pytest.mark.parametrize("run", ["go-all.txt", "go-all-v.txt"])
 def test_go_fixes_written_as_go_prints_them_are_exact_and_in_the_order_asked(
     store: MemoryStore, run: str

@@ -233,6 +233,14 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
             for i in range(NOTE // 40)
         ),
     ),
+    "go test: a test's failed subtests": (
+        queries_from_error,
+        "--- FAIL: T (0.00s)\n"
+        + "".join(
+            f"    --- FAIL: T/c{i} (0.00s)\n        a_test.go:9: got {i}\n"
+            for i in range(NOTE // 40)
+        ),
+    ),
     "go test -v: one test's lines, many headings": (
         queries_from_error,
         "=== RUN   T\n"

@@ -1298,8 +1298,10 @@ _GO_PAR_RUNS = {
     "go-par.json": ["empty", "skus", "sums", "login"],
 }
 #: go test's run of a parallel test and a parallel test's two parallel subtests
-#: (sub_test.go.txt): the subtests' failures are their parent's, its first one's message
+#: (sub_test.go.txt): each failed subtest is asked under its parent's heading, as go test
+#: prints it run alone (go-sub-Total-empty.txt, go-sub-Total-two_prices.txt)
 _GO_SUB = "--- FAIL: TestTotal (0.00s): Total({}) = {}; want {}"
+_GO_SUB_EMPTY, _GO_SUB_TWO = _GO_SUB.format("[]", 1, 0), _GO_SUB.format("[2 3]", 6, 5)
 #: ... and of a parallel test that panicked (panic_test.go.txt): the panic, then the other
 _GO_PANIC = [
     "panic: runtime error: index out of range [0] with length 0 [recovered]",
@@ -1345,9 +1347,11 @@ _MOCHA_RUN = [  # (its signature, what it printed last, first)
         # parallel tests: -v's and -json's lines of each test between others' (=== PAUSE,
         # === CONT), asked as the plain run's, each with its message, in the run's order
         *((_GO / run, [_GO_PAR[t] for t in order]) for run, order in _GO_PAR_RUNS.items()),
-        (_GO / "go-sub.txt", [_GO_RUN[0], _GO_SUB.format("[]", 1, 0)]),
-        (_GO / "go-sub-v.txt", [_GO_RUN[0], _GO_SUB.format("[]", 1, 0)]),
-        (_GO / "go-sub.json", [_GO_RUN[0], _GO_SUB.format("[2 3]", 6, 5)]),
+        (_GO / "go-sub.txt", [_GO_RUN[0], _GO_SUB_EMPTY, _GO_SUB_TWO]),
+        (_GO / "go-sub-v.txt", [_GO_RUN[0], _GO_SUB_EMPTY, _GO_SUB_TWO]),
+        (_GO / "go-sub.json", [_GO_RUN[0], _GO_SUB_TWO, _GO_SUB_EMPTY]),
+        (_GO / "go-sub-Total.txt", [_GO_SUB_EMPTY, _GO_SUB_TWO]),  # (one test, two subtests)
+        (_GO / "go-sub-Total-v.txt", [_GO_SUB_EMPTY, _GO_SUB_TWO]),
         *((_GO / f"go-panic{kind}", _GO_PANIC) for kind in (".txt", "-v.txt", ".json")),
         # a parallel test's lines printed after another's (-v: the one that finished first
         # was asked with what the other logged first)
@@ -1415,6 +1419,8 @@ def test_each_failed_test_of_a_run_is_asked(report: Path, asked: list[str]) -> N
         *(_GO / f"go-{test}.txt" for test in ("LoginReturns200", "SumsThePrices", "Lock")),
         _GO / "go-ParsesAnEmptyCart.txt",
         _GO / "go-Lock-v.txt",
+        _GO / "go-sub-Total-empty.txt",  # (one subtest of two run alone)
+        _GO / "go-sub-Total-two_prices.txt",
         _JS / "jest-console-sums_the_prices.txt",
         _JS / "jest-console-broken.txt",
     ],
@@ -1425,7 +1431,8 @@ def test_a_run_of_one_failure_asks_it_alone(report: Path) -> None:
     runs of several above asks each failure as its test's output alone is known."""
     text = report.read_text()
     assert queries_from_error(text) == [query_from_error(text)]
-    run = {"cargo": _CARGO_RUN, "go": _GO_RUN, "mocha": _MOCHA_RUN}.get(report.name.split("-")[0])
+    go = [*_GO_RUN, _GO_SUB_EMPTY, _GO_SUB_TWO]
+    run = {"cargo": _CARGO_RUN, "go": go, "mocha": _MOCHA_RUN}.get(report.name.split("-")[0])
     if run is not None and "Lock" not in report.name:
         assert query_from_error(text) in run
 

@@ -1274,12 +1274,12 @@ MOST_FAILURES_READ = 20
 #: ``____ test_sums_the_prices ____`` (under its ``FAILURES`` or ``ERRORS`` rule) and its
 #: summary's ``FAILED path::test - …`` (of a run printed without tracebacks), cargo test's
 #: ``---- tests::sums_the_prices stdout ----`` (over the test's panic), go test's ``--- FAIL:
-#: TestSumsThePrices (0.00s)`` at a line's start (a subtest's, indented, is its parent's
-#: failure; ``-v``'s output read as the run without it prints it, each test's lines under
-#: its heading: :func:`~kenning.signatures.go_test_as_printed_plain`), and mocha's ``  1)
-#: cart`` numbered in turn and indented, its title ending in a colon (its list of the run
-#: above numbers them too, without one; a text's list of steps, ``1) Set the field public:``,
-#: is at its line's start).
+#: TestSumsThePrices (0.00s)`` at a line's start (a subtest's, indented, is read under its
+#: parent's: :func:`_go_subtests`; ``-v``'s output read as the run without it prints it,
+#: each test's lines under its heading: :func:`~kenning.signatures.go_test_as_printed_plain`),
+#: and mocha's ``  1) cart`` numbered in turn and indented, its title ending in a colon (its
+#: list of the run above numbers them too, without one; a text's list of steps, ``1) Set the
+#: field public:``, is at its line's start).
 _VITEST_HEADING = lazy(r"^FAIL\s+(?:\|[^|\n]{1,100}\|\s+)?\S+\s+>\s+\S")
 _JEST_FAILED_TEST = lazy(r"^●\s+(?!Console$)\S")
 _PYTEST_HEADING = lazy(r"^_{3,}\s\S.*\s_{3,}$")
@@ -1329,10 +1329,42 @@ def failures_of_run(lines: Sequence[str]) -> list[list[str]]:
             starts.append(i)
         elif _PYTEST_SUMMARY.match(stripped):
             summary.append(i)
-    if len(starts) < 2:
-        return [[lines[i]] for i in summary] if len(summary) > 1 and not starts else []
+    if not starts:
+        return [[lines[i]] for i in summary] if len(summary) > 1 else []
     ends = [*starts[1:], len(lines)]
-    return [list(lines[start:end]) for start, end in zip(starts, ends, strict=True)]
+    parts = [
+        part
+        for start, end in zip(starts, ends, strict=True)
+        for part in _go_subtests(lines[start:end])
+    ]
+    return parts if len(parts) > 1 else []
+
+
+#: A go subtest's result under its parent's heading: ``    --- FAIL: TestTotal/empty (0.00s)``.
+_GO_SUBTEST = lazy(r"^([ \t]+)--- (FAIL|PASS|SKIP): \S")
+
+
+def _go_subtests(part: Sequence[str]) -> list[list[str]]:
+    """``part``, a failed test's lines, as its failed subtests' parts when it holds more than
+    one (``t.Run``): each its parent's heading over its own lines (``--- FAIL: TestTotal
+    (0.00s)``, ``    --- FAIL: TestTotal/two_prices (0.00s)`` and what it logged), as go test
+    prints a subtest run alone (``go test -run TestTotal/two_prices``); what the parent
+    logged before its subtests is a part too. Any other part is itself."""
+    if not part or part[0][:9] != "--- FAIL:":
+        return [list(part)]
+    heads = [
+        (i, m) for i, line in enumerate(part) if "--- " in line and (m := _GO_SUBTEST.match(line))
+    ]
+    if not heads:
+        return [list(part)]
+    depth = min(len(m.group(1)) for _, m in heads)  # (its own subtests, not theirs)
+    own = [(i, m.group(2) == "FAIL") for i, m in heads if len(m.group(1)) == depth]
+    if sum(failed for _, failed in own) < 2:
+        return [list(part)]
+    parts = [list(part[: own[0][0]])] if any(x.strip() for x in part[1 : own[0][0]]) else []
+    ends = [i for i, _ in own[1:]] + [len(part)]
+    parts += [[part[0], *part[i:end]] for (i, failed), end in zip(own, ends, strict=True) if failed]
+    return parts
 
 
 def failed_tests_beside_signature(lines: Sequence[str], signature: str) -> list[str]:
