@@ -3505,6 +3505,19 @@ DIFFERENT_ERROR = [
         "AssertionError: assert 'draft' == 'published'",
         "AssertionError: assert 'draft' == 'archived'",
     ),
+    # and unittest's (a TestCase's assertEqual, assertIn, assertGreater): another status,
+    # another value, another member is another failure
+    ("AssertionError: 401 != 200", "AssertionError: 403 != 200"),
+    ("AssertionError: 'draft' != 'published'", "AssertionError: 'draft' != 'archived'"),
+    (
+        "AssertionError: Lists differ: [1, 2] != [1, 3]",
+        "AssertionError: Lists differ: [1, 2] != [1, 4]",
+    ),
+    (
+        "AssertionError: 'admin' not found in ['user', 'staff']",
+        "AssertionError: 'owner' not found in ['user', 'staff']",
+    ),
+    ("AssertionError: 1 not greater than 2", "AssertionError: 1 not greater than 0"),
     ("error[E0382]: borrow of moved value: `v`", "error[E0499]: borrow of moved value: `v`"),
     (
         "TypeError: Cannot read properties of undefined (reading 'x')",

@@ -929,6 +929,9 @@ FINGERPRINT_RULES_PROBES = {
     # (35: a parallel go test's message in a -v or -json run is what it logged, after its own
     # "=== CONT" line, not the first line logged after its "=== RUN")
     35: "b571a5ac2c257206",
+    # (36: unittest's failed assert keeps its values, "AssertionError: 6 != 5", "'admin' not
+    # found in ['user']", as pytest's)
+    36: "47a277e6bda4748d",
 }
 
 
@@ -944,6 +947,7 @@ def _fingerprint_probe() -> str:
 
     from .test_errorfix import DIFFERENT_ERROR, DOTNET_NESTED, SAME_ERROR, VITEST
     from .test_json_reports import JS_REPORTS
+    from .test_querybuild import _PY
 
     def rows(name: str) -> list[dict[str, str]]:
         return [json.loads(line) for line in (EVAL_DIR / name).read_text().splitlines()]
@@ -1019,6 +1023,11 @@ def _fingerprint_probe() -> str:
     ]
     # (rules 35: a go test -v run's parallel test is known by what it logged, not another's)
     raw.append((Path(__file__).parent / "data/go_test_reports/go-slow-v.txt").read_text())
+    raw += [  # (rules 36: unittest's failed assert keeps its values, as pytest's)
+        (_PY / "unittest-sums_the_prices.txt").read_text(),
+        "AssertionError: 'admin' not found in ['user', 'staff']",
+        "AssertionError: 0 is not true",
+    ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
         for r in rows(f"rust-errors/{split}.jsonl"):
