@@ -2525,7 +2525,7 @@ def test_an_exception_whose_message_names_another_error_is_asked_whole(store: Me
     assert json.loads(r.stdout)["results"][0]["id"] == own.id, r.stdout
 
 
-@pytest.mark.parametrize("runner", ["vitest", "jest", "pytest", "cargo", "go", "mocha"])
+@pytest.mark.parametrize("runner", ["vitest", "jest", "pytest", "cargo", "go", "mocha", "unittest"])
 def test_each_failed_test_of_a_run_finds_its_exact_fix(
     store: MemoryStore, project: Path, runner: str
 ) -> None:
@@ -2559,6 +2559,17 @@ def test_each_failed_test_of_a_run_finds_its_exact_fix(
             [
                 _JS / f"mocha-{t}.txt"
                 for t in ("parses_an_empty_cart", "login_returns_200", "sums_the_prices")
+            ],
+        ),
+        # (python 3.11's unittest, plain and -v, and Django 5.2's manage.py test, -v 2 too)
+        "unittest": (
+            [
+                _PY / f"{run}.txt"
+                for run in ("unittest-all", "unittest-all-v", "django-all", "django-all-v2")
+            ],
+            [
+                _PY / f"unittest-{t}.txt"
+                for t in ("sums_the_prices", "parses_an_empty_cart", "login_returns_200")
             ],
         ),
     }
@@ -2689,6 +2700,74 @@ def test_each_failed_go_subtest_finds_its_exact_fix(
     queries, fallbacks = prompt_recall_queries(f"The tests fail, why?\n{text}")
     hits = store.recall_many(queries, fallbacks=fallbacks).hits
     assert [h.memory.id for h in hits] == fixes, hits
+
+
+@pytest.mark.parametrize(
+    ("run", "stored"),
+    [
+        # (the fixes of two of its three failures, the run's order: its signature, its last
+        # failure "AssertionError: 6 != 5", has none)
+        *(
+            (run, ["KeyError: 'items'", "AssertionError: 401 != 200"])
+            for run in ("unittest-all", "unittest-all-v", "django-all", "django-all-v2")
+        ),
+        # (a ConfigError raised from a FileNotFoundError, a subTest's (i=1) of two)
+        *(
+            (
+                run,
+                [
+                    "test_more.ConfigError: could not load the config /etc/shop/missing.toml",
+                    "AssertionError: 3 != 4",
+                ],
+            )
+            for run in ("unittest-more", "unittest-more-v")
+        ),
+    ],
+)
+def test_each_failed_test_of_a_unittest_run_finds_its_exact_fix(
+    store: MemoryStore, project: Path, run: str, stored: list[str]
+) -> None:
+    """A `python -m unittest` run (and Django's `manage.py test`, which prints the same
+    ``FAIL: test_x (module.Class.test_x)`` blocks) that printed three failures was asked by
+    its last one alone (``AssertionError: 6 != 5``), and unittest's assertEqual failures had
+    one fingerprint whatever their values (``assertionerror: <n> != <n>``): the fixes of the
+    other failures were not found, and the fix of another test's ``3 != 2`` was an exact
+    match. Each failed test is asked as it is known alone, in the run's order, its values
+    kept: through store.recall, `recall --error -`, `query error -` and the prompt hook."""
+    from kenning.hooks import claude_code
+
+    from .test_hooks import findings
+    from .test_querybuild import _PY
+
+    fixes = [
+        store.remember(f"ERROR-FIX: {error} | FIX: the fix of test {i}", "error_fix").id
+        for i, error in enumerate(stored)
+    ]
+    unrelated = [  # (another test's values, another error, another status)
+        "AssertionError: 3 != 2 | FIX: count only the active users",
+        "sqlite3.OperationalError: database is locked | FIX: enable WAL and set busy_timeout",
+        "AssertionError: 403 != 200 | FIX: give the admin role to the test user",
+    ]
+    for text in unrelated:
+        assert store.remember(f"ERROR-FIX: {text}", "error_fix").status == "stored"
+    text = (_PY / f"{run}.txt").read_text()
+    hits = store.recall(text).hits
+    assert [(h.memory.id, h.match, round(h.score, 2)) for h in hits] == [
+        (f, "fingerprint", 1.0) for f in fixes
+    ], hits
+    r = run_cli(project, "recall", "--error", "-", "--json", stdin=text)
+    assert r.returncode == 0, r.stderr
+    found = [(hit["id"], round(hit["score"], 2)) for hit in json.loads(r.stdout)["results"]]
+    assert found == [(f, 1.0) for f in fixes], found
+    asked = run_cli(project, "query", "error", "-", stdin=text).stdout.splitlines()
+    assert [error for error in stored if error in asked] == stored, asked
+    assert asked[0] == ("AssertionError: 4 != 5" if "more" in run else "AssertionError: 6 != 5")
+    prompt = f"The tests fail, why?\n{text}"
+    context = claude_code.context_for("prompt-submit", {"cwd": str(project), "prompt": prompt})
+    said = [
+        (content.split(" | FIX: ")[-1], round(score, 2)) for content, score in findings(context)
+    ]
+    assert said == [(f"the fix of test {i}", 1.0) for i in range(len(stored))], context
 
 
 @pytest.mark.parametrize("run", ["go-all.txt", "go-all-v.txt"])

@@ -1312,6 +1312,16 @@ _MOCHA_RUN = [  # (its signature, what it printed last, first)
     "AssertionError [ERR_ASSERTION]: 401 == 200",
     "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 6 !== 5",
 ]
+#: python 3.11's unittest (and Django 5.2's manage.py test, the same blocks): its last
+#: exception first, then the others in the run's order; test_more.py's run, a ConfigError
+#: raised from a FileNotFoundError (its crash asked) and a subTest's two failures
+_UNITTEST_RUN = ["AssertionError: 6 != 5", "KeyError: 'items'", "AssertionError: 401 != 200"]
+_UNITTEST_MORE = [
+    "AssertionError: 4 != 5",
+    "test_more.ConfigError: could not load the config /etc/shop/missing.toml",
+    "AssertionError: 401 != 200",
+    "AssertionError: 3 != 4",
+]
 
 
 @pytest.mark.parametrize(
@@ -1367,6 +1377,16 @@ _MOCHA_RUN = [  # (its signature, what it printed last, first)
         ),
         (_JS / "mocha-all.txt", _MOCHA_RUN),
         (_JS / "mocha-all.json", _MOCHA_RUN),  # (mocha --reporter json: indented)
+        # unittest's `FAIL: test_x (module.Class.test_x)` blocks between rules of = and -
+        # (-v: its `... FAIL` lines above them; Django's manage.py test prints them so too),
+        # a subTest's `(i=2)` after the heading, a chained traceback in a block
+        (_PY / "unittest-all.txt", _UNITTEST_RUN),
+        (_PY / "unittest-all-v.txt", _UNITTEST_RUN),
+        (_PY / "django-all.txt", _UNITTEST_RUN),
+        (_PY / "django-all-v2.txt", _UNITTEST_RUN),
+        (_PY / "unittest-more.txt", _UNITTEST_MORE),
+        (_PY / "unittest-more-v.txt", _UNITTEST_MORE),
+        (_PY / "unittest-more-prices.txt", [_UNITTEST_MORE[0], _UNITTEST_MORE[3]]),
         # jest's `● Console` over what a test logged is none (it was the run's signature,
         # "● Console: console.log"); a suite that failed to run is one
         (
@@ -1414,8 +1434,13 @@ def test_each_failed_test_of_a_run_is_asked(report: Path, asked: list[str]) -> N
         *(
             path
             for test in ("login_returns_200", "sums_the_prices", "parses_an_empty_cart")
-            for path in (_RS / f"cargo-{test}.txt", _JS / f"mocha-{test}.txt")
+            for path in (
+                _RS / f"cargo-{test}.txt",
+                _JS / f"mocha-{test}.txt",
+                _PY / f"unittest-{test}.txt",
+            )
         ),
+        _PY / "unittest-more-loads_the_config.txt",
         *(_GO / f"go-{test}.txt" for test in ("LoginReturns200", "SumsThePrices", "Lock")),
         _GO / "go-ParsesAnEmptyCart.txt",
         _GO / "go-Lock-v.txt",
@@ -1432,8 +1457,9 @@ def test_a_run_of_one_failure_asks_it_alone(report: Path) -> None:
     text = report.read_text()
     assert queries_from_error(text) == [query_from_error(text)]
     go = [*_GO_RUN, _GO_SUB_EMPTY, _GO_SUB_TWO]
-    run = {"cargo": _CARGO_RUN, "go": go, "mocha": _MOCHA_RUN}.get(report.name.split("-")[0])
-    if run is not None and "Lock" not in report.name:
+    run = {"cargo": _CARGO_RUN, "go": go, "mocha": _MOCHA_RUN, "unittest": _UNITTEST_RUN}
+    run = run.get(report.name.split("-")[0])
+    if run is not None and "Lock" not in report.name and "more" not in report.name:
         assert query_from_error(text) in run
 
 

@@ -1279,7 +1279,9 @@ MOST_FAILURES_READ = 20
 #: each test's lines under its heading: :func:`~kenning.signatures.go_test_as_printed_plain`),
 #: and mocha's ``  1) cart`` numbered in turn and indented, its title ending in a colon (its
 #: list of the run above numbers them too, without one; a text's list of steps, ``1) Set the
-#: field public:``, is at its line's start).
+#: field public:``, is at its line's start), and Python unittest's (Django's ``manage.py
+#: test``'s) ``FAIL: test_x (module.Class.test_x)`` or ``ERROR: …`` under its rule of ``=`` (a
+#: subTest's ``(i=2)`` after it; -v's ``test_x (…) ... FAIL`` lines above the blocks are none).
 _VITEST_HEADING = lazy(r"^FAIL\s+(?:\|[^|\n]{1,100}\|\s+)?\S+\s+>\s+\S")
 _JEST_FAILED_TEST = lazy(r"^●\s+(?!Console$)\S")
 _PYTEST_HEADING = lazy(r"^_{3,}\s\S.*\s_{3,}$")
@@ -1288,6 +1290,8 @@ _PYTEST_SUMMARY = lazy(r"^(?:FAILED|ERROR)\s+\S+::\S")
 _CARGO_HEADING = lazy(r"^----\s\S+\sstd(?:out|err)\s----$")
 _GO_HEADING = lazy(r"^--- FAIL: (\S+)")
 _MOCHA_HEADING = lazy(r"^[^\S\n]+(\d+)\)[^\S\n]+\S")
+_UNITTEST_HEADING = lazy(r"^(?:FAIL|ERROR):\s\S+\s\(\S+\)")
+_UNITTEST_RULE = lazy(r"^={20,}$")
 #: The first letters of a heading's line but mocha's (:func:`failures_of_run`).
 _HEADS = frozenset("F●_=E-")
 _INDENT = frozenset(" \t")
@@ -1303,6 +1307,7 @@ def failures_of_run(lines: Sequence[str]) -> list[list[str]]:
     summary: list[int] = []
     mocha = 1  # (the number of mocha's next failure)
     lines = go_test_as_printed_plain(lines)  # (go test -v's, parallel tests' too)
+    rule = -2  # (the last line that is unittest's rule of =)
     for i, line in enumerate(lines):
         head = line.lstrip()[:1]
         if head not in _HEADS and not (head.isdigit() and line[:1] in _INDENT and ")" in line):
@@ -1313,6 +1318,8 @@ def failures_of_run(lines: Sequence[str]) -> list[list[str]]:
             part = _PYTEST_PART.match(cleaned)
             if part is not None:
                 pytest_part = part.group(1)
+            elif _UNITTEST_RULE.match(cleaned):
+                rule = i  # (unittest's, over a failed test's heading)
         elif head == "_":
             if pytest_part and _PYTEST_HEADING.match(cleaned):
                 starts.append(i)
@@ -1325,7 +1332,11 @@ def failures_of_run(lines: Sequence[str]) -> list[list[str]]:
             if number and int(number.group(1)) == mocha and _mocha_heading(lines, i):
                 starts.append(i)
                 mocha += 1
-        elif _VITEST_HEADING.match(cleaned) or _JEST_FAILED_TEST.match(cleaned):
+        elif (
+            _VITEST_HEADING.match(cleaned)
+            or _JEST_FAILED_TEST.match(cleaned)
+            or (rule == i - 1 and _UNITTEST_HEADING.match(stripped))
+        ):
             starts.append(i)
         elif _PYTEST_SUMMARY.match(stripped):
             summary.append(i)
