@@ -2745,6 +2745,41 @@ def test_a_pasted_pytest_report_s_own_lines_are_no_words_of_the_prompt(
     assert not any("Linux" in text or "pluggy" in text for text, _ in given), given
 
 
+@pytest.mark.parametrize(
+    "run", ["unittest-all", "unittest-more-v", "django-all-v2", "django-db", "django-db-v2"]
+)
+def test_a_pasted_unittest_run_s_own_lines_are_no_words_of_the_prompt(
+    store: MemoryStore, run: str
+) -> None:
+    """A prompt pasting a `python -m unittest` run had its `Ran 4 tests in 0.001s` in the
+    words query, and Django's `manage.py test` its `Found 4 test(s).`, `System check
+    identified no issues (0 silenced).`, its test database's and (-v 2) its migrations'
+    lines: with Django's the note the words ask (the CSV export) was not recalled. The words
+    are the prompt's alone (real output: python 3.11.7, Django 5.2.20, with a TestCase that
+    migrates its test database)."""
+    from .test_querybuild import _PY
+
+    for content, kind in (
+        ("The CSV export streams rows in batches of 1000 to keep memory flat", "decision"),
+        ("Tests run on Linux in CI with Python 3.11; macOS is not supported", "context"),
+        (
+            "The test suite uses Django's test runner; SimpleTestCase skips the database setup",
+            "context",
+        ),
+        ("CI runs the tests in 4 parallel jobs; the whole run takes about 3 minutes", "context"),
+    ):
+        assert store.remember(content, kind).ok
+    words = "can you fix the CSV export? it fails like this"
+    prompt = f"{words}\n{(_PY / f'{run}.txt').read_text()}"
+    queries, _ = claude_code.prompt_recall_queries(prompt)
+    assert [query for query, error in queries if not error] == [words], queries
+    given = findings(
+        claude_code.context_for("prompt-submit", {"cwd": str(store.project.root), "prompt": prompt})
+    )
+    assert any("CSV export" in text for text, _ in given), given
+    assert not any("runner" in text or "CI" in text for text, _ in given), given
+
+
 def test_a_pasted_java_trace_s_thread_words_are_no_words_of_the_prompt(
     store: MemoryStore,
 ) -> None:

@@ -247,6 +247,29 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         + "    a_test.go:9: got 1\n" * (NOTE // 24)
         + "--- FAIL: T (0.00s)\n" * 2000,
     ),
+    # (unittest's blocks: a rule of = over each heading, a chain in each; and its runner's
+    # and Django's lines around a run)
+    "failed tests of a run: unittest's blocks": (
+        queries_from_error,
+        "".join(
+            f"{'=' * 70}\nFAIL: test_{i} (m.C.test_{i}) (i={i})\n{'-' * 70}\nTraceback (most "
+            f'recent call last):\n  File "t.py", line {i}, in t\nAssertionError: {i} != 0\n\n'
+            for i in range(NOTE // 200)
+        ),
+    ),
+    "runner boilerplate: a migration's dots": (is_runner_boilerplate, "Applying " + "a." * NOTE),
+    "runner boilerplate: a test database's alias": (
+        is_runner_boilerplate,
+        "Creating test database for alias " + "'" * NOTE + "x",
+    ),
+    "fingerprint: unittest's asserts": (
+        error_fingerprint,
+        "AssertionError: " + "1 " * (NOTE // 2),
+    ),
+    "fingerprint: unittest's asserts, repeated": (
+        error_fingerprint,
+        "AssertionError: x y" * (NOTE // 19),
+    ),
 }
 
 

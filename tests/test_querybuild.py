@@ -1384,6 +1384,14 @@ _UNITTEST_MORE = [
         (_PY / "unittest-all-v.txt", _UNITTEST_RUN),
         (_PY / "django-all.txt", _UNITTEST_RUN),
         (_PY / "django-all-v2.txt", _UNITTEST_RUN),
+        # (Django with a TestCase that migrates its test database: a fourth failure)
+        *(
+            (
+                _PY / f"django-db{v}.txt",
+                [*_UNITTEST_RUN[:2], "AssertionError: 1 != 2", _UNITTEST_RUN[2]],
+            )
+            for v in ("", "-v2")
+        ),
         (_PY / "unittest-more.txt", _UNITTEST_MORE),
         (_PY / "unittest-more-v.txt", _UNITTEST_MORE),
         (_PY / "unittest-more-prices.txt", [_UNITTEST_MORE[0], _UNITTEST_MORE[3]]),

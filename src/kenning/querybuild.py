@@ -1847,7 +1847,10 @@ def is_request_line(line: str) -> bool:
 #: (:func:`is_runner_boilerplate`): pytest's session header (``platform linux -- Python
 #: 3.11.7, pytest-9.0.1 …``, ``rootdir:``, ``configfile:``, ``plugins:``, ``cachedir:``,
 #: ``collected 12 items``), xdist's workers and the progress lines (``tests/test_cfg.py
-#: ...F  [100%]``, ``…::test_x PASSED [ 33%]``, ``[gw0] [ 33%] PASSED …``). (No ``\S+``
+#: ...F  [100%]``, ``…::test_x PASSED [ 33%]``, ``[gw0] [ 33%] PASSED …``); unittest's
+#: ``Ran 4 tests in 0.001s`` and Django's ``manage.py test``'s (``Found 4 test(s).``, ``System
+#: check identified no issues (0 silenced).``, its test database's lines and, with ``-v 2``, its
+#: migrations': ``Operations to perform:``, ``Applying auth.0001_initial... OK``). (No ``\S+``
 #: here is followed by what it could hold: linear on any line.)
 _RUNNER_BOILERPLATE = lazy(
     r"platform \S+ -- Python \d.*"
@@ -1856,6 +1859,13 @@ _RUNNER_BOILERPLATE = lazy(
     r"|created: \d+/\d+ workers|\d+ workers \[\d+ items?\]|bringing up nodes\.\.\."
     r"|(?:\S+\s+)?(?:(?:[.FEsxX]+|PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\s+)?\[\s*\d+%\]"
     r"|\[gw\d+\] \[\s*\d+%\] \w+ \S+"
+    r"|Ran \d+ tests? in \d+(?:\.\d+)?s"
+    r"|Found \d+ test\(s\)\.|System check identified (?:no issues|\d+ issues?) \(\d+ silenced\)\."
+    r"|Skipping setup of unused database\(s\): .*"
+    r"|(?:Creating|Destroying|Cloning|Using existing) test database for alias .*"
+    r"|Operations to perform:|Synchronizing apps without migrations:|Running migrations:"
+    r"|(?:Synchronize unmigrated apps|Apply all migrations): .*"
+    r"|Creating tables\.\.\.|Running deferred SQL\.\.\.|Applying \w+\.\w+\.\.\. OK"
 )
 
 
@@ -1863,7 +1873,8 @@ def is_runner_boilerplate(line: str) -> bool:
     """Whether ``line`` is a test runner's own line around its results, which a pasted
     report puts among a prompt's words: pytest's rules of ``=`` or ``_`` (``=== test
     session starts ===``, ``___ test_load ___``, ``=== 1 failed in 0.05s ===``), its session
-    header and progress (:data:`_RUNNER_BOILERPLATE`). Left out of the words query, where
+    header and progress, unittest's and Django's lines around a run
+    (:data:`_RUNNER_BOILERPLATE`). Left out of the words query, where
     they pulled notes about the test setup ("Tests run on Linux with Python 3.11") level
     with the ones the words ask."""
     text = line.strip()
