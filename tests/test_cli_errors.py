@@ -1505,3 +1505,50 @@ def test_a_store_that_refuses_the_connection_is_said_in_each_command_s_words(
             f"error: knowledge base NOT consulted: cannot connect to PostgreSQL at {down} ("
         ), (args, line)
         assert line.endswith(fix[down]), (args, line)
+
+
+def test_a_local_qdrant_folder_another_process_holds_is_said_in_each_command_s_words(
+    project: Path,
+) -> None:
+    """qa78 F2: `kenning remember` on a qdrant-local: folder another process held (a
+    `kenning mcp`) said "the local Qdrant folder … is open in another process (…)", exit 3,
+    without what a write whose store refused the connection adds: the folder was never
+    opened, so "; the note was not stored" (forget: "; nothing was forgotten"). A read
+    keeps "knowledge base NOT consulted"."""
+    folder = project / ".kenning" / "q"
+    env = {"KENNING_STORE": f"qdrant-local:{folder}", "KENNING_EMBEDDER": "hashing"}
+    stored = run_cli(project, "remember", "--json", "Deploys happen on Tuesdays only", env=env)
+    assert stored.returncode == 0, stored.stderr
+    memory_id = json.loads(stored.stdout)["id"]
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from kenning import open_store; store = open_store(); "
+            "print('open', flush=True); sys.stdin.read()",
+        ],
+        cwd=project,
+        env={**os.environ, **env},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+        held = (
+            f"the local Qdrant folder qdrant-local:{folder} is open in another process (local "
+            "mode serves one process at a time; use a Qdrant server for several)"
+        )
+        writes = {
+            ("remember", "Deploys happen on Fridays"): "the note was not stored",
+            ("forget", memory_id): "nothing was forgotten",
+        }
+        for args, not_done in writes.items():
+            r = run_cli(project, *args, env=env)
+            assert r.returncode == 3, (args, r.stdout, r.stderr)
+            assert r.stderr == f"error: {held}; {not_done}\n", (args, r.stderr)
+        r = run_cli(project, "recall", "when do we deploy", env=env)
+        assert r.returncode == 3, r.stderr
+        assert r.stderr == f"error: knowledge base NOT consulted: {held}\n", r.stderr
+    finally:
+        holder.communicate("", timeout=60)

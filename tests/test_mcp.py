@@ -26,6 +26,7 @@ from kenning.render import REANCHOR_LINE
 
 from .test_mcp_project import (  # noqa: F401  (fixtures used by name)
     Shared,
+    connect,
     follow,
     intel_path,
     log_since,
@@ -760,3 +761,40 @@ async def test_a_root_too_long_for_the_os_is_passed_over(project: Path, shared: 
     await follow(shared, project, Path("/tmp/" + "a" * 5_000), project)
     assert await intel_path(shared.session) == store_of(project)
     assert "Traceback" not in log_since(shared.errlog, start)
+
+
+async def test_a_write_tool_whose_store_refuses_the_connection_says_what_it_did_not_do(
+    project: Path, tmp_path: Path
+) -> None:
+    """qa78 F2: with the team store's server down, hooks_remember and forget answered
+    "…: knowledge base NOT consulted: cannot connect to PostgreSQL at …" (a read's words),
+    so an agent could not tell whether its note was kept; `kenning remember` and `kenning
+    forget` say the reason, then "; the note was not stored" / "; nothing was forgotten".
+    The write tools say the same (errors.StoreUnavailable.as_the_write_says, which the CLI
+    calls too); the tools that read keep "knowledge base NOT consulted". A closed port (1)
+    on this machine, over stdio."""
+    down = "postgresql://postgres@127.0.0.1:1/nope"
+    fix = (
+        "; nothing accepts connections there: check that the server is running and that "
+        "the URL's host and port are its own"
+    )
+    env = {"KENNING_STORE": down, "KENNING_EMBEDDER": "hashing"}
+    async with connect(project, tmp_path / "err.log", env=env) as s:
+        writes = {
+            "hooks_remember": (
+                {"content": "Never deploy on Fridays", "type": "rule"},
+                "the note was not stored",
+            ),
+            "forget": ({"id": "0199a3c2-7d1e-7c3a-9b1f-2f0c4d5e6a01"}, "nothing was forgotten"),
+        }
+        for tool, (arguments, not_done) in writes.items():
+            text = await error(s, tool, **arguments)
+            assert text.startswith(f"{tool}: cannot connect to PostgreSQL at {down} ("), text
+            assert text.endswith(f"{fix}; {not_done}"), text
+        reads = {"hooks_recall": {"query": "deploy"}, "search_memories": {"query": "deploy"}}
+        for tool, arguments in reads.items():
+            text = await error(s, tool, **arguments)
+            assert text.startswith(
+                f"{tool}: knowledge base NOT consulted: cannot connect to PostgreSQL at {down} ("
+            ), text
+            assert text.endswith(fix), text

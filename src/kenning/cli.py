@@ -30,6 +30,7 @@ import click
 
 from . import protocol
 from .errors import (
+    NOT_DONE,
     KenningError,
     StoreUnavailable,
     UnknownMemoryError,
@@ -269,40 +270,21 @@ class _Group(_ClosedPipeQuiet, click.Group):
             _fail("interrupted", 130)
 
 
-#: What a command that writes to its store did not do when the store could not be reached
-#: at all (its connection refused): said after the reason, which a server that could not be
-#: reached gives without recall's "knowledge base NOT consulted" (an agent's answer without
-#: memory; "NOT consulted" read oddly for a note not stored or a migration's target). The
-#: commands that read the store (recall, search, stats, stale, export, doctor, ui, …) keep it.
-_NOT_DONE = {
-    "remember": "the note was not stored",
-    "edit": "nothing was edited",
-    "forget": "nothing was forgotten",
-    "move": "nothing was moved",
-    "import": "nothing was imported",
-    "migrate": "nothing was copied",
-    "reembed": "nothing was re-embedded",
-    "seed-solutions": "nothing was seeded",
-}
-
-
 def _as_the_command_says(exc: KenningError) -> str:
     """``exc``'s message, a parameter it names by the Python API's name (``top_k``) called
     by the running command's option for it (``--top-k``): the user typed the option. A
-    store a command that writes could not reach is said in its words (:data:`_NOT_DONE`)."""
+    store a command that writes could not reach is said in its words
+    (:meth:`~kenning.errors.StoreUnavailable.as_the_write_says`); recall, search, stats,
+    stale, export, doctor and ui read it, and keep "knowledge base NOT consulted"."""
     parameter = getattr(exc, "parameter", None)
     ctx = click.get_current_context(silent=True)
     if isinstance(exc, UserInputError) and parameter is not None and ctx is not None:
         for option in ctx.command.params:
             if isinstance(option, click.Option) and option.name == parameter:
                 return exc.named("/".join(option.opts))
-    not_done = _NOT_DONE.get(ctx.command.name or "") if ctx is not None else None
-    if isinstance(exc, StoreUnavailable) and not_done is not None:
-        said = exc.reason
-        # (refused at its connection, nothing was sent; a server lost later may have
-        # taken a write: its reason says what to check)
-        refused = said.startswith("cannot connect to ") and not said.endswith(not_done)
-        return f"{said}; {not_done}" if refused else said
+    command = ctx.command.name if ctx is not None else None
+    if isinstance(exc, StoreUnavailable) and command is not None and command in NOT_DONE:
+        return exc.as_the_write_says(command)
     return str(exc)
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "SchemaTooNew",
     "StoreClosed",
     "StoreCorrupted",
+    "StoreInUse",
     "StoreLocationError",
     "StoreNotFound",
     "StoreUnavailable",
@@ -209,6 +210,21 @@ class Interrupted(KeyboardInterrupt):
 NOT_CONSULTED = "knowledge base NOT consulted: "
 
 
+#: What a write did not do when its store could not be reached at all (its connection
+#: refused, a local folder another process holds): said after the reason, by the CLI's
+#: commands and the MCP tools alike (:meth:`StoreUnavailable.as_the_write_says`).
+NOT_DONE = {
+    "remember": "the note was not stored",
+    "edit": "nothing was edited",
+    "forget": "nothing was forgotten",
+    "move": "nothing was moved",
+    "import": "nothing was imported",
+    "migrate": "nothing was copied",
+    "reembed": "nothing was re-embedded",
+    "seed-solutions": "nothing was seeded",
+}
+
+
 class StoreUnavailable(KenningError):
     """A server backend is down or refused the credentials: knowledge base NOT consulted."""
 
@@ -218,3 +234,28 @@ class StoreUnavailable(KenningError):
     def reason(self) -> str:
         """The message without :data:`NOT_CONSULTED`: what was wrong and the fix."""
         return str(self).removeprefix(NOT_CONSULTED)
+
+    @property
+    def nothing_sent(self) -> bool:
+        """Whether the store was never reached (its connection refused), so nothing of a
+        write was sent; a server lost later may have taken one (its reason says what to
+        check)."""
+        return self.reason.startswith("cannot connect to ")
+
+    def as_the_write_says(self, write: str) -> str:
+        """How the write ``write`` (a key of :data:`NOT_DONE`) says this: the reason without
+        recall's "knowledge base NOT consulted" (an agent's answer without memory; it read
+        oddly for a note not stored), then, when nothing was sent, what it did not do."""
+        said, not_done = self.reason, NOT_DONE[write]
+        if self.nothing_sent and not said.endswith(not_done):
+            return f"{said}; {not_done}"
+        return said
+
+
+class StoreInUse(StoreUnavailable):
+    """A local store folder (``qdrant-local:``) another process holds: it was not opened,
+    so nothing of a write was sent."""
+
+    @property
+    def nothing_sent(self) -> bool:
+        return True

@@ -84,7 +84,13 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BeforeValidator, Field, WithJsonSchema, WrapValidator
 
 from . import config, protocol
-from .errors import KenningError, StoreNotFound, UnknownMemoryError, UserInputError
+from .errors import (
+    KenningError,
+    StoreNotFound,
+    StoreUnavailable,
+    UnknownMemoryError,
+    UserInputError,
+)
 from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
 from .render import (
     mark_block_copies,
@@ -289,8 +295,15 @@ def _log_failure(what: str) -> None:
     log.error("%s\n%s", what, redacted_traceback())
 
 
+#: The tools that write, by the write each is (a key of :data:`~kenning.errors.NOT_DONE`): a
+#: store they could not reach is said as the CLI's command says it, with what was not done
+#: ("; the note was not stored"), not as a read's "knowledge base NOT consulted".
+WRITES = {"hooks_remember": "remember", "forget": "forget"}
+
+
 def _tool_errors(func: F) -> F:
     """Turn kenning's failures into tool errors the model can read."""
+    write = WRITES.get(func.__name__)
 
     @functools.wraps(func)
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -300,6 +313,9 @@ def _tool_errors(func: F) -> F:
             raise
         except StoreNotFound as exc:  # the tool that creates it, not the CLI's command
             raise ToolError(_safe_and_bounded(exc.creator_named(CREATING_TOOL))) from exc
+        except StoreUnavailable as exc:
+            said = exc.as_the_write_says(write) if write is not None else str(exc)
+            raise ToolError(_safe_and_bounded(said)) from exc
         except KenningError as exc:
             raise ToolError(_safe_and_bounded(str(exc))) from exc
         except Exception as exc:

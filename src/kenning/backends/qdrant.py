@@ -85,6 +85,7 @@ from ..config import QDRANT_LOCAL_PREFIX
 from ..errors import (
     KenningError,
     StoreCorrupted,
+    StoreInUse,
     StoreNotFound,
     StoreUnavailable,
     UserInputError,
@@ -671,7 +672,7 @@ class QdrantBackend:
                     log.warning("kenning: Qdrant at %s: %s", self.location, warning.message)
             except RuntimeError as exc:
                 if "already accessed" in str(exc):
-                    raise StoreUnavailable(
+                    raise StoreInUse(
                         f"knowledge base NOT consulted: the local Qdrant folder {self.location} "
                         "is open in another process (local mode serves one process at a time; "
                         "use a Qdrant server for several)"
