@@ -16,7 +16,7 @@ from kenning import open_store
 from kenning.embedders.base import Embedder
 
 from .cli_runner import CliRun, run_cli
-from .conftest import git, make_repo
+from .conftest import PROJECT_REMOTE, git, make_repo
 
 
 def ignored(root: Path, path: str) -> bool:
@@ -978,3 +978,30 @@ def test_a_migration_into_a_store_elsewhere_in_the_checkout_says_it_is_not_ignor
     ) in first.stderr and "add the line /data/team.db* to" in first.stderr, first.stderr
     again = run_cli(project, "migrate", "--to", "data/team.db")
     assert again.returncode == 0 and "not ignored" not in again.stderr, again.stderr
+
+
+@pytest.mark.parametrize(
+    "target", ["{project}/.kenning/memory.db", ".kenning/big.db", "qdrant-local:.kenning/q"]
+)
+def test_a_migration_into_a_new_store_in_kenning_s_folder_gets_its_gitignore(
+    project: Path, tmp_path: Path, target: str
+) -> None:
+    """qa78 F3: `kenning migrate --to <checkout>/.kenning/memory.db` (a new store, the
+    source another clone's) wrote no .kenning/.gitignore, which remember and import write
+    as they make a store: `git status` listed .kenning/ (`git add -A` would commit the
+    notes), migrate itself said the store was not ignored by git and to edit .gitignore,
+    and the next read wrote the ignore file silently. The target gets it as it is made
+    (project.keep_store_out_of_git, open_store's own), and nothing is said."""
+    from kenning.project import STORE_GITIGNORE
+
+    clone = make_repo(tmp_path / "clone", remote=PROJECT_REMOTE)
+    stored = run_cli(clone, "remember", "--type", "rule", "Deploys happen on Tuesdays only.")
+    assert stored.returncode == 0, stored.stderr
+    source = str(clone / ".kenning" / "memory.db")
+    to = target.format(project=project)
+    moved = run_cli(project, "migrate", "--json", "--store", source, "--to", to)
+    assert moved.returncode == 0, moved.stderr
+    assert json.loads(moved.stdout)["copied"] == 1, moved.stdout
+    assert "ignored" not in moved.stderr and ".gitignore" not in moved.stderr, moved.stderr
+    assert (project / ".kenning" / ".gitignore").read_text() == STORE_GITIGNORE
+    assert git(project, "status", "--porcelain", "-uall") == ""

@@ -588,8 +588,8 @@ def migrate_store(
         STORE_FILENAME,
         Project,
         check_store_location,
+        keep_store_out_of_git,
         names_a_file,
-        say_if_not_ignored,
         store_is_there,
     )
 
@@ -671,8 +671,9 @@ def migrate_store(
             else f"the migration target: {said}"
         )
         raise StoreUnavailable(f"{said}; nothing was copied") from None
-    if new and store_is_there(made):
-        say_if_not_ignored(made)
+    # its .kenning/.gitignore as it is made, as open_store gives remember's and import's
+    # (qa78 F3: `git status` listed it, and the warning said to edit .gitignore)
+    keep_store_out_of_git(made, new=new)
     try:
         if _same_store(store.backend, destination):
             # the same store under another spelling (localhost for 127.0.0.1, an added

@@ -1140,6 +1140,18 @@ def say_if_not_ignored(project: Project) -> None:
         logging.getLogger("kenning.project").warning("kenning: %s; %s", found.message, found.fix)
 
 
+def keep_store_out_of_git(project: Project, *, new: bool) -> None:
+    """What a store just opened gets, by every command that makes one (remember, import,
+    migrate's target): the ``.kenning/.gitignore`` when it lies there
+    (:func:`ignore_store_files`; a read's too: a store made before kenning wrote it), then,
+    when it was made now (``new``: not there before the open), the warning of a store
+    elsewhere in the checkout that git does not ignore (:func:`say_if_not_ignored`). Never
+    raises."""
+    ignore_store_files(project)
+    if new and store_is_there(project):
+        say_if_not_ignored(project)
+
+
 def guards_a_path(store_url: str | None) -> bool:
     """Whether the store-location guard applies to a store named so: a store file's path, or
     the folder of Qdrant's local mode (written as a store file is), not a server's URL."""

@@ -36,9 +36,8 @@ from .project import (
     check_store_location,
     git_asked_once,
     guards_a_path,
-    ignore_store_files,
+    keep_store_out_of_git,
     resolve_project,
-    say_if_not_ignored,
     store_is_there,
 )
 from .search import check_whole_number
@@ -393,13 +392,11 @@ def open_store(
                 project_root=project.root,
                 connect_timeout=connect_timeout,
             )
-            # a read too: a store made before kenning wrote this file (or whose file was
-            # removed) showed in `git status` until the next write, every file beside it
-            ignore_store_files(project)
-            if new and store_is_there(project):
-                # made here, elsewhere in the checkout than .kenning/: said once (doctor
-                # says it while it lasts)
-                say_if_not_ignored(project)
+            # a read too: a store made before kenning wrote its .gitignore (or whose file
+            # was removed) showed in `git status` until the next write, every file beside
+            # it; one made elsewhere in the checkout is said once (doctor says it while it
+            # lasts)
+            keep_store_out_of_git(project, new=new)
         except StoreNotFound as exc:
             if create or not missing_ok:
                 raise
