@@ -2970,3 +2970,61 @@ def test_a_failed_rust_test_named_alone_finds_no_fix_by_the_meaning_of_its_name(
     for line in ("test tests::acquires_the_lock ... FAILED", "tests::acquires_the_lock --- FAILED"):
         hits = [h.memory.id for h in store.recall(line, errors=True).hits]
         assert sqlite not in hits and note in hits, (line, hits)
+
+
+@pytest.mark.parametrize(
+    ("stored", "other_runs", "naming"),
+    [
+        (
+            "--- FAIL: TestLock (0.00s)",
+            ["go-LoginReturns200.txt", "go-all.txt", "go-sub-Total.txt"],
+            [
+                "--- FAIL: TestLock (0.00s)",
+                "TestLock fails, why?",
+                "--- FAIL: TestLock/timeout (0.00s): lock held by another process",
+            ],
+        ),
+        (
+            "test tests::acquires_the_lock ... FAILED",
+            ["cargo-login_returns_200.txt", "cargo-all.txt", "cargo-all-q.txt"],
+            [
+                "test tests::acquires_the_lock ... FAILED",
+                "tests::acquires_the_lock fails, why?",
+                "thread 'tests::acquires_the_lock' panicked at src/lib.rs:9:5:\nlock poisoned",
+            ],
+        ),
+    ],
+)
+def test_a_fix_stored_for_a_failed_test_named_alone_is_found_only_by_naming_the_test(
+    store: MemoryStore, project: Path, stored: str, other_runs: list[str], naming: list[str]
+) -> None:
+    """The converse of qa77 F1: a fix stored for go's ``--- FAIL: TestLock (0.00s)`` (a test
+    that failed without a message, as go prints it) was found by any other test's failure,
+    ``--- FAIL: TestLoginReturns200 (0.00s): got 401, want 200`` at 0.46 (over the error
+    floor), by the meaning of a test's failure, through recall --error, a pasted run and the
+    prompt hook; libtest's line of a failed test likewise. Such an entry's error is a test's
+    name: the queries that name the test find it, no other."""
+    from kenning.hooks.claude_code import prompt_recall_queries
+
+    from .test_querybuild import _GO, _RS
+
+    fix = store.remember(f"ERROR-FIX: {stored} | FIX: unlock in a defer", "error_fix").id
+    asked = [
+        "--- FAIL: TestLoginReturns200 (0.00s): got 401, want 200",
+        "the login test fails with 401",
+        *(((_GO if stored.startswith("---") else _RS) / run).read_text() for run in other_runs),
+    ]
+    for text in asked:
+        assert fix not in [h.memory.id for h in store.recall(text).hits], text
+        queries, fallbacks = prompt_recall_queries("The tests fail, why?\n\n" + text)
+        hits = store.recall_many(queries, fallbacks=fallbacks).hits
+        assert fix not in [h.memory.id for h in hits], text
+        r = run_cli(project, "recall", "--error", "-", "--json", stdin=text)
+        assert r.returncode == 0, r.stderr
+        assert fix not in [hit["id"] for hit in json.loads(r.stdout)["results"]], text
+    for text in naming:
+        assert store.recall(text).hits[0].memory.id == fix, text
+        queries, fallbacks = prompt_recall_queries("The tests fail, why?\n\n" + text)
+        assert store.recall_many(queries, fallbacks=fallbacks).hits[0].memory.id == fix, text
+    r = run_cli(project, "recall", "--error", "-", "--json", stdin=naming[0])
+    assert [hit["id"] for hit in json.loads(r.stdout)["results"]] == [fix]

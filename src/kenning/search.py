@@ -824,10 +824,12 @@ def _names_no_class(fingerprint: str) -> bool:
 
 
 def kept_candidates(
-    candidates: list[Candidate], fingerprints: Sequence[str], fallback: bool
+    candidates: list[Candidate], fingerprints: Sequence[str], fallback: bool, query: str
 ) -> list[Candidate]:
-    """The ``candidates`` of a query whose errors have ``fingerprints`` that are kept: all of
-    them, but of a ``fallback`` whose errors name no specific exception class (a bare
+    """The ``candidates`` of ``query``, whose errors have ``fingerprints``, that are kept: all
+    of them but an ERROR-FIX entry of a failed test named alone that is no exact match and
+    whose test ``query`` does not name (:func:`fix_of_another_test`), and of a ``fallback``
+    whose errors name no specific exception class (a bare
     ``Error:`` with the app's own words, a ``RuntimeError``, a message alone, Node's
     ``TypeError: fetch failed`` over its cause) an ERROR-FIX
     entry of a named class only as an exact match. Node's outer ``Error: could not load the
@@ -836,6 +838,9 @@ def kept_candidates(
     Error: authentication failed``, 0.78), which name no class either. And of a query that
     names a failed test and no error (:func:`tests_named_alone`), only its exact match and
     the memories that name the test."""
+    candidates = [
+        c for c in candidates if c.match == "fingerprint" or not fix_of_another_test(c, query)
+    ]
     tests = tests_named_alone(fingerprints)
     if tests:
         return [c for c in candidates if c.match == "fingerprint" or names_a_test(c.memory, tests)]
@@ -869,6 +874,25 @@ def tests_named_alone(fingerprints: Sequence[str]) -> list[str]:
     return tests
 
 
+def fix_of_another_test(candidate: Candidate, query: str) -> bool:
+    """Whether ``candidate`` is an ERROR-FIX entry whose error is a failed test named alone
+    (:data:`_TEST_NAMED_ALONE`: ``--- FAIL: TestLock (0.00s) | FIX: unlock in a defer``), found
+    loosely by a ``query`` that does not name that test (a whole word, in any case). Such an
+    entry's error is a test's name, whose meaning is every test's failure:
+    ``--- FAIL: TestLoginReturns200 (0.00s): got 401, want 200`` found that fix at 0.46, over
+    the error floor. The query that names the test finds it (``TestLock fails, why?``, its
+    subtest's failure ``--- FAIL: TestLock/timeout (0.00s): …``), its heading by fingerprint
+    (qa77's converse of :func:`tests_named_alone`)."""
+    memory = candidate.memory
+    entry = memory.metadata.get("error_fingerprint")
+    if candidate.match == "fingerprint" or not isinstance(entry, str):
+        return False
+    tests = tests_named_alone([entry])
+    if not tests or not _an_error_fix(memory):
+        return False
+    return not _names_any(query.lower(), tests)
+
+
 def _an_error_fix(memory: Memory) -> bool:
     return memory.type == "error_fix" or starts_as_error_fix(memory.content)
 
@@ -876,7 +900,10 @@ def _an_error_fix(memory: Memory) -> bool:
 def names_a_test(memory: Memory, tests: Sequence[str]) -> bool:
     """Whether ``memory`` names one of ``tests`` (a whole word, in any case: a fingerprint's
     name is folded)."""
-    text = memory.content.lower()
+    return _names_any(memory.content.lower(), tests)
+
+
+def _names_any(text: str, tests: Sequence[str]) -> bool:
     return any(re.search(rf"(?<!\w){re.escape(test)}(?!\w)", text) for test in tests)
 
 

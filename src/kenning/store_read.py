@@ -623,14 +623,14 @@ class StoreReads(StoreFreshness):
             # an error query finds its fix by fingerprint even when only the caller knew it
             # was one (--errors, a signature parsed from raw output): the same error, another
             # name
-            retrieved = (
+            result = (
                 self._retrieve(query, top_k, filters, mode="hybrid", vector=None, error=is_error)
                 if self.exists
                 else _Retrieved([])
             )
-            found.append(kept_candidates(retrieved.candidates, retrieved.fingerprints, fallbacks))
+            found.append(kept_candidates(result.candidates, result.fingerprints, fallbacks, query))
             if is_error:  # (a words query that looks like an error tells none of its own)
-                fingerprints += retrieved.fingerprints
+                fingerprints += result.fingerprints
         scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
         best: dict[str, SearchResult] = {}
         for floor, candidates in zip(floors, found, strict=True):
