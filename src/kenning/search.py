@@ -824,11 +824,16 @@ def _names_no_class(fingerprint: str) -> bool:
 
 
 def kept_candidates(
-    candidates: list[Candidate], fingerprints: Sequence[str], fallback: bool, query: str
+    candidates: list[Candidate],
+    fingerprints: Sequence[str],
+    fallback: bool,
+    query: str,
+    among_errors: bool = True,
 ) -> list[Candidate]:
     """The ``candidates`` of ``query``, whose errors have ``fingerprints``, that are kept: all
-    of them but an ERROR-FIX entry of a failed test named alone that is no exact match and
-    whose test ``query`` does not name (:func:`fix_of_another_test`), and of a ``fallback``
+    of them but, in a recall ``among_errors`` (one of its queries an error), an ERROR-FIX
+    entry of a failed test named alone that is no exact match and whose test ``query`` does
+    not name (:func:`fix_of_another_test`), and of a ``fallback``
     whose errors name no specific exception class (a bare
     ``Error:`` with the app's own words, a ``RuntimeError``, a message alone, Node's
     ``TypeError: fetch failed`` over its cause) an ERROR-FIX
@@ -838,9 +843,10 @@ def kept_candidates(
     Error: authentication failed``, 0.78), which name no class either. And of a query that
     names a failed test and no error (:func:`tests_named_alone`), only its exact match and
     the memories that name the test."""
-    candidates = [
-        c for c in candidates if c.match == "fingerprint" or not fix_of_another_test(c, query)
-    ]
+    if among_errors:  # (a recall of words alone, describing a fix, finds it by meaning)
+        candidates = [
+            c for c in candidates if c.match == "fingerprint" or not fix_of_another_test(c, query)
+        ]
     tests = tests_named_alone(fingerprints)
     if tests:
         return [c for c in candidates if c.match == "fingerprint" or names_a_test(c.memory, tests)]

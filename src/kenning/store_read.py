@@ -609,26 +609,26 @@ class StoreReads(StoreFreshness):
         """Each query's candidates held to its floor (:meth:`recall_many`), a memory found
         by several with its best score. ``told``: the fingerprints of errors asked before
         (``fallbacks``' are held as the request's errors hold them, :func:`kept_candidates`)."""
-        generic_floor = settings.recall_floor
-        error_floor = settings.error_recall_floor
+        generic_floor, error_floor = settings.recall_floor, settings.error_recall_floor
         floors: list[float] = []
         kinds: list[bool] = []
         found: list[list[Candidate]] = []
         fingerprints: list[str] = [*told]
-        for query, errors in queries:
-            is_error = _looks_like_error(query) if errors is None else errors
+        asked = [(q, _looks_like_error(q) if errors is None else errors) for q, errors in queries]
+        among_errors = bool(told) or any(is_error for _, is_error in asked)
+        for query, is_error in asked:
             floors.append(error_floor if is_error else generic_floor)
             kinds.append(is_error)
-            # No store yet: nothing to recall, and no reason to load the model.
-            # an error query finds its fix by fingerprint even when only the caller knew it
-            # was one (--errors, a signature parsed from raw output): the same error, another
-            # name
+            # No store yet: nothing to recall, and no reason to load the model. An error query
+            # finds its fix by fingerprint even when only the caller knew it was one
+            # (--errors, a signature parsed from raw output): the same error, another name
             result = (
                 self._retrieve(query, top_k, filters, mode="hybrid", vector=None, error=is_error)
                 if self.exists
                 else _Retrieved([])
             )
-            found.append(kept_candidates(result.candidates, result.fingerprints, fallbacks, query))
+            held = (result.candidates, result.fingerprints, fallbacks, query, among_errors)
+            found.append(kept_candidates(*held))
             if is_error:  # (a words query that looks like an error tells none of its own)
                 fingerprints += result.fingerprints
         scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
