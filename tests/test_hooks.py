@@ -2780,6 +2780,76 @@ def test_a_pasted_unittest_run_s_own_lines_are_no_words_of_the_prompt(
     assert not any("runner" in text or "CI" in text for text, _ in given), given
 
 
+#: Real runs of JavaScript's, Rust's and Go's test runners (tests/data/*_test_reports), with
+#: what of each is no line of its runner's and stays among the prompt's words: mocha's
+#: numbered failed tests and a describe block's name (a line "1) …" or one word is as likely
+#: the prompt's own), what a jest test logged and the frame that logged it. With those, the
+#: words find nothing (the CSV note's 0.56 falls under the floor).
+_OTHER_RUNS = {
+    "js/vitest-all": "",
+    "js/vitest-load": "",
+    "js/jest-all": "",
+    "js/jest-auth": "",
+    "js/jest-console": " summing [ 2, 3 ] at Object.log (jt/shop.test.js:5:13)",
+    "js/mocha-all": " 1) login returns 200 cart 2) sums the prices 3) parses an empty cart",
+    "rs/cargo-all": "",
+    "rs/cargo-all-q": "",
+    "rs/cargo-sums_the_prices": "",
+    "go/go-all-v": "",
+    "go/go-par-v": "",
+}
+
+
+@pytest.mark.parametrize("run", sorted(_OTHER_RUNS))
+def test_a_pasted_js_rust_or_go_test_run_s_own_lines_are_no_words_of_the_prompt(
+    store: MemoryStore, run: str
+) -> None:
+    """A prompt pasting a vitest run had its `RUN  v4.1.12 /home/dev/shop` in the words
+    query (and a suite that failed to load its `❯ load/broken.test.js (0 test)` and rule of
+    `⎯`), jest's its `FAIL src/auth.test.js`, `✕ login returns 200 (4 ms)` and `Ran all test
+    suites.`, mocha's its `1 passing (12ms)` and `3 failing`, cargo's its `Finished `test`
+    profile …`, `Running unittests src/lib.rs (…)`, `running 4 tests`, each test's `test
+    tests::x ... FAILED` and `failures:`, and with the question after the run, the lines
+    left after its last error (jest's `Ran all test suites.`). The words are the prompt's
+    (and what of the paste is no runner's line: mocha's test names), and find the note they
+    ask; go test's lines (`=== RUN   TestX`, `FAIL\texample.com/shop\t0.018s`) are in no
+    such place in a real run (a guard)."""
+    from .test_querybuild import _GO, _JS, _RS
+
+    folder, name = run.split("/")
+    output = ({"js": _JS, "rs": _RS, "go": _GO}[folder] / f"{name}.txt").read_text()
+    for content, kind in (
+        ("The CSV export streams rows in batches of 1000 to keep memory flat", "decision"),
+        (
+            "Tests run on Linux in CI with Node 20 and Rust stable; macOS is not supported",
+            "context",
+        ),
+        (
+            "The test suites run with vitest, jest and cargo test; each prints a summary of "
+            "passed and failed tests with its duration",
+            "context",
+        ),
+        ("CI runs the tests in 4 parallel jobs; the whole run takes about 3 minutes", "context"),
+    ):
+        assert store.remember(content, kind).ok
+    words = "can you fix the CSV export? it fails like this"
+    kept = _OTHER_RUNS[run]
+    for prompt, expected in (
+        (f"{words}\n{output}", f"{words}{kept}"),
+        (f"{output}\n{words}", f"{kept} {words}".strip()),
+    ):
+        queries, _ = claude_code.prompt_recall_queries(prompt)
+        assert [query for query, error in queries if not error] == [expected], queries
+    if kept:
+        return
+    prompt = f"{words}\n{output}"
+    given = findings(
+        claude_code.context_for("prompt-submit", {"cwd": str(store.project.root), "prompt": prompt})
+    )
+    assert any("CSV export" in text for text, _ in given), given
+    assert not any("summary" in text or "CI" in text for text, _ in given), given
+
+
 def test_a_pasted_java_trace_s_thread_words_are_no_words_of_the_prompt(
     store: MemoryStore,
 ) -> None:

@@ -262,6 +262,31 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         is_runner_boilerplate,
         "Creating test database for alias " + "'" * NOTE + "x",
     ),
+    # (vitest's, jest's, mocha's, cargo's and go test's lines; 1.9 s at 64 KiB: a first
+    # version's `Running \S*target/\S+` tried every split of a path of target/s)
+    "runner boilerplate: a path of cargo targets": (
+        is_runner_boilerplate,
+        "Running " + "target/" * (NOTE // 7) + " x",
+    ),
+    "runner boilerplate: a cargo test file's path": (
+        is_runner_boilerplate,
+        "Running " + ".rs" * (NOTE // 3) + " x",
+    ),
+    "runner boilerplate: jest's counts": (is_runner_boilerplate, "Tests: " + "1 a, " * (NOTE // 5)),
+    "runner boilerplate: vitest's counts": (
+        is_runner_boilerplate,
+        "Tests  " + "1 a | " * (NOTE // 6),
+    ),
+    "runner boilerplate: a vitest file's project": (
+        is_runner_boilerplate,
+        "❯ |" + "|" * NOTE + " x",
+    ),
+    "runner boilerplate: a jest test's times": (is_runner_boilerplate, "✓ " + " (1" * (NOTE // 3)),
+    "runner boilerplate: a go package's tabs": (
+        is_runner_boilerplate,
+        "ok\t" + "a\t" * (NOTE // 2),
+    ),
+    "runner boilerplate: a mocha count's time": (is_runner_boilerplate, "1 passing (" + "1" * NOTE),
     "fingerprint: unittest's asserts": (
         error_fingerprint,
         "AssertionError: " + "1 " * (NOTE // 2),

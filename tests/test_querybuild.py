@@ -1504,3 +1504,96 @@ def test_query_error_prints_each_failed_test_asked(project: Path) -> None:
     assert r.stdout.splitlines() == [q.format(root="") for q in _VITEST_RUN]
     r = run_cli(project, "query", "error", "-", stdin=(_JS / "vitest-auth.txt").read_bytes())
     assert r.stdout.splitlines() == [_VITEST_RUN[1].format(root="")]
+
+
+#: Each runner's own lines in its real output (tests/data/*_test_reports), and lines of a
+#: prompt's own words like them, which stay words.
+_RUNNER_LINES = {
+    _JS / "vitest-all.txt": [
+        "RUN  v4.1.12 /home/dev/shop",
+        "⎯⎯⎯⎯⎯⎯⎯ Failed Tests 3 ⎯⎯⎯⎯⎯⎯⎯",
+        "⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/3]⎯",
+        "Test Files  2 failed (2)",
+        "Tests  3 failed | 1 passed (4)",
+        "Start at  16:21:11",
+        "Duration  1.33s (transform 24ms, setup 0ms, import 53ms, tests 53ms, environment 0ms)",
+    ],
+    _JS / "vitest-load.txt": ["❯ load/broken.test.js (0 test)", "Tests  no tests"],
+    _JS / "vitest-project.txt": [
+        "Tests  1 failed (1)",
+        "Duration  360ms (transform 15ms, setup 0ms, import 23ms, tests 15ms, environment 0ms)",
+    ],
+    _JS / "jest-all.txt": [
+        "FAIL src/cart.test.js",
+        "Test Suites: 2 failed, 2 total",
+        "Tests:       3 failed, 1 passed, 4 total",
+        "Snapshots:   0 total",
+        "Time:        2.471 s",
+        "Ran all test suites.",
+    ],
+    _JS / "jest-auth.txt": [
+        "✕ login returns 200 (4 ms)",
+        "Time:        0.27 s, estimated 1 s",
+        "Ran all test suites matching src/auth.test.js.",
+    ],
+    _JS / "jest-empty_cart.txt": ["○ skipped sums the prices"],
+    _JS / "jest-console.txt": ["● Console", "console.log"],
+    _JS / "mocha-all.txt": ["✔ parses the skus", "1 passing (12ms)", "3 failing"],
+    _RS / "cargo-all.txt": [
+        "Finished `test` profile [unoptimized + debuginfo] target(s) in 0.04s",
+        "Running unittests src/lib.rs (target/debug/deps/shop-507999230d6984fa)",
+        "running 4 tests",
+        "test tests::login_returns_200 ... FAILED",
+        "test tests::parses_the_skus ... ok",
+        "failures:",
+        "---- tests::login_returns_200 stdout ----",
+        "test result: FAILED. 1 passed; 3 failed; 0 ignored; 0 measured; 0 filtered out; "
+        "finished in 0.03s",
+    ],
+    _RS / "cargo-all-q.txt": ["tests::login_returns_200 --- FAILED", ". 3/4"],
+    _RS / "cargo-login_returns_200.txt": ["running 1 test"],
+    _GO / "go-all-v.txt": [
+        "=== RUN   TestLoginReturns200",
+        "--- PASS: TestParsesTheSkus (0.00s)",
+        "FAIL",
+        "FAIL\texample.com/shop\t0.018s",
+    ],
+    _GO / "go-par-v.txt": ["=== PAUSE TestLoginReturns200", "=== CONT  TestLoginReturns200"],
+    # (and pytest's rules, go test's `=== RUN` like them)
+    _PY / "pytest-all.txt": [
+        "============================= test session starts ==============================",
+        "_____________________________ test_sums_the_prices _____________________________",
+    ],
+}
+
+
+@pytest.mark.parametrize("report", sorted(_RUNNER_LINES), ids=lambda path: path.name)
+def test_a_test_runner_s_own_lines_are_its_boilerplate(report: Path) -> None:
+    """vitest's, jest's, mocha's, cargo's and go test's lines around their results are the
+    runner's (left out of a prompt's words query, as pytest's, unittest's and Django's are);
+    its failures' lines and a prompt's words like them are not (real output: vitest 4.1.12,
+    jest 30.5.2, mocha, cargo, go 1.19)."""
+    from kenning.querybuild import is_runner_boilerplate
+
+    lines = [line.strip() for line in report.read_text().splitlines()]
+    for line in _RUNNER_LINES[report]:
+        assert line in lines, line
+        assert is_runner_boilerplate(f"  {line}"), line
+    for words in (
+        "can you fix the CSV export? it fails like this",
+        "1) login returns 200",
+        "Running the tests twice makes it pass",
+        "Finished the export, but the tests fail",
+        "Tests: the export ones fail",
+        "FAIL: the export",
+        "ok, so the export fails",
+        "running tests is slow",
+        "=== the export ===x",
+        "__init__.py",
+        "⎯ the export",
+        "AssertionError: expected 401 to be 200 // Object.is equality",
+        "TypeError: Cannot read properties of undefined (reading 'map')",
+        "thread 'tests::parses_an_empty_cart' (1194) panicked at src/lib.rs:7:11:",
+        "shop_test.go:7: got 401, want 200",
+    ):
+        assert not is_runner_boilerplate(words), words

@@ -1850,8 +1850,20 @@ def is_request_line(line: str) -> bool:
 #: ...F  [100%]``, ``…::test_x PASSED [ 33%]``, ``[gw0] [ 33%] PASSED …``); unittest's
 #: ``Ran 4 tests in 0.001s`` and Django's ``manage.py test``'s (``Found 4 test(s).``, ``System
 #: check identified no issues (0 silenced).``, its test database's lines and, with ``-v 2``, its
-#: migrations': ``Operations to perform:``, ``Applying auth.0001_initial... OK``). (No ``\S+``
-#: here is followed by what it could hold: linear on any line.)
+#: migrations': ``Operations to perform:``, ``Applying auth.0001_initial... OK``); vitest's
+#: (``RUN  v4.1.12 /home/dev/shop``, a file's ``❯ src/a.test.js (0 test)``, ``Test Files  1
+#: failed (1)``, ``Tests  3 failed | 1 passed (4)``, ``Start at  16:21:11``, ``Duration  1.33s
+#: (…)``), jest's (``FAIL src/auth.test.js``, a test's ``✕ login returns 200 (4 ms)`` or ``○
+#: skipped …``, ``Test Suites: 2 failed, 2 total``, ``Tests:``, ``Snapshots:``, ``Time:``,
+#: ``Ran all test suites.``, ``● Console`` and its ``console.log``), mocha's (``1 passing
+#: (12ms)``, ``3 failing``, a passed test's ``✔ …``; not its numbered tests, ``1) login
+#: returns 200``, as likely a prompt's list), cargo's (``Finished `test` profile […]
+#: target(s) in 0.04s``, ``Running unittests src/lib.rs (…)``, ``running 4 tests``, ``test
+#: tests::x ... FAILED``, -q's ``tests::x --- FAILED`` and ``. 3/4``, ``failures:``, ``----
+#: tests::x stdout ----``, ``test result: FAILED. 1 passed; …``) and go test's (``=== RUN
+#: TestX``, ``--- PASS: TestX (0.00s)``, ``PASS``, ``FAIL``, ``FAIL example.com/shop 0.018s``,
+#: ``ok …``, ``?  … [no test files]``). (No ``\S+`` here is followed by what it could hold:
+#: linear on any line.)
 _RUNNER_BOILERPLATE = lazy(
     r"platform \S+ -- Python \d.*"
     r"|(?:rootdir|configfile|inifile|cachedir|plugins|testpaths): .*"
@@ -1866,6 +1878,28 @@ _RUNNER_BOILERPLATE = lazy(
     r"|Operations to perform:|Synchronizing apps without migrations:|Running migrations:"
     r"|(?:Synchronize unmigrated apps|Apply all migrations): .*"
     r"|Creating tables\.\.\.|Running deferred SQL\.\.\.|Applying \w+\.\w+\.\.\. OK"
+    # vitest
+    r"|(?:RUN|DEV) +v\d+(?:\.\d+)+(?: .*)?"
+    r"|[❯✓×↓] (?:\|[^|]*\| )?\S+ \(\d+ tests?(?: \| \d+ \w+)*\)(?: \d+m?s)?"
+    r"|(?:Test Files|Tests) +(?:\d+ \w+(?: \| \d+ \w+)* \(\d+\)|no tests)"
+    r"|Start at +\d{1,2}:\d{2}:\d{2}|Duration +\d+(?:\.\d+)?m?s(?: \(.*\))?"
+    # jest
+    r"|(?:PASS|FAIL) \S+(?: \(\d+(?:\.\d+)? ?m?s\))?|[✓✕√×] .* \(\d+ ms\)|○ skipped .*|✎ todo .*"
+    r"|(?:Test Suites|Tests|Snapshots): +(?:\d+ \w+, )*\d+ total"
+    r"|Time: +\d+(?:\.\d+)? ?m?s(?:, estimated \d+ ?m?s)?|Ran all test suites(?: .*)?\."
+    r"|● Console|console\.(?:log|info|warn|error|debug)"
+    # mocha
+    r"|\d+ passing \(\d+m?s\)|\d+ (?:failing|pending)|✔ .*"
+    # cargo
+    r"|Finished `?\w+`?(?: profile)? \[[^\]]*\] target\(s\) in (?:\d+m )?\d+(?:\.\d+)?s"
+    r"|(?:Compiling|Checking|Fresh) [\w-]+ v\d+\.\d+\.\d+\S*(?: \(.*\))?"
+    r"|Running (?:unittests )?\S+\.rs \(\S+\)|Running target/\S+|Doc-tests [\w-]+"
+    r"|running \d+ tests?|failures:|---- \S+ stdout ----"
+    r"|test \S+(?: - should panic)? \.\.\. (?:ok|FAILED|ignored\b.*)|\S+ --- FAILED|[.Fi]+ \d+/\d+"
+    r"|test result: (?:ok|FAILED)\. \d+ passed; .*"
+    # go test
+    r"|=== (?:RUN|PAUSE|CONT|NAME) +\S+|--- (?:PASS|FAIL|SKIP): \S+ \(\d+\.\d+s\)|PASS|FAIL"
+    r"|(?:ok|FAIL|\?)\s+\S+\s+(?:\d+\.\d+s|\(cached\)|\[[\w ]+\])(?:\s+coverage: .*)?"
 )
 
 
@@ -1873,13 +1907,16 @@ def is_runner_boilerplate(line: str) -> bool:
     """Whether ``line`` is a test runner's own line around its results, which a pasted
     report puts among a prompt's words: pytest's rules of ``=`` or ``_`` (``=== test
     session starts ===``, ``___ test_load ___``, ``=== 1 failed in 0.05s ===``), its session
-    header and progress, unittest's and Django's lines around a run
-    (:data:`_RUNNER_BOILERPLATE`). Left out of the words query, where
-    they pulled notes about the test setup ("Tests run on Linux with Python 3.11") level
-    with the ones the words ask."""
+    header and progress, unittest's, Django's, vitest's (and its rules of ``⎯``), jest's,
+    mocha's, cargo's and go test's lines around a run (:data:`_RUNNER_BOILERPLATE`). Left
+    out of the words query, where they pulled notes about the test setup ("Tests run on
+    Linux with Python 3.11") level with the ones the words ask (with a vitest, jest or cargo
+    run's, the words found nothing)."""
     text = line.strip()
-    if text[:1] in ("=", "_"):  # a rule: three of one at either end (not __init__.py)
-        return text.startswith(text[0] * 3) and text.endswith(text[0] * 3)
+    if text[:1] in ("=", "_") and text.startswith(text[0] * 3) and text.endswith(text[0] * 3):
+        return True  # a rule: three of one at either end (not __init__.py)
+    if text[:1] == "⎯":  # vitest's rules: `⎯⎯⎯ Failed Tests 3 ⎯⎯⎯`, `⎯⎯⎯⎯[1/3]⎯`
+        return text.startswith("⎯⎯⎯") and text.endswith("⎯")
     return _RUNNER_BOILERPLATE.fullmatch(text) is not None
 
 
