@@ -21,7 +21,7 @@ import re
 import shlex
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -383,19 +383,22 @@ def _vector_skips_held() -> Iterator[_VectorSkipsHeld]:
         held.release()
 
 
-class _IndexWarningHeld(logging.Filter):
-    """Leaves out the warning a server store without its vector index gives as it opens
-    (:data:`kenning.backends.postgres.INDEX_MISSING_LOG_MARK`), for a command that says so
-    itself (stats) or builds the index (reembed)."""
+class _MarkedRecordsHeld(logging.Filter):
+    """Leaves out the log records that carry the attribute ``mark`` (given by the logging
+    call's ``extra``): a warning that a command says itself, in its own words."""
+
+    def __init__(self, mark: str) -> None:
+        super().__init__()
+        self.mark = mark
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not getattr(record, "kenning_index_missing", False)
+        return not getattr(record, self.mark, False)
 
 
 @contextmanager
-def _index_warning_held() -> Iterator[None]:
-    held = _IndexWarningHeld()
-    logger = logging.getLogger("kenning.backends.postgres")
+def _marked_records_held(logger_name: str, mark: str) -> Iterator[None]:
+    held = _MarkedRecordsHeld(mark)
+    logger = logging.getLogger(logger_name)
     logger.addFilter(held)
     try:
         yield
@@ -403,26 +406,20 @@ def _index_warning_held() -> Iterator[None]:
         logger.removeFilter(held)
 
 
-class _SettingWarningsHeld(logging.Filter):
-    """Leaves out the warnings of settings keys that set nothing, which reading settings
-    logs (:func:`kenning.config.log_key_warnings`), for a command that says them itself:
+def _index_warning_held() -> AbstractContextManager[None]:
+    """The warning a server store without its vector index gives as it opens
+    (:data:`kenning.backends.postgres.INDEX_MISSING_LOG_MARK`) held, for a command that says
+    so itself (stats) or builds the index (reembed)."""
+    return _marked_records_held("kenning.backends.postgres", "kenning_index_missing")
+
+
+def _setting_warnings_held() -> AbstractContextManager[None]:
+    """The warnings of settings keys that set nothing, which reading settings logs
+    (:func:`kenning.config.log_key_warnings`), held for a command that says them itself:
     stats (its warning lines) and doctor (its settings check)."""
+    from .config import SETTING_WARNING_MARK
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        from .config import SETTING_WARNING_MARK
-
-        return not getattr(record, SETTING_WARNING_MARK, False)
-
-
-@contextmanager
-def _setting_warnings_held() -> Iterator[None]:
-    held = _SettingWarningsHeld()
-    logger = logging.getLogger("kenning.config")
-    logger.addFilter(held)
-    try:
-        yield
-    finally:
-        logger.removeFilter(held)
+    return _marked_records_held("kenning.config", SETTING_WARNING_MARK)
 
 
 def _serves(func: F) -> F:
