@@ -1422,6 +1422,15 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "base64_blobs": _repeat("cGFzc3dvcmQ9YWFhYWFhYWE= "),  # "password=aaaaaaaa" each
     "secret_json_open": lambda size: '{"kind":"Secret","data":' + '{"k":"v",' * (size // 9),
     "secret_json_quotes": lambda size: '"Secret" "data" ' + '\\"' * (size // 3),
+    # triple quotes never closed, on one line and around a line (red9), a call's arguments
+    # naming secrets without a value, names of 64 characters before no secret's word, and
+    # setters never given a string
+    "triple_quotes": _repeat("token = \"\"\"a password = '''b ''' \"\"\" "),
+    "triple_quote_blocks": _repeat('password = """\n  a\n  b\n'),
+    "secret_arguments": _repeat('f("password", "x", \'DB_TOKEN_PROD\', "a b", g(\'apiKey\', '),
+    "long_argument_names": _repeat('("' + "a" * 56 + 'tokenx", "b", (" ' + "token" * 13 + '", '),
+    "argument_gaps": _repeat("(\n" + " " * 200 + '"password",\n' + " " * 200 + '"x"\n' + " " * 300),
+    "secret_setters": _repeat('.setPassword("a .withToken(\'b\' .apiKey( .token_x("c") '),
 }
 
 
@@ -6076,4 +6085,201 @@ def test_a_name_with_words_after_its_secrets_word_is_redacted_in_other_forms(
     ],
 )
 def test_a_setting_named_after_a_secrets_word_is_kept_in_other_forms(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+# --- secrets in common code shapes (red9) -----------------------------------------------------
+
+_S = "Hy6tK9pQ2mZx7Lw4"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # Python's triple quotes (a settings module, a notebook's cell), with a prefix too
+        (f'password = """{_S}"""', _S),
+        (f"password = '''{_S}'''", _S),
+        (f'SECRET_KEY = r"""django-insecure-{_S}"""', f"django-insecure-{_S}"),
+        ("DB_PASSWORD = '''hunter2_Zx91kq'''", "hunter2_Zx91kq"),
+        # a value alone on the line between them
+        (f'API_TOKEN = """\n    {_S}\n"""', _S),
+        # Kotlin's and Groovy's raw strings
+        (f'val password = """{_S}"""', _S),
+        (f"def apiKey = '''{_S}'''", _S),
+    ],
+)
+def test_a_secret_in_triple_quotes_is_redacted(text: str, secret: str) -> None:
+    """red9: a value in triple quotes (Python's, Kotlin's, Groovy's) kept its secret in clear:
+    the assignment rule's quoted value needed a character after its opening quote that was
+    no quote, and the second quote of three is one."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert out.count('"""') == text.count('"""') and out.count("'''") == text.count("'''"), out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a docstring-like text, placeholders, a template, nothing
+        'password = """\n    The password must be at least 12 characters long\n    and hold a digit.\n"""',
+        'password = """${DB_PASSWORD}"""',
+        "api_key = '''<your-api-key>'''",
+        'token = """"""',
+        'val password = """${System.getenv("DB_PASSWORD")}"""',
+    ],
+)
+def test_a_text_in_triple_quotes_that_is_no_secret_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # Java: JDBC's and Spring's properties, HikariCP's data source properties
+        (f'System.setProperty("db.password", "{_S}");', _S),
+        (f'System.setProperty("spring.datasource.password", "{_S}");', _S),
+        (f'props.put("password", "{_S}");', _S),
+        ('props.setProperty("password", "hunter2");', "hunter2"),
+        (f'config.addDataSourceProperty("password", "{_S}");', _S),
+        (f'Map<String, String> m = Map.of("user", "app", "password", "{_S}");', _S),
+        (f'ImmutableMap.of("password", "{_S}", "user", "app")', _S),
+        # Testcontainers, a browser's storage, an HTTP client's header
+        (f'new PostgreSQLContainer<>("postgres:16").withEnv("POSTGRES_PASSWORD", "{_S}")', _S),
+        (f"localStorage.setItem('authToken', '{_S}');", _S),
+        (f'headers.set("X-Api-Key", "{_S}")', _S),
+        # Python: the environment, configparser (section, option, value)
+        (f'os.environ.setdefault("DB_PASSWORD", "{_S}")', _S),
+        (f"os.putenv('API_TOKEN', '{_S}')", _S),
+        (f'config.set("database", "password", "{_S}")', _S),
+        # Go, and a key with a word saying which secret it is
+        (f'os.Setenv("GITHUB_TOKEN", "{_S}")', _S),
+        (f'os.Setenv("DB_PASSWORD_PROD", "{_S}")', _S),
+        # any call, where the value is random
+        (f'environment("STRIPE_SECRET_KEY", "{_S}")', _S),
+        # an argument on a line of its own, as formatters write a long call
+        (
+            f'Map<String, String> env = Map.of(\n    "DB_USER", "app",\n    "DB_PASSWORD", "{_S}"\n);',
+            _S,
+        ),
+        ('props.put(\n    "password",\n    "hunter2"\n);', "hunter2"),
+    ],
+)
+def test_a_secret_passed_after_its_name_is_redacted(text: str, secret: str) -> None:
+    """red9: a string naming a secret, then the value as the next argument (put, setProperty,
+    setdefault, putenv, Setenv, withEnv, Map.of) kept the secret in clear; the assignment rule
+    reads a separator after the name, and a comma is none."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # settings about a secret, files, flags
+        'props.put("password.min.length", "12");',
+        'System.setProperty("db.password.file", "/run/secrets/db_password");',
+        'props.put("passwordMinLength", "12");',
+        'headers.set("Access-Control-Allow-Credentials", "true");',
+        'os.environ.setdefault("TOKEN_TTL", "3600")',
+        # references and placeholders
+        'props.put("password", System.getenv("DB_PASSWORD"));',
+        'props.put("password", "${DB_PASSWORD}");',
+        'props.setProperty("password", "<your-password>");',
+        'os.environ.setdefault("DB_PASSWORD", "")',
+        'os.Setenv("API_KEY", "YOUR_API_KEY")',
+        # names, labels, prompts, messages: configparser's (section, option), a tuple of
+        # names, a translation, a form's label, a preference's default
+        'config.get("Credentials", "gs_host")',
+        'config.set("Credentials", "gs_host", "localhost")',
+        "GRANT_TYPES = [('access_token', 'refresh_token')]",
+        'translate("password", "Passwort")',
+        'labels.put("password", "Password");',
+        'form.addField("password", "Enter your password")',
+        'prefs.getString("token", "default")',
+        'fetch(url, Object.fromEntries([["credentials", "include"]]))',
+        'self.assertEqual("password", "password")',
+        # a tuple's "password" that is the password itself, the host after it (urllib's tests)
+        "(None, 'joe', 'password', 'proxy.example.com:3128'),",
+        "('http', 'user/name', 'password', 'localhost:22'),",
+        'check("password", "hunter2_Zx91kq")',
+    ],
+)
+def test_a_value_after_a_secrets_name_that_is_no_secret_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # JDBC's DataSource, HikariCP, Spring's DataSourceBuilder, Testcontainers
+        (f'dataSource.setPassword("{_S}")', _S),
+        (f'HikariConfig config = new HikariConfig();\nconfig.setPassword("{_S}");', _S),
+        ('ds.setPassword("hunter2");', "hunter2"),
+        (f'DataSourceBuilder.create().url(url).username("app").password("{_S}").build()', _S),
+        (f'new PostgreSQLContainer<>("postgres:16").withPassword("{_S}")', _S),
+        # SDK and OAuth client builders (Java, Kotlin)
+        (f'OpenAIOkHttpClient.builder().apiKey("{_S}").build()', _S),
+        (f'ClientRegistration.withRegistrationId("gh").clientSecret("{_S}")', _S),
+        (f'val client = Client.builder()\n    .token("{_S}")\n    .build()', _S),
+        # Go's options, Django's user
+        (f'client := api.New(api.WithToken("{_S}"))', _S),
+        (f'user.set_password("{_S}")', _S),
+    ],
+)
+def test_a_secret_given_to_a_setter_named_after_it_is_redacted(text: str, secret: str) -> None:
+    """red9: a setter or a builder's method named after a secret (setPassword, withPassword,
+    .password(, .apiKey(, .token() given a string kept it in clear."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "dataSource.setPassword(password);",
+        'dataSource.setPassword(System.getenv("DB_PASSWORD"));',
+        "DataSourceBuilder.create().password(cfg.pw).build()",
+        'builder.password("${DB_PASSWORD}")',
+        'client.apiKey("YOUR_API_KEY")',
+        'ds.setPassword("");',
+        # a prompt, a class, a setting, a method that is no setter
+        "pw = getpass.password('New password: ')",
+        'creds = google.Credentials("api-key")',
+        'flow.with_token_uri("https://oauth2.example.com/token")',
+        'n = tokenizer.token_count("Hy6tK9pQ2mZx7Lw4")',
+        'hasher.check_password("hunter2")',
+        'lexer.token("IDENT")',
+    ],
+)
+def test_a_setter_given_no_secret_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"auths": {"ghcr.io": {"auth": "dXNlcjpIeTZ0SzlwUTJtWng3THc0"}}}',
+        '{\n  "auths": {\n    "https://index.docker.io/v1/": {\n'
+        '      "auth": "dXNlcjpIeTZ0SzlwUTJtWng3THc0"\n    }\n  }\n}',
+    ],
+)
+def test_a_docker_configs_auth_is_redacted(text: str) -> None:
+    """red9's brief listed docker's config.json as kept; _AUTH_BLOB redacts it already (a
+    guard: the base64 of user:password)."""
+    out, counts = redact_secrets(text)
+    assert "dXNlcjpIeTZ0" not in out and counts == {"basic_auth": 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"auth": true}',
+        "auth: jwt",
+        'auth: "basic"',
+        '{"auth": "required"}',
+        '{"auths": {"ghcr.io": {}}, "credsStore": "desktop"}',
+        '{"auth": "aGVsbG8gd29ybGQ="}',  # (base64 of "hello world": no user:password)
+    ],
+)
+def test_an_auth_setting_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})

@@ -721,10 +721,15 @@ _ASSIGNMENT = lazy(
     # a Python string may carry a prefix (app.secret_key = b'…', r'…', f"…"), a Rust raw
     # string its hashes (r#"…"#)
     r"(?:(?P<pre>[bB]?[rR]#{1,3}|[bBrRuUfF]{1,2})?"
+    # (Python's, Kotlin's and Groovy's triple quotes, on one line or around a value alone on
+    # the line between them: password = """…""", API_TOKEN = ''' then the token then ''')
+    r"(?:(?P<tqq>\"\"\"|''')(?:(?P<tq>(?:(?!(?P=tqq))[^\r\n]){1,1024}?)"
+    r"|[ \t]*\r?\n[ \t]*(?P<tb>[^\s\"'`]{1,1024})[ \t]*\r?\n[ \t]*)(?P=tqq)"
+    r"|"
     # (a JSON or C string escapes a quote inside it: "q7Vw2Lx9\"Rz4M" is one value; read
     # so when it closes, as it was written when it does not: "C:\temp\" in a .bat)
     r"(?:\"(?P<dq>[^\"\\\r\n]{1,1024}(?=\")|(?:[^\"\\\r\n]|\\[^\r\n]){1,1024}(?=\")"
-    r"|[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})')"
+    r"|[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'))"
     # a quoted value a wrap (or YAML's folding) carried past its line's end: it closes on
     # the next line ("password": "Xk9m… then …Qe4" there)
     r"|\"(?P<dw>[^\"\r\n]{1,1024}\r?\n[^\"\r\n]{1,1024})\"|'(?P<sw>[^'\r\n]{1,1024}\r?\n[^'\r\n]{1,1024})'"
@@ -1189,7 +1194,7 @@ _SQL_IDENTIFIED = lazy(
 _SQL_SET_PASSWORD = lazy(
     r"\bset[ \t]+password\b(?:[ \t]+for[ \t]+[^=;\n]{1,200}?)?[ \t]*=[ \t]*"
     r"'(?P<sq>[^'\r\n]{1,1024})'"
-    r"|\b(?:old_)?password[ \t]*\([ \t]*'(?P<val>[^'\r\n]{1,1024})'[ \t]*\)",
+    r"|(?<!\.)\b(?:old_)?password[ \t]*\([ \t]*'(?P<val>[^'\r\n]{1,1024})'[ \t]*\)",
     re.IGNORECASE,
 )
 #: A command that reads a password from its input: chpasswd (user:password lines), passwd,
@@ -1457,6 +1462,125 @@ def _find_command_keys(text: str, lower: str) -> Iterator[_Hit]:
             yield _Hit(start, start + len(value), "password_assignment", 1)
 
 
+#: A string naming a secret as a call's argument, the value as the next one, a string too:
+#: Java's ``props.put("password", "…")`` and ``System.setProperty("db.password", "…")``,
+#: HikariCP's ``addDataSourceProperty``, ``Map.of(…, "password", "…")``, Python's
+#: ``os.environ.setdefault("DB_PASSWORD", "…")``, ``os.putenv``, configparser's ``config.set(
+#: "db", "password", "…")``, Go's ``os.Setenv``, Testcontainers' ``withEnv``. The name as the
+#: assignment rule reads a key's (words after its secret's word: ``_QUALIFIER``; none after a
+#: dot: ``"db.password.file"`` names a file), the value the next argument or the last; an
+#: argument may start a line of its own (``Map.of(`` then ``"password", "…"`` below it).
+_ARGUMENT_GAP = r"[ \t]{0,256}(?:\r?\n[ \t]{0,256})?"
+_ARGUMENT_GAP_LENGTH = 514
+_KEY_RUN = lazy(r"[A-Za-z0-9_.\-]*")
+_SECRET_ARGUMENT = lazy(
+    rf"(?P<open>[(,]){_ARGUMENT_GAP}(?P<q>[\"'])(?P<name>[A-Za-z0-9_.\-]{{0,64}}"
+    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?)(?P=q)[ \t]*,{_ARGUMENT_GAP}"
+    rf"(?:{_QUOTED_VALUE})(?P<after>{_ARGUMENT_GAP}[,)])",
+    re.IGNORECASE,
+)
+#: A call whose name says it sets what its arguments name: ``put``, ``set``, ``setProperty``,
+#: ``setdefault``, ``putenv``, Go's ``Setenv``, ``withEnv``, ``addDataSourceProperty``,
+#: ``setItem``, ``add_header``.
+_SETTER_CALL = lazy(r"(?:[Ss]et|[Pp]ut|[Ww]ith|[Aa]dd)(?:[A-Z_][\w$]{0,63}|env|default)?")
+_CALL_NAME = lazy(r"[A-Za-z_$][\w$]{0,63}[ \t]*$")
+#: A setter or a builder's method named after a secret, given a string: JDBC's and
+#: HikariCP's ``setPassword("…")``, Testcontainers' ``withPassword``, Spring's
+#: ``DataSourceBuilder…password("…")``, an SDK's ``.apiKey("…")``, OAuth's
+#: ``.clientSecret("…")``, Go's ``WithToken``, Django's ``user.set_password("…")``. After its
+#: object's dot: ``set``/``with`` and the setting's name, or the secret's name alone, with
+#: at most a word saying whose it is before it (``accessToken``, ``clientSecret``) and in
+#: lower case (``.Token(…)``, ``.Credentials(…)`` construct a class); a verb before it is
+#: no setter (``check_password``, ``hashPassword``, ``getToken``), nor are words after it
+#: other than which secret it is (``.token_count(…)``, ``.passwordEncoder(…)``).
+_SECRET_SETTER = lazy(
+    r"\.(?:(?P<set>set|with)_?[A-Za-z0-9_]{0,40}"
+    r"|(?-i:(?=[a-z])(?:(?:access|refresh|id|auth|bearer|client|app|admin|root|db|user|master"
+    r"|private|session|service|personal|oauth)(?:_|(?=[A-Z])))?))"
+    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\([ \t]*(?:{_QUOTED_VALUE})"
+    r"[ \t]*\)",
+    re.IGNORECASE,
+)
+
+
+def _argument_holds_secret(m: re.Match[str], name: str, value: str, setter: bool) -> bool:
+    """``value``, a string given to a call after ``name`` or to a setter named ``name``
+    (``m``: _SECRET_ARGUMENT's or _SECRET_SETTER's match), is the secret: never a prompt, a
+    label or a message (a space in it, or a colon ending it: "Enter your password", "New
+    password: "), a placeholder, a kind's name, a path, a file's name, a count or a switch,
+    nor a setting about the secret that does not read as one (:func:`_qualified_name_holds`);
+    where the call sets what it names (``setter``), any other string, as after an '=';
+    elsewhere only a random one (:func:`_looks_random`, no algorithm's or variable's name:
+    :func:`_said_secret`), as a call may pass a name and anything else (configparser's
+    ``get("Credentials", "gs_host")``, ``translate("password", "Passwort")``,
+    ``getString("token", "default")``), and a tuple's "password" may be the password
+    itself, the host after it (urllib's tests: ``('http', 'joe', 'password',
+    'proxy.example.com:3128')``)."""
+    if any(c.isspace() for c in value) or value.endswith(":"):
+        return False
+    if (
+        _is_placeholder(value)
+        or _names_a_kind(name, value)
+        or _PATH.fullmatch(value)
+        or _FILE_NAME.fullmatch(value)
+        or _COUNT_OR_FLAG.fullmatch(value)
+        or not _qualified_name_holds(m, value)
+    ):
+        return False
+    return setter or (_looks_random(value) and _said_secret(m.group("word"), value))
+
+
+def _secret_arguments(
+    text: str, lower: str, stem_places: list[int] | None = None
+) -> Iterator[re.Match[str]]:
+    """``_SECRET_ARGUMENT.finditer(text)``, tried only where a name holding a secret's word
+    opens: the '(' or ',' before the quote before the run of a key's characters that holds a
+    stem (a search tried the pattern, its name of up to 64 characters and the secret's words,
+    at every '(' and ',' before a quote: 15% of the time of redacting code). ``stem_places``,
+    when given, are :func:`_stem_places`' of ``text``."""
+    done = 0
+    for place in _stem_places(text, lower) if stem_places is None else stem_places:
+        if place < done:
+            continue
+        low = max(done, place - _KEY_NAME_LENGTH - 1)
+        quote = max(text.rfind('"', low, place), text.rfind("'", low, place))
+        if quote < 0 or not _KEY_RUN.fullmatch(text, quote + 1, place):
+            continue
+        low = max(done, quote - _ARGUMENT_GAP_LENGTH)
+        opened = low + len(text[low:quote].rstrip()) - 1
+        if opened < low or text[opened] not in "(,":
+            continue
+        m = _SECRET_ARGUMENT.match(text, opened)
+        if m is not None:
+            done = m.end()
+            yield m
+
+
+def _find_secret_calls(
+    text: str, lower: str, stem_places: list[int] | None = None
+) -> Iterator[_Hit]:
+    """A secret given to a call after its name (_SECRET_ARGUMENT) or to a setter named after
+    it (_SECRET_SETTER); ``stem_places`` as :func:`_secret_arguments` takes them."""
+    if "," in text:
+        for m in _secret_arguments(text, lower, stem_places):
+            group = "dq" if m.group("dq") is not None else "sq"
+            setter = False
+            if m.group("open") == "(" and m.group("after").strip() == ")":
+                call = _CALL_NAME.search(text, max(0, m.start() - 64), m.start())
+                setter = call is not None and bool(_SETTER_CALL.fullmatch(call.group().rstrip()))
+            if _argument_holds_secret(m, m.group("name"), m.group(group), setter):
+                yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+    if "." in text:
+        for m in _SECRET_SETTER.finditer(text):
+            group = "dq" if m.group("dq") is not None else "sq"
+            qualifier = m.group("qual")
+            if qualifier and not m.group("set") and not _says_which_secret(qualifier):
+                continue
+            name = text[m.start() + 1 : m.end("qual") if qualifier else m.end("word")]
+            if _argument_holds_secret(m, name, m.group(group), True):
+                yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+
+
 #: A bare "pass" before a separator ("user: admin / pass: Hy6tq9…", "&pass=…"): not a secret's
 #: name ("pass: the test", "second pass: resolve"), so only a random value after it is taken.
 _BARE_PASS = lazy(
@@ -1472,7 +1596,17 @@ _ENV_PASS = lazy(
 )
 
 
-def _assignment_starts(text: str, lower: str, near: list[int] | None = None) -> list[int]:
+def _stem_places(text: str, lower: str) -> list[int]:
+    """Where a stem of a secret's word starts in ``text`` (``lower`` its ``lower()``), in
+    order (see :func:`_assignment_starts`)."""
+    if text.isascii():
+        return [m.start() for m in _KEYWORD_STEM_AT.finditer(lower)]
+    return [m.start() for m in _KEYWORD_STEM_AT_ANY_CASE.finditer(text)]
+
+
+def _assignment_starts(
+    text: str, lower: str, near: list[int] | None = None, stem_places: list[int] | None = None
+) -> list[int]:
     """Every place an _ASSIGNMENT match may start in ``text``, in order: up to
     :data:`_KEY_BEFORE_STEM` characters before each stem of its key (a match's key holds
     one). Trying the pattern at these places finds what a search finds, a scan of every
@@ -1480,13 +1614,13 @@ def _assignment_starts(text: str, lower: str, near: list[int] | None = None) -> 
     more. A text that is not ASCII is scanned case-insensitively, in the text itself
     (:data:`_KEYWORD_STEM_AT_ANY_CASE`). Given ``near`` (places in order), only the stems
     in the run of a key's characters that holds one of them are (each run looked through
-    once)."""
+    once); ``stem_places``, when given, are :func:`_stem_places`' of ``text``."""
     ascii_text = text.isascii()
     stem_at = _KEYWORD_STEM_AT if ascii_text else _KEYWORD_STEM_AT_ANY_CASE
     if near is None:
-        stems = list(stem_at.finditer(lower if ascii_text else text))
+        places = _stem_places(text, lower) if stem_places is None else stem_places
     else:
-        stems = []
+        places = []
         done = 0
         for place in near:
             if place < done:
@@ -1495,10 +1629,12 @@ def _assignment_starts(text: str, lower: str, near: list[int] | None = None) -> 
             while low > done and place - low < _KEY_NAME_LENGTH and text[low - 1] in _KEY_SET:
                 low -= 1
             done = _KEY_CHARACTERS.match(text, place).end()  # type: ignore[union-attr]
-            stems.extend(stem_at.finditer(lower if ascii_text else text, low, done))
+            places.extend(
+                m.start() for m in stem_at.finditer(lower if ascii_text else text, low, done)
+            )
     starts: set[int] = set()
-    for m in stems:
-        starts.update(range(max(0, m.start() - _KEY_BEFORE_STEM), m.start() + 1))
+    for place in places:
+        starts.update(range(max(0, place - _KEY_BEFORE_STEM), place + 1))
     return sorted(starts)
 
 
@@ -1546,7 +1682,8 @@ def _find_assignment_rule(
     is looked for from the first of ``resume`` (places in order) inside it, if any. Given
     ``near`` (places in order), only keys whose name holds one of them are tried
     (:func:`_assignment_starts`)."""
-    starts = _assignment_starts(text, lower, near)
+    stem_places = _stem_places(text, lower) if near is None else None
+    starts = _assignment_starts(text, lower, near, stem_places)
     pos = 0
     while (m := _next_assignment(text, pos, starts)) is not None:
         hit = _assignment_hit(text, m)
@@ -1562,7 +1699,9 @@ def _find_assignment_rule(
             # Not a secret ("the token: it expires…"): a key inside the rejected value may
             # still start one ("…abc PASSWORD = hunter2"), so look again right after the key;
             # but past a name read whole (an ARN's ":secret:prod/db-AbCdEf" is no assignment)
-            value = next((v for v in m.group("dq", "sq", "bq", "val") if v is not None), "")
+            value = next(
+                (v for v in m.group("tq", "tb", "dq", "sq", "bq", "val") if v is not None), ""
+            )
             pos = m.end() if _KIND_NAME.fullmatch(value.strip()) else m.end("key")
     if "config" in lower:
         for m in _CONFIG_SET.finditer(text):
@@ -1599,6 +1738,8 @@ def _find_assignment_rule(
                 or _FILE_NAME.fullmatch(value)
             ):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+    if "(" in text and ('"' in text or "'" in text):
+        yield from _find_secret_calls(text, lower, stem_places)
     if "<" in text and ("key" in lower or "name" in lower):
         yield from _find_xml_settings(text)
     if " key" in lower:
@@ -1998,7 +2139,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # prose ("the token is valid", "the password was reset") unless the word is random
         group = next(
             g
-            for g in ("dq", "sq", "eq", "uq", "bq", "dw", "sw", "aw", "val")
+            for g in ("tq", "tb", "dq", "sq", "eq", "uq", "bq", "dw", "sw", "aw", "val")
             if m.group(g) is not None
         )
         said_end = _value_end(text, m.end(group), m.start()) if group == "val" else m.end(group)
@@ -2045,7 +2186,7 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # opens another, so no value runs between them
         return None
     key_name = text[name_start : m.end("key")]
-    for name in ("dq", "sq", "eq", "uq", "bq", "dw", "sw", "aw"):
+    for name in ("tq", "tb", "dq", "sq", "eq", "uq", "bq", "dw", "sw", "aw"):
         value = m.group(name)
         if value is not None:
             if (
