@@ -1430,6 +1430,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "secret_arguments": _repeat('f("password", "x", \'DB_TOKEN_PROD\', "a b", g(\'apiKey\', '),
     "long_argument_names": _repeat('("' + "a" * 56 + 'tokenx", "b", (" ' + "token" * 13 + '", '),
     "argument_gaps": _repeat("(\n" + " " * 200 + '"password",\n' + " " * 200 + '"x"\n' + " " * 300),
+    # dotted words after a secret's word, and a variable's name said in a sentence (red9)
+    "dotted_qualifiers": _repeat("db.password.a.b.c.d.e.f.g=x token.prev = prev Token.A.B: 'c d' "),
+    "said_variables": _repeat("The DB_PASSWORD_PROD_A is x, API_TOKEN_LIVE was Hy6t-q9B1 "),
     "secret_setters": _repeat('.setPassword("a .withToken(\'b\' .apiKey( .token_x("c") '),
 }
 
@@ -6282,4 +6285,85 @@ def test_a_docker_configs_auth_is_redacted(text: str) -> None:
     ],
 )
 def test_an_auth_setting_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (f"The DB_PASSWORD_PROD is {_S} for now", _S),
+        (f"the API_TOKEN_PROD was changed to {_S}", _S),
+        (f"GITHUB_TOKEN_FOR_CI is now {_S}.", _S),
+        (f"FYI: STRIPE_SECRET_KEY_LIVE is {_S}", _S),
+    ],
+)
+def test_a_variable_with_words_after_its_secrets_word_said_to_be_a_secret_is_redacted(
+    text: str, secret: str
+) -> None:
+    """red9 (red8's leftover): an environment variable's name with words after its secret's
+    word, said in a sentence to be a random value, kept it in clear: the words were read as
+    a key's before a separator only (no sentence's "password-reset link is …")."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The DB_PASSWORD_PROD is set in the vault",
+        "The TOKEN_TTL_SECONDS is 3600",
+        "PASSWORD_MIN_LENGTH is 12",
+        "the DB_PASSWORD_PROD is DB_PASSWORD_V2 now",
+        "The API_TOKEN_PROD is <your-token>",
+        "the password-reset link is Hy6tK9pQ2mZx7Lw4",
+        "the db_password_prod is Hy6tK9pQ2mZx7Lw4",
+        "The DB_PASSWORD_PROD is hunter2",
+        "The JWT_SECRET_ALGORITHM is HS256",
+    ],
+)
+def test_a_variable_with_words_after_its_secrets_word_said_to_be_no_secret_is_kept(
+    text: str,
+) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (f"db.password.prod={_S}", _S),
+        (f"jdbc.password.old = {_S}", _S),
+        (f"app.api.token.live: {_S}", _S),
+        (f'System.setProperty("db.password.prod", "{_S}");', _S),
+        (f"mail.smtp.password.v2={_S}", _S),
+    ],
+)
+def test_a_dotted_name_with_words_after_its_secrets_word_is_redacted(
+    text: str, secret: str
+) -> None:
+    """red9 (red8's leftover): a Java .properties or Spring name with dotted words after its
+    secret's word (db.password.prod=) kept its secret in clear: the words after it were read
+    after '_' and '-' only."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "jwt.secret.expiration=86400000",
+        "db.password.file=/run/secrets/db_password",
+        "password.min.length=12",
+        "token.type=bearer",
+        "password.encoder=bcrypt",
+        "db.password.prod=${DB_PASSWORD_PROD}",
+        'props.put("password.min.length", "12");',
+        'System.setProperty("db.password.file", "/run/secrets/db_password");',
+        # a source file's line, a host's name, a manifest's file
+        "token.go:42: panic: runtime error: index out of range",
+        "  File password.py:12: in test_login",
+        "curl https://token.example.com:8443/v1/health",
+        "secret.yaml: kubectl apply -f secret.yaml",
+    ],
+)
+def test_a_dotted_name_naming_a_setting_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})

@@ -657,12 +657,13 @@ _SECRET_KEYWORD = (
     rf"|{_LOCAL_PASSWORD})"
 )
 #: Words after a key's secret word, up to its separator: DB_PASSWORD_PROD, ADMIN_PASSWORD_2,
-#: SECRET_KEY_BASE, apiTokenProd, password2, PASSWORD_MIN_LENGTH, tokenExpiry. Up to six,
-#: each a '_' or '-' and a run of letters and digits, or in camelCase a capital after a
+#: SECRET_KEY_BASE, apiTokenProd, password2, PASSWORD_MIN_LENGTH, tokenExpiry,
+#: db.password.prod (dotted: a setting's, _says_which_secret). Up to six,
+#: each a '_', '-' or '.' and a run of letters and digits, or in camelCase a capital after a
 #: lower-case letter or a digit (so TOKENIZER holds no word after TOKEN), or a number after
 #: a letter. Each read whole (possessive), so a long run of them stays linear.
 _QUALIFIER = (
-    r"(?:[_\-][A-Za-z0-9]{1,24}+"
+    r"(?:[_\-.][A-Za-z0-9]{1,24}+"
     r"|(?-i:(?<=[a-z0-9])[A-Z][a-z0-9]{0,23}+|(?<=[A-Za-z])[0-9]{1,8}+)){1,6}+"
 )
 #: The words of a sentence that say what a secret is or was (English, German, French,
@@ -1467,8 +1468,8 @@ def _find_command_keys(text: str, lower: str) -> Iterator[_Hit]:
 #: HikariCP's ``addDataSourceProperty``, ``Map.of(…, "password", "…")``, Python's
 #: ``os.environ.setdefault("DB_PASSWORD", "…")``, ``os.putenv``, configparser's ``config.set(
 #: "db", "password", "…")``, Go's ``os.Setenv``, Testcontainers' ``withEnv``. The name as the
-#: assignment rule reads a key's (words after its secret's word: ``_QUALIFIER``; none after a
-#: dot: ``"db.password.file"`` names a file), the value the next argument or the last; an
+#: assignment rule reads a key's (words after its secret's word: ``_QUALIFIER``;
+#: ``"db.password.file"`` names a setting, a file), the value the next argument or the last; an
 #: argument may start a line of its own (``Map.of(`` then ``"password", "…"`` below it).
 _ARGUMENT_GAP = r"[ \t]{0,256}(?:\r?\n[ \t]{0,256})?"
 _ARGUMENT_GAP_LENGTH = 514
@@ -2025,6 +2026,11 @@ _VERSION_WORD = lazy(r"v?[0-9]+")
 def _says_which_secret(qualifier: str) -> bool:
     """The words after a key's secret word (``qualifier``: ``_PROD``, ``_FOR_CI``, ``Base``)
     say which secret the key holds (:data:`_WHICH_SECRET_WORDS`), not a setting about it."""
+    if "." in qualifier:
+        # an object's attribute as often as a name's words (token.prev = prev, pygments'
+        # Token.String: "#AB0909"): read as a setting's, the value taken when it reads as a
+        # secret (db.password.prod=Hy6t…)
+        return False
     words: list[str] = []
     for part in re.split(r"[_\-]", qualifier):
         one_case = part.isupper() or part.islower()
@@ -2050,8 +2056,11 @@ def _setting_holds_secret(key: str, value: str) -> bool:
     digits (:func:`_password_after_its_word` after the bare word: "Hy6tq9B1…", "Summer2024!";
     not "examplecorp2", AWS MediaLive's PasswordParam, the name of the parameter holding
     it); never a number, a duration, a URL, a path, a header's or an algorithm's name, a
-    word ("strict", "stripe") or a variable's name (OPENAI_API_KEY)."""
+    word ("strict", "stripe"), words ("bold #08547A", pygments' Token.Name.Builtin.Clef:
+    a style) or a variable's name (OPENAI_API_KEY)."""
     if _SETTING_NUMBER.fullmatch(value) and not _HEX_KEY.fullmatch(value):
+        return False
+    if any(c.isspace() for c in value):
         return False
     if not _said_secret(key, value):
         return False
@@ -2128,8 +2137,15 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
     # sentence's "password-reset link is …"); one naming a setting about the secret
     # (PASSWORD_MIN_LENGTH) holds it only when its value reads as one (_setting_holds_secret)
     qualifier = m.group("qual") or ""
+    # an environment variable's name with such words, said in a sentence to be a random
+    # value ("The DB_PASSWORD_PROD is Hy6t… for now"), as _said_secret reads any key's
+    said_variable = False
     if qualifier and sep not in ("=", ":", "=>", ":="):
-        return None
+        head = _KEY_NAME.search(text, max(0, m.start() - 64), m.start())
+        name = text[head.start() if head else m.start() : m.end("qual")]
+        if not sep or _UPPER_NAME.fullmatch(name) is None:
+            return None
+        said_variable = True
     setting = bool(qualifier) and not _says_which_secret(qualifier)
     if not sep and not (_PASSWORD_KEY.search(m.group("key")) or m.group("key").lower() == "pw"):
         return None  # "token ghp_…_old": a token said so is known by its form, where it ends
@@ -2157,6 +2173,8 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
             if sep
             else _password_after_its_word(said, ends)
         )
+        if said_variable and not _looks_random(said):
+            return None  # (a setting's value, a person's word: only a generated one is said)
         if not reads or "=" in said.rstrip("="):
             # an assignment after the word ("change the password DB_PASSWORD=…") is read on
             # its own, its name kept
