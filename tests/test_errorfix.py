@@ -569,11 +569,14 @@ def test_two_cargo_tests_failing_an_assert_eq_are_two_errors() -> None:
     assert error_fingerprint(extract_error_signature(adds)) != error_fingerprint(
         extract_error_signature(parses)
     )
-    # the same test failing on another line, with other values, is the same error
+    # the same test failing on another line is the same error; with other values another
+    # (rules 37: an assert_eq!'s values are its failure, as pytest's and unittest's)
+    moved = adds.replace("src/lib.rs:10:9", "src/lib.rs:14:5")
     assert error_fingerprint(extract_error_signature(adds)) == error_fingerprint(
-        extract_error_signature(
-            adds.replace("src/lib.rs:10:9", "src/lib.rs:14:5").replace("left: 4", "left: 7")
-        )
+        extract_error_signature(moved)
+    )
+    assert error_fingerprint(extract_error_signature(adds)) != error_fingerprint(
+        extract_error_signature(moved.replace("left: 4", "left: 7"))
     )
     # and a worker thread's number is not part of the error
     assert error_fingerprint(
@@ -600,7 +603,13 @@ def test_a_panic_is_known_by_its_message_whichever_rust_printed_it(test: str) ->
     assert signature.startswith(f"thread 'tests::{test}' panicked at src/lib.rs:"), signature
     assert signature == extract_error_signature(older)
     header = next(line for line in text.splitlines() if line.startswith("thread "))
-    message = text.splitlines()[text.splitlines().index(header) + 1]
+    # (its message, and an assert_eq!'s values under it: rules 37)
+    at = text.splitlines().index(header) + 1
+    message = " ".join(
+        line.strip()
+        for i, line in enumerate(text.splitlines()[at : at + 3])
+        if i == 0 or line.lstrip().startswith(("left:", "right:"))
+    )
     entry = parse_error_fix(f"ERROR-FIX: {header} {message} | FIX: x")
     assert entry is not None
     assert error_fingerprint(entry.signature) == error_fingerprint(signature)

@@ -932,6 +932,9 @@ FINGERPRINT_RULES_PROBES = {
     # (36: unittest's failed assert keeps its values, "AssertionError: 6 != 5", "'admin' not
     # found in ['user']", as pytest's)
     36: "47a277e6bda4748d",
+    # (37: Rust's assert_eq!/assert_ne! panic keeps its values, "left: 401 right: 200", read
+    # into the signature from the lines under its message; older Rust's said as recent Rust's)
+    37: "badb9f86c3e6202e",
 }
 
 
@@ -1027,6 +1030,10 @@ def _fingerprint_probe() -> str:
         (_PY / "unittest-sums_the_prices.txt").read_text(),
         "AssertionError: 'admin' not found in ['user', 'staff']",
         "AssertionError: 0 is not true",
+    ]
+    raw += [  # (rules 37: Rust's assert_eq! panic keeps its values, read under its message)
+        (Path(__file__).parent / "data/rs_test_reports/cargo-sums_the_prices.txt").read_text(),
+        _RUST_OLD_ASSERT,
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
@@ -2839,6 +2846,130 @@ def test_a_node_assert_failure_is_known_by_its_values(
     assert r.returncode == 0, r.stderr
     found = [(hit["id"], hit["score"]) for hit in json.loads(r.stdout)["results"]]
     assert all(score < 1.0 for memory_id, score in found if memory_id == fix), found
+
+
+#: Older Rust's assert_eq! panic (1.22-1.72: its message quoted on the header's line, its
+#: values under it, as the Rust book's first edition and the embedded book print it), said
+#: as Rust >= 1.73 says it.
+_RUST_OLD_ASSERT = (
+    "---- tests::sums_the_prices stdout ----\n"
+    "thread 'tests::sums_the_prices' panicked at 'assertion failed: `(left == right)`\n"
+    "  left: `6`,\n"
+    " right: `5`: the total of the cart', src/lib.rs:25:9\n"
+    "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n"
+)
+
+
+def test_a_rust_assert_panic_is_known_by_its_values(store: MemoryStore, project: Path) -> None:
+    """cargo test's assert_eq! panic says its values on the lines under its message
+    (``assertion `left == right` failed`` over ``  left: 401`` / `` right: 200``): the
+    signature stopped at the message, so every assert_eq! panic differed only by its test's
+    name, and the fix stored for one test's came at 0.81-0.87 for another's (real cargo 1.95
+    output). Its values are its signature's and fingerprint's, as node:assert's and
+    unittest's are: its own fix exact, another test's panic with other values none."""
+    from kenning.fingerprints import error_fingerprint
+    from kenning.hooks.claude_code import prompt_recall_queries
+    from kenning.signatures import extract_error_signature
+
+    from .test_querybuild import _RS
+
+    login = (_RS / "cargo-login_returns_200.txt").read_text()
+    sums = (_RS / "cargo-sums_the_prices.txt").read_text()
+    assert extract_error_signature(login) == (
+        "thread 'tests::login_returns_200' panicked at src/lib.rs:20:9: assertion `left == "
+        "right` failed left: 401 right: 200"
+    )
+    said = (
+        "thread 'tests::sums_the_prices' panicked at src/lib.rs:25:9: assertion `left == right`"
+        " failed: the total of the cart left: 6 right: 5"
+    )
+    assert extract_error_signature(sums) == said
+    # older Rust's, printed and joined on one line, and the signature read again: one error
+    for text in (_RUST_OLD_ASSERT, " ".join(_RUST_OLD_ASSERT.splitlines()[1:4]), said):
+        assert extract_error_signature(text) == said, text
+    assert error_fingerprint(said) == (
+        "thread tests::sums_the_prices panicked at <path>: assertion `left == right` failed: "
+        "the total of the cart left: 6 right: 5"
+    )
+    # assert_ne!'s is another assert than assert_eq!'s
+    ne = login.replace("left == right", "left != right")
+    assert error_fingerprint(extract_error_signature(ne)) != error_fingerprint(
+        extract_error_signature(login)
+    )
+    fix = store.remember(
+        f"ERROR-FIX: {extract_error_signature(login)} | FIX: return 200 from login", "error_fix"
+    ).id
+    # its own panic: the exact match
+    hits = store.recall(login).hits
+    assert [(h.memory.id, h.match) for h in hits][:1] == [(fix, "fingerprint")], hits
+    assert round(hits[0].score, 2) == 1.0, hits
+    # another test's panic with other values (the user's run): not found at all
+    for text in (sums, login.replace("left: 401", "left: 403").replace("login", "logout")):
+        assert fix not in [h.memory.id for h in store.recall(text).hits], text
+        r = run_cli(project, "recall", "--error", "-", "--json", stdin=text)
+        assert r.returncode == 0, r.stderr
+        assert fix not in [hit["id"] for hit in json.loads(r.stdout)["results"]], text
+        queries, fallbacks = prompt_recall_queries(f"The tests fail, why?\n{text}")
+        hits = store.recall_many(queries, fallbacks=fallbacks).hits
+        assert fix not in [h.memory.id for h in hits], text
+
+
+def test_a_cargo_run_gives_each_stored_assert_fix_and_no_other_tests(
+    store: MemoryStore, project: Path
+) -> None:
+    """The user's path (cargo 1.95's real run of three failed tests, two of them assert_eq!
+    panics): with the fixes of its two assert_eq! failures stored, and that of another test's
+    assert_eq! panic with other values, ``recall --error -`` and the prompt hook with the run
+    pasted give the two, each exact (1.00), in the run's order, and no other; a single panic
+    its own fix and not the other test's (which came at 0.81-0.87 when a panic's values were
+    not its signature's)."""
+    from kenning.signatures import extract_error_signature
+
+    from .test_hooks import hook_here
+    from .test_querybuild import _RS
+
+    ids = [
+        store.remember(
+            f"ERROR-FIX: {extract_error_signature((_RS / f'cargo-{t}.txt').read_text())} | FIX: "
+            f"the fix of {t}",
+            "error_fix",
+        ).id
+        for t in ("login_returns_200", "sums_the_prices")
+    ]
+    other = store.remember(
+        "ERROR-FIX: thread 'tests::counts_the_users' panicked at src/lib.rs:31:9: assertion "
+        "`left == right` failed left: 3 right: 2 | FIX: count only the active users",
+        "error_fix",
+    ).id
+    for run in ("cargo-all.txt", "cargo-all-q.txt", "cargo-all-backtrace.txt"):
+        text = (_RS / run).read_text()
+        r = run_cli(project, "recall", "--error", "-", "--json", stdin=text)
+        assert r.returncode == 0, r.stderr
+        found = [(hit["id"], round(hit["score"], 2)) for hit in json.loads(r.stdout)["results"]]
+        assert found == [(ids[0], 1.0), (ids[1], 1.0)], (run, found)
+        prompt = {
+            "prompt": f"cargo test fails:\n{text}",
+            "cwd": str(project),
+            "session_id": "s",
+            "hook_event_name": "UserPromptSubmit",
+        }
+        done = hook_here("prompt-submit", json.dumps(prompt).encode(), project)
+        assert done.returncode == 0, done.stderr
+        context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+        said = [context.find(f"the fix of {t}") for t in ("login_returns_200", "sums_the_prices")]
+        assert 0 < said[0] < said[1], context
+        assert context.count('score="1.00"') == 2 and "active users" not in context, context
+    for alone, fix in (("login_returns_200", ids[0]), ("sums_the_prices", ids[1])):
+        r = run_cli(
+            project,
+            "recall",
+            "--error",
+            "-",
+            "--json",
+            stdin=(_RS / f"cargo-{alone}.txt").read_text(),
+        )
+        found = [(hit["id"], round(hit["score"], 2)) for hit in json.loads(r.stdout)["results"]]
+        assert found[0] == (fix, 1.0) and other not in dict(found), (alone, found)
 
 
 @pytest.mark.parametrize(

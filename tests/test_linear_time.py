@@ -291,6 +291,36 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
         error_fingerprint,
         "AssertionError: " + "1 " * (NOTE // 2),
     ),
+    # (Rust's assert_eq! panic: its values read from the lines under it, long ones; older
+    # Rust's quoted form; a run of many)
+    "rust assert_eq!: long left and right values": (
+        queries_from_error,
+        "thread 't' panicked at src/lib.rs:1:1:\nassertion `left == right` failed\n  left: "
+        + "[1, " * (NOTE // 8)
+        + "\n right: "
+        + "`, right: `" * (NOTE // 22),
+    ),
+    "rust assert_eq!: older Rust's quoted values": (
+        queries_from_error,
+        "thread 't' panicked at 'assertion failed: `(left == right)`\n  left: `"
+        + "`, right: `" * (NOTE // 22)
+        + "`,\n right: `"
+        + "`: " * (NOTE // 6)
+        + "', src/lib.rs:1:1",
+    ),
+    "rust assert_eq!: a run of many panics": (
+        queries_from_error,
+        "".join(
+            f"---- t{i} stdout ----\nthread 't{i}' panicked at src/lib.rs:{i}:1:\n"
+            f"assertion `left == right` failed\n  left: {i}\n right: 0\n\n"
+            for i in range(NOTE // 100)
+        ),
+    ),
+    "fingerprint: rust assert_eq!'s values": (
+        error_fingerprint,
+        "thread 't' panicked at src/lib.rs:1:1: assertion `left == right` failed"
+        + " left: 1 right:" * (NOTE // 15),
+    ),
     "fingerprint: unittest's asserts, repeated": (
         error_fingerprint,
         "AssertionError: x y" * (NOTE // 19),

@@ -1273,11 +1273,11 @@ _GO = Path(__file__).parent / "data" / "go_test_reports"
 #: output alone is known, in the run's order
 _CARGO_RUN = [
     "thread 'tests::login_returns_200' panicked at src/lib.rs:20:9: assertion `left == right` "
-    "failed",
+    "failed left: 401 right: 200",
     "thread 'tests::parses_an_empty_cart' panicked at src/lib.rs:7:11: called "
     "`Option::unwrap()` on a `None` value",
     "thread 'tests::sums_the_prices' panicked at src/lib.rs:25:9: assertion `left == right` "
-    "failed: the total of the cart",
+    "failed: the total of the cart left: 6 right: 5",
 ]
 _GO_RUN = [
     "--- FAIL: TestLoginReturns200 (0.00s): got 401, want 200",

@@ -31,7 +31,7 @@ __all__ = [
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 36
+RULES_VERSION = 37
 
 #: An error that only wraps its cause, at a fingerprint's end (its line's whole message):
 #: Node's fetch (undici) throws ``TypeError: fetch failed`` for every network failure, the
@@ -863,6 +863,9 @@ _ASSERT = lazy(
     # 2] != [1, 3]", "'admin' not found in ['user']", "0 is not true", "1 not greater than 2"
     r"|\bAssertionError:\s[^\n]{0,300}?\S\s(?:!=|==|(?:unexpectedly\s)?found\sin\s|is\snot\s"
     r"(?:true|false|None)$|not\s(?:less|greater)\sthan\s)"
+    # Rust's assert_eq!/assert_ne! panic: "assertion `left == right` failed left: 401 right:
+    # 200" (its values, read from the lines under it; older Rust's said as this)
+    r"|\bassertion\s`left\s[=!]=\sright`\sfailed\b"
 )
 
 #: A message's closing full stop (tsc's, GitHub Actions' "… exit code 137."), which a note

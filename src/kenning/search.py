@@ -528,6 +528,15 @@ def _same_shape(one: str, other: str) -> bool:
     return words(one) == words(other)
 
 
+#: A Rust assert_eq!/assert_ne! panic's fingerprint (:mod:`kenning.fingerprints` keeps its
+#: values): its assert (``==`` or ``!=``) and values, after its test's thread and location
+#: and a custom message.
+_RUST_ASSERT_VALUES = re.compile(
+    r"^thread\s\S{1,300}\spanicked\sat\s<path>:\sassertion\s`left\s([=!]=)\sright`\sfailed\b"
+    r"[^\n]{0,400}?\sleft:\s([^\n]{0,700})$"
+)
+
+
 def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: object) -> bool:
     """Whether an entry's error fingerprint is another error's than the query's: each names an
     error code and none is the other's, or it is the query's but for the numbers and names it
@@ -541,6 +550,13 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         return False
     if entry_fingerprint == query_fingerprint:
         return False
+    # a Rust assert_eq!/assert_ne! panic with other values, whichever test's (a thread named
+    # after it) and custom message: another test's "left: 6 right: 5" came at 0.81-0.87 for
+    # "left: 401 right: 200", the words around the values those of every such panic
+    query_assert = _RUST_ASSERT_VALUES.search(query_fingerprint)
+    entry_assert = _RUST_ASSERT_VALUES.search(entry_fingerprint)
+    if query_assert and entry_assert:
+        return query_assert.group(1, 2) != entry_assert.group(1, 2)
     # each names its error's code, and no code of one is the other's: ERR_PNPM_FETCH_404 is
     # not ERR_PNPM_FETCH_401, P2025 not P2002, whatever the words around them
     query_codes = set(_ERROR_CODE.findall(query_fingerprint))

@@ -903,6 +903,7 @@ def _refined(signature: str, raw: str) -> str:
     for refine in (
         _with_detail,
         _with_node_assert_values,
+        _with_rust_assert_values,
         _with_test_message,
         _with_vitest_test,
         _with_jest_test,
@@ -1550,6 +1551,75 @@ def _with_node_assert_values(signature: str, raw: str) -> str:
         if line:
             values.append(" ".join(line.split()))
     return " ".join([signature, *values])
+
+
+#: Rust's assert_eq!/assert_ne! panic (Rust >= 1.73) after its header's join: ``thread 'x'
+#: panicked at src/lib.rs:20:9: assertion `left == right` failed``, a custom message after
+#: ``failed: ``; its values are on the two lines under it (``  left: 401``, `` right: 200``).
+_RUST_ASSERT = lazy(
+    r"^(thread\s'[^'\n]{0,300}'\spanicked\sat\s\S{1,300}:)\s"
+    r"(assertion\s`left\s[=!]=\sright`\sfailed(?::\s.{0,300})?)$"
+)
+#: Older Rust's (1.22-1.72), its message quoted on the header's line, its values on the lines
+#: under it, the custom message and the location after them (``thread 'x' panicked at
+#: 'assertion failed: `(left == right)``` / ``  left: `401`,`` / `` right: `200`: msg',
+#: src/lib.rs:20:9``): the first line alone.
+_RUST_OLD_ASSERT_OPEN = lazy(
+    r"^thread\s'[^'\n]{0,300}'\spanicked\sat\s'assertion\sfailed:\s`\(left\s[=!]=\sright\)`$"
+)
+#: ... and read whole (as :data:`_PANIC_QUOTED` rewrote it; Rust < 1.22's ``(left: `1`,
+#: right: `2`)`` too), to be said as Rust >= 1.73 says it.
+_RUST_OLD_ASSERT = lazy(
+    r"^(thread\s'[^'\n]{0,300}'\spanicked\sat\s\S{1,300}:)\sassertion\sfailed:\s"
+    r"`\((left\s[=!]=\sright)\)`\s\(?left:\s`(.{0,300}?)`,\sright:\s`(.{0,300}?)`\)?"
+    r"(?::\s(.{0,300}))?$"
+)
+_RUST_ASSERT_VALUE = lazy(r"^(left|right):\s")
+
+
+def _with_rust_assert_values(signature: str, raw: str) -> str:
+    """Rust's assert_eq!/assert_ne! panic with the values it prints under its message
+    (``… assertion `left == right` failed left: 401 right: 200``), older Rust's said so too:
+    the message alone was every assert_eq!'s, so another test's fix was found as if it were
+    the same error, where pytest's, unittest's and node:assert's failures are known by their
+    values."""
+    if not signature.startswith("thread") or "assertion" not in signature:
+        return signature
+    new = _RUST_ASSERT.match(signature)
+    if new is None:
+        if _RUST_OLD_ASSERT_OPEN.match(signature):
+            signature = _PANIC_QUOTED.sub(
+                r"\1\3: \2", " ".join([signature, *_rust_values_under(signature, raw, False)])
+            )
+        old = _RUST_OLD_ASSERT.match(signature)
+        if old is None:
+            return signature
+        head, op, left, right, message = old.groups()
+        said = f": {message}" if message else ""
+        return f"{head} assertion `{op}` failed{said} left: {left} right: {right}"
+    values = _rust_values_under(f"{new.group(1)}\n{new.group(2)}", raw, True)
+    return " ".join([signature, *values]) if len(values) == 2 else signature
+
+
+def _rust_values_under(said: str, raw: str, strip_id: bool) -> list[str]:
+    """The ``left:`` and ``right:`` lines under the lines ``said`` (its header and message, as
+    printed; a header with the thread's id read without it) in ``raw``, each stripped (two,
+    or what is there)."""
+    want = said.split("\n")
+    lines = [clean_line(x)[0].strip() for x in ANSI.sub("", raw).splitlines()]
+    n = len(want)
+    for i in range(len(lines) - n + 1):
+        first = _PANIC_THREAD_ID.sub(r"\1", lines[i], count=1) if strip_id else lines[i]
+        if first != want[0] or lines[i + 1 : i + n] != want[1:]:
+            continue
+        values = []
+        for kind, line in zip(("left", "right"), lines[i + n : i + n + 2], strict=False):
+            found = _RUST_ASSERT_VALUE.match(line)
+            if found is None or found.group(1) != kind:
+                break
+            values.append(" ".join(line.split()))
+        return values
+    return []
 
 
 def _with_test_message(signature: str, raw: str) -> str:
