@@ -614,6 +614,11 @@ def test_a_key_that_sets_nothing_is_said_by_the_commands_that_read_settings(
     assert said in line, line
     context = claude_code.context_for("prompt-submit", asked)
     assert context and "recall_floor" not in context, context
+    # two such keys: the hook's line says each (the one edited last was the one counted)
+    config.write_text("[decay]\nhalf_life_days = 30\nrecall_floor = 0.999\n")
+    hook = run_hook("prompt-submit", json.dumps(asked).encode(), project)
+    (line,) = hook.stderr.splitlines()
+    assert "decay.half_life_days" in line and "decay.recall_floor" in line, line
     config.write_text("recall_floor = 0.999\n[decay]\nhalf_life = {error_fix = 7}\n")
     moved = run_cli(project, "recall", "how are sessions cached").stderr
     assert "is no setting" not in moved and "at least 1.00" in moved, moved  # the floor read

@@ -1114,6 +1114,11 @@ def _diagnose(stderr: IO[str], event: str, *messages: str) -> None:
         pass
 
 
+#: How many of the warnings logged while a hook works its one stderr line says whole (the
+#: rest it counts).
+WARNINGS_SAID = 3
+
+
 class _Warnings(logging.Handler):
     """Collects what kenning (or a library) logs while a hook works: Python would print each
     record as a line of its own on stderr, where the hook says one."""
@@ -1135,8 +1140,11 @@ class _Warnings(logging.Handler):
         """``message`` (the hook's own diagnosis, may be empty) with what was logged."""
         if not self.messages:
             return message
-        others = len(self.messages) - 1
-        logged = self.messages[0] + (f" (and {others} more warning(s))" if others else "")
+        # each of the first few whole (two keys of a config file that set nothing: the
+        # second, hidden behind a count, was the one the user had just edited)
+        shown = self.messages[:WARNINGS_SAID]
+        others = len(self.messages) - len(shown)
+        logged = "; ".join(shown) + (f" (and {others} more warning(s))" if others else "")
         return f"{message} (warning: {logged})" if message else logged
 
 
