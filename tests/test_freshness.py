@@ -1369,6 +1369,11 @@ def test_stale_outside_a_checkout_with_a_store_named_says_to_run_it_in_the_check
     # other commands keep their fix: --project is all they lack there
     recall = kenning(outside, "recall", "--store", store_file, "who may read auth")
     assert recall.returncode == 1 and "give a command --project" in recall.stderr
+    # no store named: "set both KENNING_PROJECT and KENNING_STORE" led there too (qa79 F5)
+    bare = kenning(outside, "stale")
+    assert bare.returncode == 1 and "run kenning stale in the project's checkout" in bare.stderr
+    assert "KENNING_STORE" not in bare.stderr, bare.stderr
+    assert "set both KENNING_PROJECT" in kenning(outside, "recall", "auth").stderr
 
 
 def _stale_cases(store: MemoryStore, files: Path, n: int) -> None:

@@ -1926,9 +1926,9 @@ def stale_cmd(
 
 
 def _stale_store(store_path: str | None, group_id: str | None) -> MemoryStore:
-    """The store `kenning stale` reads. Outside a checkout with a store named, the project
-    resolution's fix (set KENNING_PROJECT or give --project) led to a second refusal: stale
-    compares the checkout's files, so only running it in the checkout works (qa77 F7)."""
+    """The store `kenning stale` reads. Outside a checkout, the project resolution's fix
+    (set KENNING_PROJECT, give --project, or a store) led to a second refusal: stale compares
+    the checkout's files, so only running it in the checkout works (qa77 F7, qa79 F5)."""
     from .project import NoProjectHere
 
     try:

@@ -426,9 +426,10 @@ class RepositoryRefused(UserInputError):
 
 
 class NoProjectHere(UserInputError):
-    """A store is named but the folder kenning runs in is in no checkout and nothing names
-    the project (no ``KENNING_PROJECT``, no ``--project``): a command that needs the
-    checkout itself (``kenning stale``) says so instead of suggesting those (qa77 F7)."""
+    """The folder kenning runs in is in no checkout and nothing names the project (no
+    ``KENNING_PROJECT``, no ``--project``), a store named or not: a command that needs the
+    checkout itself (``kenning stale``) says so instead of suggesting those (qa77 F7, qa79
+    F5)."""
 
 
 def _check_not_refused_by_git(cwd: Path) -> None:
@@ -890,7 +891,7 @@ def resolve_project(
                     "--project ID (`--project all` reads every project of the store), or run "
                     "kenning inside the project's checkout"
                 )
-            raise UserInputError(
+            raise NoProjectHere(
                 f"{cwd} is not inside a git repository, so kenning cannot tell which project "
                 "this is; run it inside your project's checkout (or `git init`), or set both "
                 "KENNING_PROJECT and KENNING_STORE"
