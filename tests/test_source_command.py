@@ -238,6 +238,12 @@ def test_a_memory_naming_a_folder_or_a_binary_file_says_what_it_found_and_what_t
     data = json.loads(out)
     assert code == 1 and data["ok"] is False and found.removeprefix("is ") in data["reason"]
     assert "unsafe" not in err and "kenning edit" in err, err
+    # the path alone: which memory names it, in its text or its source field, is not known,
+    # so both fixes are said (only the SOURCE: part's was, qa79 F6)
+    code, out, err = run("docs/guide")
+    (line,) = err.splitlines()
+    assert code == 1 and "its SOURCE: part with `kenning edit ID --content" in line, line
+    assert "`kenning forget ID` and remember it again with the right --source" in line, line
 
 
 def test_a_shortened_id_or_a_path_from_a_subfolder_says_what_it_is_not(

@@ -1627,7 +1627,12 @@ def source_cmd(
         from .sources import MissingSourceError, NotADocumentError
 
         if memory_id is None:
-            fix = "the SOURCE: part of the memory that names it with `kenning edit ID --content …`"
+            # a path: which memory names it, and how, is not known here (qa79 F6)
+            fix = (
+                "the memory that names it: its SOURCE: part with `kenning edit ID --content "
+                "…`, or, when its source field names it, `kenning forget ID` and remember it "
+                "again with the right --source (`kenning source ID` says which)"
+            )
         elif in_text:
             fix = f"memory {memory_id}'s SOURCE: part with `kenning edit {memory_id} --content …`"
         else:
