@@ -728,6 +728,14 @@ def test_a_line_that_is_not_json_is_said_with_its_column_and_the_fix(project: Pa
     assert result.returncode == 1, result.stderr
     assert "line 2 is not JSON (Unterminated string starting at column 24)" in result.stderr
     assert "restore it from the export it came from, or delete it" in result.stderr
+    # a file that is no export at all: its first line says so
+    notes = project / "notes.md"
+    notes.write_text("# Notes\n\n- use WAL\n")
+    result = run_cli(project, "import", str(notes), env={"KENNING_EMBEDDER": "hashing"})
+    assert result.returncode == 1, result.stderr
+    assert "line 1 is not JSON (Expecting value at column 1): the file is no kenning export" in (
+        result.stderr
+    )
     gold = project / "gold.jsonl"
     gold.write_text('{"query": "x", "gold": ["a"]\n')
     result = run_cli(project, "calibrate", str(gold), env={"KENNING_EMBEDDER": "hashing"})

@@ -348,10 +348,16 @@ def read_export(lines: Iterable[str]) -> ExportFile:
         try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
+            said = (
+                # the first line: as likely a file that is no export at all (qa79 F8)
+                "the file is no kenning export (`kenning export -o FILE` writes one), or its "
+                "first line was cut or edited"
+                if not parsed and header_line is None
+                else "the line was cut or edited; restore it from the export it came from, "
+                "or delete it"
+            )
             raise UserInputError(
-                f"line {number} is not JSON ({json_error_said(exc)}): the line was cut or "
-                "edited; restore it from the export it came from, or delete it. Nothing was "
-                "imported"
+                f"line {number} is not JSON ({json_error_said(exc)}): {said}. Nothing was imported"
             ) from None
         except RecursionError:
             raise UserInputError(
