@@ -2860,7 +2860,29 @@ SAME_ERROR = [
     ("./main.go:12:5: undefined: foo", "cmd/server/routes.go:88:1: undefined: foo"),
     (
         "File \"/home/a/app/models.py\", line 12, in save: KeyError: 'HOME'",
-        "File \"C:\\Users\\b\\proj\\models.py\", line 301, in save: KeyError: 'PATH'",
+        "File \"C:\\Users\\b\\proj\\models.py\", line 301, in save: KeyError: 'HOME'",
+    ),
+    # a KeyError whose key is data (a number, a uuid, a hash, an id, a date, a path, words)
+    # is one error whatever the key: its fix is the lookup
+    ("KeyError: 42", "KeyError: 7"),
+    ("KeyError: '42'", "KeyError: '1337'"),
+    (
+        "KeyError: 'a3f9c2e1-4b5d-4c6e-8f70-123456789abc'",
+        "KeyError: '0b7e21d4-9c3a-4f12-a6e5-fedcba987654'",
+    ),
+    ("KeyError: 'a3f9c2e1b7d04f6a'", "KeyError: '9e107d9d372bb6826bd81d3542a419d6'"),
+    ("KeyError: 'order_12345'", "KeyError: 'order_67890'"),
+    ("KeyError: '2024-05-01'", "KeyError: '2023-12-31'"),
+    ("KeyError: '/srv/app/config.json'", "KeyError: '/home/dev/other.json'"),
+    ("KeyError: 'no such thing here'", "KeyError: 'something else entirely'"),
+    ("KeyError: '" + "x" * 70 + "'", "KeyError: '" + "y" * 70 + "'"),
+    # ... and one whose key is a name is that key's in any quotes, a note's words after it
+    ("KeyError: 'items'", 'KeyError: "items"'),
+    ("KeyError: 'items'", "KeyError: items"),
+    ("E       KeyError: 'items'", "FAILED tests/test_cart.py::test_total - KeyError: 'items'"),
+    (
+        "django.utils.datastructures.MultiValueDictKeyError: 'email'",
+        'django.utils.datastructures.MultiValueDictKeyError: "email"',
     ),
     (
         "FileNotFoundError: [Errno 2] No such file or directory: '/tmp/a/config.yaml'",
@@ -3469,6 +3491,21 @@ DIFFERENT_ERROR = [
     # a name that is the error: an environment variable, an identifier a compiler cannot
     # find, the crate cargo cannot find a version of, the constraint a row violates
     ("KeyError: 'DATABASE_URL'", "KeyError: 'REDIS_URL'"),
+    # ... and a KeyError's key that reads as a name in the code (a dict's key, a column, a
+    # setting): every KeyError was one error, the fix of 'items' the exact match of
+    # 'cart_total' (qa79 F3)
+    ("KeyError: 'items'", "KeyError: 'user'"),
+    ("KeyError: 'items'", "KeyError: 'cart_total'"),
+    ("KeyError: 'HOME'", "KeyError: 'PATH'"),
+    ("KeyError: 'user.name'", "KeyError: 'user.email'"),
+    ("KeyError: 'utf-8'", "KeyError: 'latin-1'"),
+    ("KeyError: 'items' in the nightly export", "KeyError: 'orders' in the nightly export"),
+    (
+        "django.utils.datastructures.MultiValueDictKeyError: 'email'",
+        "django.utils.datastructures.MultiValueDictKeyError: 'password'",
+    ),
+    ("KeyError: \"['cart_total'] not in index\"", "KeyError: \"['price'] not in index\""),
+    ("KeyError: 'items'", "KeyError: 42"),
     (
         "src/main.cpp:8:5: error: use of undeclared identifier 'make_unique'",
         "src/main.cpp:8:5: error: use of undeclared identifier 'fmt_print'",
@@ -4007,9 +4044,9 @@ def test_an_entry_whose_signature_is_the_line_as_printed_matches_the_raw_error(
 
 
 def test_fingerprint_of_entry_uses_its_signature() -> None:
-    entry = ErrorFixEntry("KeyError: 'a'", "check the key", "docs/solutions/x/y.md", "s")
-    assert error_fingerprint(entry.format()) == error_fingerprint("KeyError: 'b'")
-    assert entry.fingerprint == error_fingerprint("KeyError: 'zzz'")
+    entry = ErrorFixEntry("KeyError: 42", "check the key", "docs/solutions/x/y.md", "s")
+    assert error_fingerprint(entry.format()) == error_fingerprint("KeyError: 7")
+    assert entry.fingerprint == error_fingerprint("KeyError: 1337")
 
 
 # --------------------------------------------------------------------------------------------

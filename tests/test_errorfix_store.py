@@ -935,6 +935,9 @@ FINGERPRINT_RULES_PROBES = {
     # (37: Rust's assert_eq!/assert_ne! panic keeps its values, "left: 401 right: 200", read
     # into the signature from the lines under its message; older Rust's said as recent Rust's)
     37: "badb9f86c3e6202e",
+    # (38: a KeyError's key is kept when it reads as a name: 'items' is not 'user'; a number,
+    # uuid, hash or id masked as before)
+    38: "ccc283a663ba5a0c",
 }
 
 
@@ -1034,6 +1037,14 @@ def _fingerprint_probe() -> str:
     raw += [  # (rules 37: Rust's assert_eq! panic keeps its values, read under its message)
         (Path(__file__).parent / "data/rs_test_reports/cargo-sums_the_prices.txt").read_text(),
         _RUST_OLD_ASSERT,
+    ]
+    raw += [  # (rules 38: a KeyError's key is kept when it reads as a name, masked as data)
+        'Traceback (most recent call last):\n  File "app.py", line 9, in total\n'
+        "KeyError: 'items'",
+        "django.utils.datastructures.MultiValueDictKeyError: 'email'",
+        "KeyError: \"['cart_total'] not in index\"",
+        "KeyError: 'a3f9c2e1-4b5d-4c6e-8f70-123456789abc'",
+        "KeyError: 'order_12345'",
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
@@ -1728,13 +1739,68 @@ def test_the_fix_of_another_exception_is_held_to_the_generic_floor(store: Memory
     assert store.recall(asked).hits == ()
     # the same score for an entry of the query's exception passes the error floor
     own = store.remember(
-        "ERROR-FIX: KeyError: 'order_id' in the nightly export | FIX: old rows have no "
-        "order_id; read it with .get()",
+        "ERROR-FIX: KeyError: 'customer_id' in the nightly export | FIX: old rows have no "
+        "customer_id; read it with .get()",
         "error_fix",
     )
     hits = store.recall(asked).hits
     assert own.id in [h.memory.id for h in hits], hits
     assert other.id not in [h.memory.id for h in hits], hits
+
+
+def test_a_keyerror_is_known_by_its_key_when_the_key_is_a_name(project: Path) -> None:
+    """qa79 F3: a KeyError's fingerprint masked its key (``keyerror: <q>``), so every KeyError
+    was one error: with fixes stored for ``'items'`` and ``'user'``, ``recall --error
+    "KeyError: 'cart_total'"`` gave both as exact matches (0.99, 0.97). A key that reads as
+    a name in the code is kept: each fix comes for its own key alone, exact; a key that is
+    data (a number, a uuid) is masked still, so one such fix is every such KeyError's."""
+
+    def recall(error: str) -> list[tuple[str, str]]:
+        r = run_cli(project, "recall", "--json", "--error", error)
+        assert r.returncode == 0, r.stderr
+        return [
+            (h["content"].split("| FIX: ")[1], h["match"]) for h in json.loads(r.stdout)["results"]
+        ]
+
+    for note in (
+        "ERROR-FIX: KeyError: 'items' | FIX: parse the cart before totalling",
+        "ERROR-FIX: KeyError: 'user' | FIX: add the session middleware",
+        "ERROR-FIX: KeyError: 42 | FIX: the cache is keyed by str ids; convert the id first",
+        "ERROR-FIX: KeyError: 'a3f9c2e1-4b5d-4c6e-8f70-123456789abc' | FIX: the job's row was "
+        "deleted; skip the jobs whose row is gone",
+    ):
+        r = run_cli(project, "remember", "--type", "error_fix", note)
+        assert r.returncode == 0 and "stored" in r.stdout, (r.stdout, r.stderr)
+    # (the fix of a number's KeyError may still come by its words, not as the exact match)
+    other = recall("KeyError: 'cart_total'")
+    assert not {"parse the cart before totalling", "add the session middleware"} & {
+        fix for fix, _ in other
+    }, other
+    assert "fingerprint" not in [match for _, match in other], other
+    for asked, own, other in (
+        ("KeyError: 'items'", "parse the cart before totalling", "add the session middleware"),
+        (
+            'Traceback (most recent call last):\n  File "app.py", line 9, in login\n'
+            "KeyError: 'user'\n",
+            "add the session middleware",
+            "parse the cart before totalling",
+        ),
+    ):
+        found = recall(asked)
+        assert found[0] == (own, "fingerprint"), found
+        assert other not in [fix for fix, _ in found], found
+        assert [match for _, match in found].count("fingerprint") == 1, found
+    # (a fix of a named key may still come for a number's by its words, not as exact)
+    for data, own in (
+        ("KeyError: 7", "the cache is keyed by str ids; convert the id first"),
+        (
+            "KeyError: '0b7e21d4-9c3a-4f12-a6e5-fedcba987654'",
+            "the job's row was deleted; skip the jobs whose row is gone",
+        ),
+    ):
+        found = recall(data)
+        assert found[0] == (own, "fingerprint"), found
+        assert [match for _, match in found].count("fingerprint") == 1, found
 
 
 def test_the_fix_of_a_failed_assert_is_another_exceptions_for_an_exception(

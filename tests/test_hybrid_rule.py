@@ -333,7 +333,11 @@ def test_a_request_holds_an_entry_of_another_code_unless_it_is_an_exact_match() 
             "AttributeError: 'NoneType' object has no attribute 'id'",
             False,  # ('NoneType')
         ),
-        ("KeyError: 'customer_id'", "NameError: name 'customer' is not defined", True),
+        ("KeyError: 'customer_id'", "NameError: name 'order' is not defined", True),
+        # (a KeyError's key is kept since rules 38, and its words are the message's, as an
+        # environment variable's were: 'customer_id' shares "customer" with the NameError's)
+        ("KeyError: 'customer_id'", "NameError: name 'customer' is not defined", False),
+        ("KeyError: 42", "NameError: name 'customer' is not defined", True),
         # Python's message typed without its class is that class's (qa-s69a F1)
         (
             "No module named 'yaml'",

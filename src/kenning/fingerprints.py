@@ -31,7 +31,7 @@ __all__ = [
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 37
+RULES_VERSION = 38
 
 #: An error that only wraps its cause, at a fingerprint's end (its line's whole message):
 #: Node's fetch (undici) throws ``TypeError: fetch failed`` for every network failure, the
@@ -153,6 +153,16 @@ _RUST_OLD_COULD_NOT_FIND = lazy(
     rf"(?:({_RUST_QUOTED_PATH})|the\s+crate\s+root\b)",
     re.IGNORECASE,
 )
+#: A key as a name in the code (:data:`_KEEP_MODULE`'s KeyError): a letter or ``_``, then
+#: letters, digits, ``_``, ``.`` and ``-``, at most 64 characters, without a run of four
+#: digits (an id, a year: ``'order_12345'``, ``'2024-05-01'``) nor eight hex digits or more
+#: with a digit among them (a hash, a uuid: ``'a3f9c2e1…'``).
+_KEY_NAME = (
+    r"(?![\w.-]*\d{4})(?!(?=[0-9a-fA-F-]*\d)[0-9a-fA-F-]{8,}(?![\w.-]))[A-Za-z_][\w.-]{0,63}"
+    r"(?![\w.-])"
+)
+#: What may follow a KeyError's key: the line's end, a note's words or punctuation.
+_AFTER_KEY = r"(?=$|[\s,;:.)\]])"
 _KEEP_MODULE = (
     # a path rustc could not resolve, whole (:data:`_RUST_PATH_SAID`, its quotes read as
     # ``'`` already): which item of which crate or module is the error, and its fix (a typo,
@@ -206,10 +216,24 @@ _KEEP_MODULE = (
     lazy(rf"(?P<keep>\bprovide\s+an\s+export\s+named\s+)(?P<num>{_QUOTED_NAME})"),
     lazy(r"(?P<keep>\bModule\s+)(?P<num>'\"[@\w][\w.@/+-]*\"')(?=\s+has\s+no\s+exported\s+member)"),
     lazy(rf"(?P<keep>\bhas\s+no\s+exported\s+member\s+(?:named\s+)?)(?P<num>{_QUOTED_NAME})"),
-    # an environment variable a program could not find (Python's KeyError on os.environ,
-    # Django's "Set the X environment variable"): which one is the error, and its fix sets
-    # that one; a dict's key in lower case stays a value like any other
-    lazy(r"(?P<keep>\bKeyError:\s+)(?P<num>'[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+')(?=\s*$)"),
+    # the key a mapping has not (Python's KeyError, Django's MultiValueDictKeyError): a key
+    # that reads as a name in the code (a dict's key, a column, a setting, an environment
+    # variable: 'items', 'user', 'DATABASE_URL', 'cart.total') is which error, as a
+    # NameError's name is, and its fix is about that key; one that reads as data (a number,
+    # a uuid, a hash, a date, a path, words, anything longer than 64 characters) stays
+    # masked, every such KeyError one error (its fix is the lookup, whatever the key)
+    lazy(
+        r"(?P<keep>\b(?:MultiValueDict)?KeyError:\s+)(?P<q>['\"])"
+        rf"(?P<bare>{_KEY_NAME})(?P=q){_AFTER_KEY}"
+    ),
+    # ... typed without its quotes in a note ("KeyError: items"), the line's last word
+    lazy(rf"(?P<keep>\b(?:MultiValueDict)?KeyError:\s+)(?P<bare>{_KEY_NAME})(?=\.?\s*$)"),
+    # ... and the columns pandas could not find of a list asked (``df[["a", "b"]]``):
+    # ``KeyError: "['cart_total'] not in index"``
+    lazy(
+        r"(?P<keep>\bKeyError:\s+)"
+        rf"(?P<num>\"\['{_KEY_NAME}'(?:, '{_KEY_NAME}'){{0,20}}\] not in index\"){_AFTER_KEY}"
+    ),
     # the name C and C++ compilers cannot find (clang's "use of undeclared identifier 'x'",
     # gcc's "'x' was not declared in this scope"): the fix includes, declares or enables it
     lazy(rf"(?P<keep>\buse\s+of\s+undeclared\s+identifier\s+)(?P<num>{_QUOTED_NAME})"),
