@@ -1434,6 +1434,10 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "dotted_qualifiers": _repeat("db.password.a.b.c.d.e.f.g=x token.prev = prev Token.A.B: 'c d' "),
     "said_variables": _repeat("The DB_PASSWORD_PROD_A is x, API_TOKEN_LIVE was Hy6t-q9B1 "),
     "secret_setters": _repeat('.setPassword("a .withToken(\'b\' .apiKey( .token_x("c") '),
+    # bare setters, Kotlin DSL's password("…") and a map's pairs (red10)
+    "bare_setters": _repeat(';setPassword("a b ;{ withToken(\'x\'.y \n password("c") }\n'),
+    "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
+    "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
 }
 
 
@@ -6295,6 +6299,9 @@ def test_an_auth_setting_is_kept(text: str) -> None:
         (f"the API_TOKEN_PROD was changed to {_S}", _S),
         (f"GITHUB_TOKEN_FOR_CI is now {_S}.", _S),
         (f"FYI: STRIPE_SECRET_KEY_LIVE is {_S}", _S),
+        # a password's name said to be a chosen one, as the bare word's is (red10)
+        ("The DB_PASSWORD_PROD is hunter2", "hunter2"),
+        ("the ADMIN_PASSWORD_2 was changed to Hunter2024 yesterday", "Hunter2024"),
     ],
 )
 def test_a_variable_with_words_after_its_secrets_word_said_to_be_a_secret_is_redacted(
@@ -6317,8 +6324,12 @@ def test_a_variable_with_words_after_its_secrets_word_said_to_be_a_secret_is_red
         "The API_TOKEN_PROD is <your-token>",
         "the password-reset link is Hy6tK9pQ2mZx7Lw4",
         "the db_password_prod is Hy6tK9pQ2mZx7Lw4",
-        "The DB_PASSWORD_PROD is hunter2",
         "The JWT_SECRET_ALGORITHM is HS256",
+        # (a token's or a secret's name said to be a person's word: only a generated one)
+        "The API_TOKEN_PROD is hunter2",
+        "The DB_PASSWORD_PROD is required",
+        "The DB_PASSWORD_PROD is changeme",
+        "The DB_PASSWORD_PROD is correct",
     ],
 )
 def test_a_variable_with_words_after_its_secrets_word_said_to_be_no_secret_is_kept(
@@ -6366,4 +6377,83 @@ def test_a_dotted_name_with_words_after_its_secrets_word_is_redacted(
     ],
 )
 def test_a_dotted_name_naming_a_setting_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a passphrase of words, given to a setter as to an '='
+        ('ds.setPassword("correct horse battery staple");', "correct horse battery staple"),
+        ('new PostgreSQLContainer<>("postgres:16").withPassword("tr0ub4dor and 3")', "tr0ub4dor"),
+        # a value converted or joined after its quote
+        (f'ds.setPassword("{_S}".toCharArray());', _S),
+        ('ks.setKeyPassword("hunter2".toCharArray())', "hunter2"),
+        (f'spec.setToken("{_S}".getBytes(StandardCharsets.UTF_8));', _S),
+        # a setter called bare, at a statement's start (an object's own method, a React hook)
+        (f'setPassword("{_S}");', _S),
+        (f'    setPassword("{_S}");\n    setUrl(url);', _S),
+        (f'ds.apply {{ setPassword("{_S}") }}', _S),
+        ('init();  setApiKey("hunter2_Zx91kq");', "hunter2_Zx91kq"),
+        # Kotlin DSL: the secret's name as a builder's function on its own line (Gradle, Ktor)
+        (f'password("{_S}")', _S),
+        (f'credentials {{\n    username("ci")\n    password("{_S}")\n}}', _S),
+        ('basic {\n    password("hunter2")\n}', "hunter2"),
+        # a map of pairs whose key is a secret's word: any string, as a JSON pair takes it
+        ('ImmutableMap.of("password", "hunter2", "user", "app")', "hunter2"),
+        ('Map.of("user", "app", "password", "hunter2")', "hunter2"),
+        ('Map.of(\n    "url", url,\n    "token", "hunter2_Zx91kq"\n)', "hunter2_Zx91kq"),
+        ('val env = mapOf("user" to "app", "password" to "hunter2")', "hunter2"),
+    ],
+)
+def test_a_secret_a_call_or_a_setter_still_kept_is_redacted(text: str, secret: str) -> None:
+    """red10 (red9's leftovers): a passphrase given to a setter, a value converted after its
+    quote, a bare setter, Kotlin DSL's password("…") and a map's chosen password were kept
+    in clear."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a call passing a secret's name, a lookup, a test of it
+        'print("password")',
+        't("password")',
+        'label = t("password")',
+        'getPassword("db")',
+        'assertEquals("password", field.getName());',
+        'Map.of("password", password)',
+        'Map.of("password", cfg.getPassword(), "user", "app")',
+        # the word a map's value (the key before it), a placeholder, a label
+        'Map.of("field", "password", "kind", "secret")',
+        'Map.of("password", "${DB_PASSWORD}")',
+        'Map.of("password", "")',
+        'Map.of("password", "Password", "email", "E-mail")',
+        'mapOf("password" to "Enter your password")',
+        'ImmutableMap.of("password_min_length", "12")',
+        # a validation's messages, a translation's table (found in public code)
+        'body(Map.of("password", "must not be blank"))',
+        'Map.of("password", "Choose a strong password")',
+        'val ru = mapOf("Password" to "Пароль", "Password is required" to "Укажите пароль")',
+        'mapOf("Password" to "Kennwort")',
+        # a TeamCity parameter's name and its reference, Kotlin DSL
+        '    password("env.NEXUS_PASSWORD", "credentialsJSON:69d63bf7-8064-4062")',
+        # a setter's prompt, label, message, placeholder
+        'ds.setPassword("Enter your password");',
+        'setPassword("New password: ");',
+        'ds.setPassword("your password here");',
+        'f.setToken("Paste the token?")',
+        'password("New password: ")',
+        # not a statement's start, not alone on its line
+        'if (check(setPassword("x"))) {}',
+        'hashed = password("hunter2")',
+        'assertTrue(user.checkPassword("hunter2"));',
+        'token("IDENT")',
+        'secret("db-password")',
+        'password(label = "Password")',
+    ],
+)
+def test_a_call_or_setter_given_no_secret_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})

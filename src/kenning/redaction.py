@@ -1498,10 +1498,41 @@ _SECRET_SETTER = lazy(
     r"\.(?:(?P<set>set|with)_?[A-Za-z0-9_]{0,40}"
     r"|(?-i:(?=[a-z])(?:(?:access|refresh|id|auth|bearer|client|app|admin|root|db|user|master"
     r"|private|session|service|personal|oauth)(?:_|(?=[A-Z])))?))"
-    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\([ \t]*(?:{_QUOTED_VALUE})"
-    r"[ \t]*\)",
+    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\([ \t]*(?:{_QUOTED_VALUE})",
     re.IGNORECASE,
 )
+#: The same setter called bare, at a statement's start (a line's, or after ';', '{' or '}':
+#: an object's own ``setPassword("…");``, Kotlin's ``ds.apply { setPassword("…") }``), and
+#: Kotlin DSL's builder function named after the secret alone on its line (Gradle's and
+#: Ktor's ``credentials {`` then ``password("…")``: ``alone``; lower case, a password's
+#: word and no words after it; ``hashed = password("…")`` is a function's call).
+_BARE_SECRET_SETTER = lazy(
+    r"(?:^|(?<=[;{}]))[ \t]{0,64}(?:(?P<set>set|with)_?[A-Za-z0-9_]{0,40}|(?-i:(?=[a-z])))"
+    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\([ \t]*(?:{_QUOTED_VALUE})"
+    r"(?P<alone>[ \t]*\)[ \t]*;?[ \t]*(?:\r?$|\}))?",
+    re.IGNORECASE | re.MULTILINE,
+)
+#: A map built of pairs, a key and its value: Java's ``Map.of(k, v, …)``, Guava's
+#: ``ImmutableMap.of``, Kotlin's ``mapOf(k to v, …)``; a pair whose key is exactly a
+#: secret's word takes any string of one word, as a JSON pair does, but a message (a
+#: validation's errors: ``Map.of("password", "must not be blank")``) or the word in another
+#: language (a translation's table: ``"Password" to "Kennwort"``); ``"password", password``,
+#: an expression, ends nothing: the next pair is read after it.
+_MAP_CALL = lazy(
+    r"\b(?:(?:Immutable|Hash|Linked|Tree|Sorted)?Map\.of|(?:mutable|hash|linked|sorted)?[mM]apOf)"
+    r"[ \t]*\("
+)
+_MAP_PAIR = lazy(
+    rf"{_ARGUMENT_GAP}(?:(?P<q>[\"'])(?P<name>[A-Za-z0-9_.\-]{{1,64}})(?P=q)|[^,()\"'\r\n]{{1,256}})"
+    rf"(?:[ \t]*,|[ \t]+to\b){_ARGUMENT_GAP}"
+    rf"(?:{_QUOTED_VALUE}|[^,()\"'\r\n]{{1,256}})(?P<after>{_ARGUMENT_GAP}[,)])"
+)
+_SECRET_WORD_ALONE = lazy(rf"(?P<word>{_SECRET_KEYWORD})", re.IGNORECASE)
+#: A passphrase of words given to a setter (``setPassword("correct horse battery staple")``),
+#: no prompt, label or message: none ends in ':' or '?' (nor '.', '!', '…': a sentence),
+#: none names the secret ("Enter your password"), _PROMPT_WORDS' none opens it.
+_PHRASE_END = ":?.!…"
+_PROMPT_WORDS = frozenset({"enter", "type", "paste", "please", "your", "the", "new", "confirm"})
 
 
 def _argument_holds_secret(m: re.Match[str], name: str, value: str, setter: bool) -> bool:
@@ -1517,7 +1548,9 @@ def _argument_holds_secret(m: re.Match[str], name: str, value: str, setter: bool
     ``getString("token", "default")``), and a tuple's "password" may be the password
     itself, the host after it (urllib's tests: ``('http', 'joe', 'password',
     'proxy.example.com:3128')``)."""
-    if any(c.isspace() for c in value) or value.endswith(":"):
+    if value.endswith(":"):
+        return False
+    if any(c.isspace() for c in value) and not (setter and _passphrase(value)):
         return False
     if (
         _is_placeholder(value)
@@ -1529,6 +1562,18 @@ def _argument_holds_secret(m: re.Match[str], name: str, value: str, setter: bool
     ):
         return False
     return setter or (_looks_random(value) and _said_secret(m.group("word"), value))
+
+
+def _passphrase(value: str) -> bool:
+    """``value``, holding a space, reads as a passphrase of words given to a setter, not as
+    a prompt, a label or a message (see :data:`_PHRASE_END`)."""
+    words = value.split()
+    return (
+        value[-1] not in _PHRASE_END
+        and words[0].lower() not in _PROMPT_WORDS
+        and not _KEYWORD_STEM_AT.search(value.lower())
+        and not _is_placeholder(value)
+    )
 
 
 def _secret_arguments(
@@ -1580,6 +1625,77 @@ def _find_secret_calls(
             name = text[m.start() + 1 : m.end("qual") if qualifier else m.end("word")]
             if _argument_holds_secret(m, name, m.group(group), True):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+    for m in _bare_secret_setters(text, lower, stem_places):
+        group = "dq" if m.group("dq") is not None else "sq"
+        qualifier = m.group("qual")
+        if not m.group("set") and (
+            qualifier or m.group("alone") is None or not _PASSWORD_KEY.search(m.group("word"))
+        ):
+            # Kotlin DSL's password("…") alone on its line only (a secret("db-password") or
+            # token("IDENT") alone names one, or a lexer's kind)
+            continue
+        if qualifier and not m.group("set") and not _says_which_secret(qualifier):
+            continue
+        name = text[m.start("word") : m.end("qual") if qualifier else m.end("word")]
+        if _argument_holds_secret(m, name, m.group(group), True):
+            yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+    if "Map.of" in text or "apOf" in text:
+        yield from _find_map_pairs(text)
+
+
+def _bare_secret_setters(
+    text: str, lower: str, stem_places: list[int] | None
+) -> Iterator[re.Match[str]]:
+    """``_BARE_SECRET_SETTER.finditer(text)``, tried only at a statement's start before a
+    stem of a secret's word: the line's start or the ';', '{' or '}' before the word holding
+    it, and spaces (a search tried it at every line and statement: 4% of the time of
+    redacting code)."""
+    done = 0
+    for place in _stem_places(text, lower) if stem_places is None else stem_places:
+        if place < done:
+            continue
+        word = place
+        while (
+            word > 0 and place - word < 44 and (text[word - 1].isalnum() or text[word - 1] == "_")
+        ):
+            word -= 1
+        start = word
+        while start > 0 and word - start < 64 and text[start - 1] in " \t":
+            start -= 1
+        if start and text[start - 1] not in "\n;{}":
+            continue
+        m = _BARE_SECRET_SETTER.match(text, start)
+        if m is not None:
+            done = m.end()
+            yield m
+
+
+def _find_map_pairs(text: str) -> Iterator[_Hit]:
+    """A string paired in a map with a key that is exactly a secret's word (_MAP_CALL); each
+    map's pairs read once, in order, up to its closing ')' or what no pair reads."""
+    done = 0
+    for call in _MAP_CALL.finditer(text):
+        pos = call.end()
+        if pos <= done:
+            continue
+        while (p := _MAP_PAIR.match(text, pos)) is not None:
+            pos = done = p.end()
+            name = p.group("name")
+            group = "dq" if p.group("dq") is not None else "sq"
+            key = _SECRET_WORD_ALONE.fullmatch(name) if name else None
+            value = p.group(group)
+            if (
+                key is not None
+                and value is not None
+                # a message ("must not be blank"), a translation's table ("Password" to
+                # "Kennwort"): a map pairs a name with them as often
+                and not any(c.isspace() for c in value)
+                and _SECRET_WORD_ALONE.fullmatch(value) is None
+                and _argument_holds_secret(key, name, value, True)
+            ):
+                yield _Hit(p.start(group), p.end(group), "password_assignment", 1)
+            if p.group("after").strip() == ")":
+                break
 
 
 #: A bare "pass" before a separator ("user: admin / pass: Hy6tq9…", "&pass=…"): not a secret's
@@ -2173,8 +2289,15 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
             if sep
             else _password_after_its_word(said, ends)
         )
-        if said_variable and not _looks_random(said):
-            return None  # (a setting's value, a person's word: only a generated one is said)
+        if (
+            said_variable
+            and not _looks_random(said)
+            and (setting or not _PASSWORD_KEY.search(m.group("key")))
+        ):
+            # a setting's value, a person's word: only a generated one is said, but a
+            # password's, said as the bare word's is ("The DB_PASSWORD_PROD is hunter2" as
+            # "the password is hunter2"; not "… is set in the vault", "… is 12")
+            return None
         if not reads or "=" in said.rstrip("="):
             # an assignment after the word ("change the password DB_PASSWORD=…") is read on
             # its own, its name kept
