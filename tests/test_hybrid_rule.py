@@ -35,6 +35,7 @@ from kenning.search import (
     LexicalEvidence,
     another_code_or_name,
     another_error_than_told,
+    another_tests_failure,
     fused_score,
     held_for,
     hybrid_candidates,
@@ -869,3 +870,71 @@ def test_another_name_a_tool_prints_bare_is_another_error(stored: str, asked: st
     query = error_fingerprint(extract_error_signature(asked) or asked)
     assert another_code_or_name(query, entry)
     assert not another_code_or_name(entry, entry)
+
+
+_GO_SUMS = "--- FAIL: TestSumsThePrices (0.00s): Total([2 3]) = 6; want 5"
+_GO_LOGIN = "--- FAIL: TestLoginReturns200 (0.00s): got 401, want 200"
+
+
+@pytest.mark.parametrize(
+    ("asked", "entry", "held"),
+    [
+        # another test's failure, another message: held (qa79 F3)
+        ([_GO_LOGIN], _GO_SUMS, True),
+        (["--- FAIL: TestDiscounts (0.00s): Discount(-5) = -5; want 0"], _GO_SUMS, True),
+        (
+            [
+                "thread 'tests::parses_an_empty_cart' panicked at src/lib.rs:7:11: called "
+                "`Option::unwrap()` on a `None` value"
+            ],
+            "thread 'tests::sums_the_prices' panicked at src/lib.rs:25:9: boom",
+            True,
+        ),
+        (
+            ["● login returns 200: expect(received).toBe(expected) Expected: 200 Received: 401"],
+            "● cart › sums the prices: expect(received).toBe(expected) Expected: 5 Received: 6",
+            True,
+        ),
+        (
+            ["FAIL src/cart.test.js > cart > parses an empty cart: TypeError: x is undefined"],
+            "FAIL src/cart.test.js > cart > sums the prices: AssertionError: expected 6 to be 5",
+            True,
+        ),
+        # the same test (a subtest's failure under its parent; jest's title in vitest)
+        (
+            ["--- FAIL: TestTotal/empty (0.00s): Total([]) = 1; want 0"],
+            _GO_SUMS.replace("TestSumsThePrices", "TestTotal"),
+            False,
+        ),
+        (
+            ["FAIL src/cart.test.js > cart > sums the prices: AssertionError: expected 6 to be 5"],
+            "● cart › sums the prices: expect(received).toBe(expected) Expected: 5 Received: 6",
+            False,
+        ),
+        # the same message under another test: one cause
+        (
+            ["--- FAIL: TestB (0.00s): dial tcp 127.0.0.1:5432: connect: connection refused"],
+            "--- FAIL: TestA (0.00s): dial tcp 127.0.0.1:5432: connect: connection refused",
+            False,
+        ),
+        (
+            ["KeyError: 'items'", _GO_LOGIN],
+            "--- FAIL: TestCart (0.00s): KeyError: 'items'",
+            False,
+        ),
+        # no failed test asked (a program's panic, an error alone): nothing held by this
+        (["KeyError: 'items'"], _GO_SUMS, False),
+        (
+            ["thread 'main' panicked at src/main.rs:2:5: boom"],
+            "thread 'tests::x' panicked at src/lib.rs:2:5: bang",
+            False,
+        ),
+        # an entry that is no failed test's
+        ([_GO_LOGIN], "got 401, want 200 from the login handler", False),
+    ],
+)
+def test_another_tests_failure_is_told_by_its_test_and_message(
+    asked: list[str], entry: str, held: bool
+) -> None:
+    fingerprints = [error_fingerprint(a) for a in asked]
+    assert another_tests_failure(fingerprints, error_fingerprint(entry)) is held

@@ -910,12 +910,13 @@ def fix_of_another_test(candidate: Candidate, query: str) -> bool:
     if candidate.match == "fingerprint" or not isinstance(entry, str):
         return False
     tests = tests_named_alone([entry])
-    if not tests or not _an_error_fix(memory):
+    if not tests or not is_error_fix(memory):
         return False
     return not _names_any(query.lower(), tests)
 
 
-def _an_error_fix(memory: Memory) -> bool:
+def is_error_fix(memory: Memory) -> bool:
+    """Whether ``memory`` is an ERROR-FIX entry (of that type, or written as one)."""
     return memory.type == "error_fix" or starts_as_error_fix(memory.content)
 
 
@@ -956,7 +957,55 @@ def first_exact_matches(found: Sequence[Sequence[Candidate]]) -> dict[str, int]:
     return leads
 
 
-def held_for(candidate: Candidate, fingerprints: Sequence[str]) -> float:
+#: A failed test's error as its runner names the test over it, as fingerprinted: go test's
+#: ``--- fail: testx (<n>): msg`` (a subtest's failure under its parent's name), libtest's
+#: panic in its test's thread ``thread tests::x panicked at <path>: msg`` (not a program's
+#: ``main``), jest's ``● suite › test: msg``, vitest's ``fail <path> > suite > test: msg``.
+_FAILED_TEST = re.compile(
+    r"^(?:--- fail: (?P<go>[^\s/]+)\S* \(<n>\):"
+    r"|thread (?!main panicked)(?P<rust>\w+(?:::\w+)*) panicked at (?:<path>:)?"
+    r"|● (?P<jest>[^\n]+?):"
+    r"|fail \S+ > (?P<vitest>[^\n]+?):)"
+    r"\s(?P<message>\S[^\n]*)$"
+)
+
+
+def _failed_test(fingerprint: str) -> tuple[str, str] | None:
+    """The test and message of a failed test's error fingerprint (:data:`_FAILED_TEST`), else
+    None; a jest title's ``›`` is vitest's ``>`` (one test, its project moved to vitest)."""
+    failed = None if "\n" in fingerprint else _FAILED_TEST.match(fingerprint)
+    if failed is None:
+        return None
+    test = next(name for name in failed.group("go", "rust", "jest", "vitest") if name)
+    return test.replace(" › ", " > "), failed.group("message")
+
+
+def another_tests_failure(fingerprints: Sequence[str], entry_fingerprint: object) -> bool:
+    """Whether an entry's error fingerprint is the failure of another test than those a
+    request's errors (``fingerprints``: those it tells and those it looks its entries up by,
+    a failed test's with its test named) are failures of, with a message none of them says:
+    a fix of that test's failure, found by the words every failure of its runner shares and
+    by the numbers it masks alike (TestSumsThePrices' ``total([<n>]) = <n>; want <n>`` came
+    at 0.86 for TestDiscounts' ``discount(<n>) = <n>; want <n>``, at 0.55 for
+    TestLoginReturns200's ``got <n>, want <n>``, qa79 F3). The same message under another
+    test is one cause (``dial tcp …: connect: connection refused`` in TestA and TestB), and
+    a request that asks no failed test's error holds nothing by this."""
+    if not isinstance(entry_fingerprint, str):
+        return False
+    entry = _failed_test(entry_fingerprint)
+    if entry is None:
+        return False
+    asked = [_failed_test(f) for f in fingerprints]
+    tests = {failed[0] for failed in asked if failed}
+    if not tests or entry[0] in tests:
+        return False
+    messages = [failed[1] if failed else f for failed, f in zip(asked, fingerprints, strict=True)]
+    return not any(_same_error(message, entry[1]) for message in messages)
+
+
+def held_for(
+    candidate: Candidate, fingerprints: Sequence[str], lookups: Sequence[str] = ()
+) -> float:
     """``candidate``'s score in a request (a prompt's words and the errors it tells) whose
     errors have ``fingerprints``: at most :data:`ANOTHER_CODE_SCORE` when it is an ERROR-FIX
     entry of another code than one of them (:func:`_another_code`) and none of them, unless
@@ -967,14 +1016,20 @@ def held_for(candidate: Candidate, fingerprints: Sequence[str]) -> float:
     (:func:`tests_named_alone`) and it is an ERROR-FIX entry that names none of them: the
     words a person writes above such a run ("The tests fail, why?") found another test's fix
     at 0.44 by their meaning, where the run's own query keeps its exact fix and what names
-    the test (:func:`kept_candidates`, qa77 F1); notes are the words' to find."""
+    the test (:func:`kept_candidates`, qa77 F1); notes are the words' to find. And 0 when it
+    is an ERROR-FIX entry of another test's failure than the failed tests the errors are
+    (``lookups``: the fingerprints they were looked up by name them), with another message
+    (:func:`another_tests_failure`): the words of the request find it by their meaning as the
+    failure's do."""
     if candidate.match == "fingerprint":
         return candidate.semantic
     tests = tests_named_alone(fingerprints)
     memory = candidate.memory
-    if tests and not names_a_test(memory, tests) and _an_error_fix(memory):
+    if tests and not names_a_test(memory, tests) and is_error_fix(memory):
         return 0.0
     entry = candidate.memory.metadata.get("error_fingerprint")
+    if another_tests_failure([*fingerprints, *lookups], entry) and is_error_fix(memory):
+        return 0.0
     if another_error_than_told(fingerprints, entry, _another_code):
         return min(candidate.semantic, ANOTHER_CODE_SCORE)
     return candidate.semantic

@@ -31,7 +31,6 @@ from .model import (
     SearchResult,
     content_hash,
     served,
-    starts_as_error_fix,
     utc_now,
 )
 from .project import case_variants, guards_a_path
@@ -46,6 +45,7 @@ from .search import (
     first_exact_matches,
     held_for,
     hybrid_candidates,
+    is_error_fix,
     kept_candidates,
     lexical_idfs,
     names_another_exception,
@@ -78,10 +78,6 @@ def _looks_like_error(query: str) -> bool:
     from .signatures import looks_like_error as judged
 
     return judged(query)
-
-
-def is_error_fix(memory: Memory) -> bool:
-    return memory.type == "error_fix" or starts_as_error_fix(memory.content)
 
 
 def _error_fingerprint_of(content: str) -> str | None:
@@ -173,8 +169,9 @@ class _Retrieved(NamedTuple):
     candidates: list[Candidate]
     vector: np.ndarray | None = None
     #: The fingerprints of the errors the query tells (none: not an error query, or not
-    #: hybrid).
+    #: hybrid), and those it finds its entries by (a failed test's error, its test named).
     fingerprints: tuple[str, ...] = ()
+    lookups: tuple[str, ...] = ()
 
 
 class _Held(NamedTuple):
@@ -188,6 +185,7 @@ class _Held(NamedTuple):
     kinds: list[bool]
     fingerprints: tuple[str, ...]
     exact: dict[str, int]
+    lookups: tuple[str, ...]  # (the errors' lookups, :func:`~kenning.search.held_for`'s)
 
     def with_fallbacks(self, more: _Held) -> _Held:
         """These and the fallbacks' asked after them, as one recall's (its log line, its
@@ -416,7 +414,7 @@ class StoreReads(StoreFreshness):
                 problem,
             )
         kept = [c for c in candidates if served(c.memory)]  # (model.known_kind)
-        return _Retrieved(kept[:k], vector, found.fingerprints)
+        return _Retrieved(kept[:k], vector, found.fingerprints, found.lookups)
 
     def _words_to_send(self, query: str) -> str:
         """The query whose words the lexical side sends the backend: a server's (PostgreSQL,
@@ -515,7 +513,7 @@ class StoreReads(StoreFreshness):
         budget = check_whole_number("budget", budget, protocol.MAX_QUERY_CHARS * 100)
         settings = self.settings  # once: each read looks whether the files changed
         filters = Filters(group_id=self.resolve_group(group_id))
-        held = self._held_candidates(queries, top_k, filters, settings, ())
+        held = self._held_candidates(queries, top_k, filters, settings)
         # A stale memory still passed its floor; it only ranks below fresh ones near it.
         observed: dict[str, Observed] = {}  # a file several hits name is checked once
         hits = best_fresh_first(
@@ -527,9 +525,7 @@ class StoreReads(StoreFreshness):
         )
         guessed: set[str] = set()  # the memories only a fallback found
         if fallbacks and keep > len(hits[:1]):
-            more = self._held_candidates(
-                fallbacks, top_k, filters, settings, held.fingerprints, fallbacks=True
-            )
+            more = self._held_candidates(fallbacks, top_k, filters, settings, held)
             # a fallback's hit is a guess: an exact match of its error, or as close as a note
             # about it is (qa-s62 F4, other errors' fixes and rules at 0.53-0.65; qa74 F1)
             found = [
@@ -603,19 +599,20 @@ class StoreReads(StoreFreshness):
         top_k: int,
         filters: Filters,
         settings: Settings,
-        told: Sequence[str],
-        fallbacks: bool = False,
+        before: _Held | None = None,
     ) -> _Held:
         """Each query's candidates held to its floor (:meth:`recall_many`), a memory found
-        by several with its best score. ``told``: the fingerprints of errors asked before
-        (``fallbacks``' are held as the request's errors hold them, :func:`kept_candidates`)."""
+        by several with its best score. ``before``: what the queries these are the fallbacks
+        of held (their errors' fingerprints and lookups, which hold the fallbacks' candidates
+        as the request's errors hold them, :func:`kept_candidates`)."""
         generic_floor, error_floor = settings.recall_floor, settings.error_recall_floor
         floors: list[float] = []
         kinds: list[bool] = []
         found: list[list[Candidate]] = []
-        fingerprints: list[str] = [*told]
+        fallbacks = before is not None
+        fingerprints, lookups = ([*before.fingerprints], [*before.lookups]) if before else ([], [])
         asked = [(q, _looks_like_error(q) if errors is None else errors) for q, errors in queries]
-        among_errors = bool(told) or any(is_error for _, is_error in asked)
+        among_errors = bool(fingerprints) or any(is_error for _, is_error in asked)
         for query, is_error in asked:
             floors.append(error_floor if is_error else generic_floor)
             kinds.append(is_error)
@@ -631,6 +628,7 @@ class StoreReads(StoreFreshness):
             found.append(kept_candidates(*held))
             if is_error:  # (a words query that looks like an error tells none of its own)
                 fingerprints += result.fingerprints
+                lookups += result.lookups
         scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
         best: dict[str, SearchResult] = {}
         for floor, candidates in zip(floors, found, strict=True):
@@ -647,7 +645,7 @@ class StoreReads(StoreFreshness):
                 # …exit code 139" found the fix of exit code 137 at 0.63 beside 139's, those
                 # of "test_admin fails: assert 403 == 200" assert 401's (not another name's:
                 # the fix of a family of names, numpy's 'float' for 'int', may be the one)
-                semantic = held_for(c, fingerprints)
+                semantic = held_for(c, fingerprints, lookups)
                 scores[memory_id] = max(scores.get(memory_id, semantic), semantic)
                 entry = c.memory.metadata.get("error_fingerprint")
                 if not is_error_fix(c.memory):
@@ -663,7 +661,8 @@ class StoreReads(StoreFreshness):
                     best[memory_id] = SearchResult(
                         c.memory, semantic, semantic, None, c.lexical, c.match
                     )
-        return _Held(best, scores, floors, kinds, tuple(fingerprints), first_exact_matches(found))
+        exact = first_exact_matches(found)
+        return _Held(best, scores, floors, kinds, tuple(fingerprints), exact, tuple(lookups))
 
     def search(
         self,
@@ -706,7 +705,7 @@ class StoreReads(StoreFreshness):
             # cascade's next step reuses the vector.
             pool = k
             while True:
-                candidates, vector, _ = self._retrieve(
+                candidates, vector, *_ = self._retrieve(
                     query, pool, Filters(gid, collections, plan.types), mode="hybrid", vector=vector
                 )
                 ranked = rank(
