@@ -1438,6 +1438,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "bare_setters": _repeat(';setPassword("a b ;{ withToken(\'x\'.y \n password("c") }\n'),
     "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
+    # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
+    "labels_in_strings": _repeat('"New password:" and "Your API token:" or \'pw:\' x \''),
 }
 
 
@@ -5425,6 +5427,74 @@ def test_code_that_prints_a_secrets_label_keeps_its_next_line(text: str) -> None
     ):
         out, counts = redact_secrets(secret)
         assert counts == {PA: 1} and "Hy6tB1q9" not in out and "ZxQw8Rt3" not in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # qa79 F1: the finding's note, and prompts like it in a sentence or code
+        'The CLI asks "Enter password:" and reads it with getpass.getpass("Password: ")',
+        'It calls input("Enter your password: ") and then prints "ok"',
+        'The form shows "New password:" and below it "Confirm password:" as labels',
+        'fmt.Print("Enter password: ") then reads a line; it prints "done" after',
+        "The prompt 'Enter password:' is shown, then 'Retry' on failure",
+        'prompt = "Admin password:"; hint = "at least 12 characters"',
+        'The wizard asks "Your API token:" and then "Your org:"',
+        'print("db password: " + pw + " user: " + user)',
+        'msg = "enter the password=" + pw + " now"',
+        'x = "a" + "New password:"\ny = "b"; z = "Confirm password:" + "c"',
+        'pw = getpass(f"{user} password: ") if tty else read("x")',
+        'pw = getpass(b"Enter password:") or b"x"',
+        "rl.question('Enter your password: ', cb); console.log('done')",
+        'He said "it\'s the new password: " and "ok"',
+        # the line's quotes counted from its start, however far back
+        's = "' + "a b " * 600 + '"; t = "Enter password:" + pw + "!"',
+        # kept before too: no second quote, or the label's quote right before the key
+        'Print "password:" then read stdin',
+        'label = "Password:" ; hint = "at least 12"',
+        'It calls input("Password: ") and then prints "ok"',
+        'fmt.Print("Password: ") then reads a line; it prints "done" after',
+    ],
+)
+def test_a_label_in_its_own_quotes_takes_no_value_past_its_closing_quote(text: str) -> None:
+    """qa79 F1: 'The CLI asks "Enter password:" and reads it with getpass.getpass("Password:
+    ")' was stored as 'The CLI asks "Enter password:"[REDACTED:…]"Password: ")': the
+    assignment rule read the label's closing quote as opening a value, and the words up to
+    the next quote as the password. A key inside a string opened before it on its line is
+    a label; the quote after its separator closes that string."""
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('"password": "Hy6tK9pQ2mZx7Lw4"', "Hy6tK9pQ2mZx7Lw4"),
+        ("'password':'Hy6tK9pQ2mZx7Lw4'", "Hy6tK9pQ2mZx7Lw4"),
+        ('"db_password" : "Hy6tK9pQ2mZx7Lw4"', "Hy6tK9pQ2mZx7Lw4"),
+        ('{"user": "bob", "password": "hunter2"}', "hunter2"),
+        ('{user: "bob", password: "hunter2"}', "hunter2"),
+        ('{user:"bob",password:"hunter2"}', "hunter2"),
+        ('x = "a" password:"Hy6tK9pQ2mZx7Lw4"', "Hy6tK9pQ2mZx7Lw4"),
+        ('db:\n  password: "Hy6tK9pQ2mZx7Lw4"\n', "Hy6tK9pQ2mZx7Lw4"),
+        ("Password: Hy6tK9pQ2mZx7Lw4 (rotated monthly)", "Hy6tK9pQ2mZx7Lw4"),
+        ('echo "user: bob password: Hy6tK9pQ2mZx7Lw4"', "Hy6tK9pQ2mZx7Lw4"),
+        ("cmd = \"mysql --password='hunter2' -u root\"", "hunter2"),
+        ("sh -c 'mysql --password=\"hunter2\"'", "hunter2"),
+        ("the users' password: 'hunter2'", "hunter2"),
+        ("\"admin password: 'hunter2'\"", "hunter2"),
+        # a label's quote, then the secret glued to it: read as said in a sentence
+        ('She wrote "the admin password: "Hy6tK9pQ2mZx7Lw4" in chat', "Hy6tK9pQ2mZx7Lw4"),
+        ('s = "the api key:"ab12CD34ef56GH78""', "ab12CD34ef56GH78"),
+    ],
+)
+def test_a_secret_after_its_key_in_or_beside_other_strings_is_redacted(
+    text: str, secret: str
+) -> None:
+    """Guards for qa79 F1's rule: a quoted key, a key outside any string, one in a string
+    of the other quote, and a random value glued to a label's closing quote are still
+    read as the secret."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
 
 
 @pytest.mark.parametrize(

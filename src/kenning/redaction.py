@@ -1802,8 +1802,9 @@ def _find_assignment_rule(
     stem_places = _stem_places(text, lower) if near is None else None
     starts = _assignment_starts(text, lower, near, stem_places)
     pos = 0
+    quotes = _LineQuotes(text)
     while (m := _next_assignment(text, pos, starts)) is not None:
-        hit = _assignment_hit(text, m)
+        hit = _assignment_hit(text, m, quotes)
         if hit is not None:
             yield hit
             after = max(m.end(), hit.end)
@@ -2209,6 +2210,34 @@ _DOUBLE_QUOTE = lazy(r'(?<!\w)"|"(?!\w)')
 _SINGLE_QUOTE = lazy(r"(?<!\w)'|'(?!\w)")
 
 
+class _LineQuotes:
+    """How many quotes of a kind stand on a key's line before it in ``text``: whether the
+    key is inside a string opened before it. Counted on from the last place asked about
+    (_find_assignment_rule asks in order), so each character of a line is read once: many
+    keys on one long line stay linear. Every double quote counts (one glued to a word opens
+    a string too: f"…", b"…"); a single quote inside a word is an apostrophe ("don't")."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.counted: dict[str, tuple[int, int]] = {}  # quote -> (place, quotes on its line)
+
+    def odd_before(self, pos: int, quote: str) -> bool:
+        text = self.text
+        last, count = self.counted.get(quote, (-1, 0))
+        if 0 <= last <= pos:
+            newline = text.rfind("\n", last, pos)
+            if newline >= 0:
+                last, count = newline + 1, 0  # a line after the last place's
+        else:
+            last, count = text.rfind("\n", 0, pos) + 1, 0
+        if quote == '"':
+            count += text.count('"', last, pos)
+        else:  # (the character after the last one read tells an apostrophe: endpos + 1)
+            count += sum(1 for q in _SINGLE_QUOTE.finditer(text, last, pos + 1) if q.start() < pos)
+        self.counted[quote] = (pos, count)
+        return count % 2 == 1
+
+
 #: The words of _ASSIGNMENT's sentence that say what a secret is or was set to (the last
 #: word of its separator: the verb, an adverb after it, a dash, or the "to" or "be" of
 #: what it became).
@@ -2244,7 +2273,7 @@ def _without_closing_brackets(value: str) -> str:
 _ESCAPED_SEPARATOR = lazy(r"\\+(?:u003|x3)([dDaA])")
 
 
-def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
+def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = None) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     if "\\" in sep:  # '=' or ':' escaped: read as what it stands for
         sep = _ESCAPED_SEPARATOR.sub(lambda e: "=" if e.group(1) in "dD" else ":", sep)
@@ -2325,6 +2354,24 @@ def _assignment_hit(text: str, m: re.Match[str]) -> _Hit | None:
         # the label is inside a string its line opened ('logger.info("token: " + token)'):
         # the quote after the separator closes that string, and the next line's first quote
         # opens another, so no value runs between them
+        return None
+    quoted = m.group("dq") if m.group("dq") is not None else m.group("sq")
+    if (
+        quoted is not None
+        and not key_quoted
+        and (quotes or _LineQuotes(text)).odd_before(
+            name_start, '"' if m.group("dq") is not None else "'"
+        )
+        and (
+            any(c.isspace() for c in quoted)
+            or not _said_secret(m.group("key"), quoted, _ends_clause(text, m.end(), True))
+        )
+    ):
+        # a label inside its own quotes, words before the key ('"Enter password:" and
+        # reads it with getpass("Password: ")', "New password:" … "Confirm password:"):
+        # the quote after the separator closes the label, and what runs up to the next
+        # quote is the text around it, no value; taken only when it reads as the secret
+        # said, glued to that quote ("the admin password: "Hy6t…"), as in a sentence
         return None
     key_name = text[name_start : m.end("key")]
     for name in ("tq", "tb", "dq", "sq", "eq", "uq", "bq", "dw", "sw", "aw"):
