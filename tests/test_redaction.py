@@ -1436,6 +1436,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "secret_setters": _repeat('.setPassword("a .withToken(\'b\' .apiKey( .token_x("c") '),
     # bare setters, Kotlin DSL's password("…") and a map's pairs (red10)
     "bare_setters": _repeat(';setPassword("a b ;{ withToken(\'x\'.y \n password("c") }\n'),
+    # setters wrapped before their value, never given one (qa79 F2): runs of spaces and a
+    # line break, comments never closed
+    "setter_gaps": _repeat(".setPassword(\n" + " " * 300 + "\n;setToken( /* a " + " " * 200),
     "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
@@ -6526,4 +6529,54 @@ def test_a_secret_a_call_or_a_setter_still_kept_is_redacted(text: str, secret: s
     ],
 )
 def test_a_call_or_setter_given_no_secret_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a formatter's wrapped call: the value on the next line (Java, Kotlin, Go)
+        ('ds.setPassword(\n    "Xq7vR2pLk9mZ");', "Xq7vR2pLk9mZ"),
+        ('builder.withPassword(\n    "Xq7vR2pLk9mZ")', "Xq7vR2pLk9mZ"),
+        ("ds.setPassword(\r\n\t'Xq7vR2pLk9mZ');", "Xq7vR2pLk9mZ"),
+        (f'DataSourceBuilder.create()\n    .password(\n        "{_S}")\n    .build()', _S),
+        (f'val client = Client.builder()\n    .apiKey(\n        "{_S}"\n    )\n    .build()', _S),
+        (f'client := api.New(option.WithToken(\n\t"{_S}",\n))', _S),
+        ('ds.setPassword(\n    "hunter2".toCharArray());', "hunter2"),
+        # a comment between '(' and the value
+        ('ds.setPassword(/* prod */ "Xq7vR2pLk9mZ")', "Xq7vR2pLk9mZ"),
+        (f'ds.setPassword(\n    /* rotated 2024-05 */\n    "{_S}");', _S),
+        # the bare setter and Kotlin DSL's password(…) wrapped the same way
+        (f'setPassword(\n    "{_S}");', _S),
+        (f'ds.apply {{ setPassword(\n    "{_S}") }}', _S),
+        (f'credentials {{\n    password(\n        "{_S}")\n}}', _S),
+    ],
+)
+def test_a_secret_given_to_a_setter_on_the_next_line_is_redacted(text: str, secret: str) -> None:
+    """qa79 F2 (red12): a setter's string on the line after its '(' (Java formatters wrap
+    long setter calls so), or after a /* … */ comment, was kept in clear, while a call's
+    argument on its own line was read (_ARGUMENT_GAP)."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a variable, a lookup, a placeholder, a prompt on the next line
+        "ds.setPassword(\n    password);",
+        'ds.setPassword(\n    getenv("DB_PASSWORD"));',
+        'ds.setPassword(\n    System.getenv("DB_PASSWORD"));',
+        'builder.withPassword(\n    "${DB_PASSWORD}")',
+        'ds.setPassword(\n    "Enter your password");',
+        'ds.setPassword(/* from the vault */ vault.read("db"));',
+        'setPassword(\n    "New password: ");',
+        # a value two lines down is another statement's, not the setter's
+        'ds.setPassword(\n\n    "Xq7vR2pLk9mZ");',
+        'hashed = password(\n    "hunter2")',
+        'lexer.token(\n    "IDENT")',
+    ],
+)
+def test_a_setter_given_no_secret_on_the_next_line_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})

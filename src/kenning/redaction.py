@@ -1493,12 +1493,15 @@ _CALL_NAME = lazy(r"[A-Za-z_$][\w$]{0,63}[ \t]*$")
 #: at most a word saying whose it is before it (``accessToken``, ``clientSecret``) and in
 #: lower case (``.Token(…)``, ``.Credentials(…)`` construct a class); a verb before it is
 #: no setter (``check_password``, ``hashPassword``, ``getToken``), nor are words after it
-#: other than which secret it is (``.token_count(…)``, ``.passwordEncoder(…)``).
+#: other than which secret it is (``.token_count(…)``, ``.passwordEncoder(…)``). The value
+#: may start the next line, as a formatter wraps a long call, and follow a ``/* … */``
+#: comment of one line (_SETTER_GAP; a blank line between them ends the call).
+_SETTER_GAP = rf"{_ARGUMENT_GAP}(?:/\*[^*\r\n]{{0,80}}\*/{_ARGUMENT_GAP})?"
 _SECRET_SETTER = lazy(
     r"\.(?:(?P<set>set|with)_?[A-Za-z0-9_]{0,40}"
     r"|(?-i:(?=[a-z])(?:(?:access|refresh|id|auth|bearer|client|app|admin|root|db|user|master"
     r"|private|session|service|personal|oauth)(?:_|(?=[A-Z])))?))"
-    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\([ \t]*(?:{_QUOTED_VALUE})",
+    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\({_SETTER_GAP}(?:{_QUOTED_VALUE})",
     re.IGNORECASE,
 )
 #: The same setter called bare, at a statement's start (a line's, or after ';', '{' or '}':
@@ -1508,7 +1511,7 @@ _SECRET_SETTER = lazy(
 #: word and no words after it; ``hashed = password("…")`` is a function's call).
 _BARE_SECRET_SETTER = lazy(
     r"(?:^|(?<=[;{}]))[ \t]{0,64}(?:(?P<set>set|with)_?[A-Za-z0-9_]{0,40}|(?-i:(?=[a-z])))"
-    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\([ \t]*(?:{_QUOTED_VALUE})"
+    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\({_SETTER_GAP}(?:{_QUOTED_VALUE})"
     r"(?P<alone>[ \t]*\)[ \t]*;?[ \t]*(?:\r?$|\}))?",
     re.IGNORECASE | re.MULTILINE,
 )
