@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -4771,26 +4771,10 @@ def test_newest_gives_as_many_as_asked_past_a_note_reads_skip(
     """A note reads skip (its tags another tool wrote as a string) among the newest: newest(3)
     gave 2 memories, so session start listed one error fix fewer for as long as it stayed
     among them. The next one takes its place."""
-    if store_kind == "qdrant":
-        pytest.skip("a live Qdrant server: the payload is edited through local mode here")
-    texts = [
-        "Retry sqlite writes when the database is locked, with busy_timeout.",
-        "Feature flags are evaluated on the server side only.",
-        "The CI pipeline caches node_modules keyed by the lockfile hash.",
-        "Deploys use blue green with a five minute soak.",
-        "Never commit generated protobuf files; CI regenerates them.",
-    ]
-    store = make_store(open_backend(backend_location, create=True, dimension=None), project, minilm)
-    try:
-        ids = [
-            store.remember(text, "context", stored_at=NOW - timedelta(hours=10 - i)).id
-            for i, text in enumerate(texts)
-        ]
-    finally:
-        store.close()
-    assert all(ids)
+    texts = [*BLANK_NOTES, "Never commit generated protobuf files; CI regenerates them."]
+    ids = _notes_another_writer_edits(backend_location, store_kind, project, minilm, texts)
     for skipped in (ids[-1], ids[-3]):
-        _write_foreign_fields(backend_location, store_kind, str(skipped), '"deploy"', "{}")
+        _write_foreign_fields(backend_location, store_kind, skipped, '"deploy"', "{}")
     store = make_store(
         open_backend(backend_location, create=False, dimension=None), project, minilm
     )
@@ -4820,17 +4804,21 @@ BLANK_NOTES = [
 
 
 def _notes_another_writer_edits(
-    backend_location: str, store_kind: str, project: Path, minilm: Embedder
+    backend_location: str,
+    store_kind: str,
+    project: Path,
+    minilm: Embedder,
+    texts: Sequence[str] = tuple(BLANK_NOTES),
 ) -> list[str]:
-    """A store of :data:`BLANK_NOTES`, stored an hour apart, and their ids: the test then
-    edits the last one's row as another writer would (skipped on a live Qdrant server)."""
+    """A store of ``texts``, stored an hour apart, and their ids: the test then edits rows
+    of them as another writer would (skipped on a live Qdrant server)."""
     if store_kind == "qdrant":
         pytest.skip("a live Qdrant server: the payload is edited through local mode here")
     store = make_store(open_backend(backend_location, create=True, dimension=None), project, minilm)
     try:
         ids = [
             store.remember(text, "context", stored_at=NOW - timedelta(hours=10 - i)).id
-            for i, text in enumerate(BLANK_NOTES)
+            for i, text in enumerate(texts)
         ]
     finally:
         store.close()
