@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from . import protocol
-from .model import RecallResult, RememberResult, SearchResult
+from .model import DEFAULT_TYPE, RecallResult, RememberResult, SearchResult
 from .store import NewMemory, open_store, remember_in_project
-from .store_write import DEFAULT_TYPE
 
 
 def remember(

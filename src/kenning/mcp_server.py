@@ -36,8 +36,11 @@ for the hooks). With none of them inside a git repository, every tool answers an
 says how to name the project.
 
 The store of each project is opened once, lazily, and kept open; the model is loaded once
-(warmed up in the background at start). Without a store, reads answer empty results and the
-first ``hooks_remember`` creates it. An optional argument sent as ``null`` means its
+(warmed up in the background once the first answer is written, when the project named at
+start or the working directory has a store). Without a store, reads answer empty results
+and the first ``hooks_remember`` creates it (and loads the model). Nothing but the SDK and
+the tools' descriptions is imported before the first answer: the store's code comes with
+the first tool call or the warm-up. An optional argument sent as ``null`` means its
 default. Failures (a :class:`~kenning.errors.KenningError`, bad arguments) are tool errors
 (``isError``) with a readable message; arguments the SDK's validation refuses are named
 with what was sent (short and escaped) and what they take (:func:`_argument_error`).
@@ -91,7 +94,7 @@ from .errors import (
     UnknownMemoryError,
     UserInputError,
 )
-from .model import COLLECTION_PURPOSE, COLLECTIONS, STORED, valid_types_message
+from .model import COLLECTION_PURPOSE, COLLECTIONS, DEFAULT_TYPE, STORED, valid_types_message
 from .render import (
     mark_block_copies,
     model_json_text,
@@ -100,8 +103,9 @@ from .render import (
     safe_message,
     show_to_model,
 )
-from .store import MemoryStore, NewMemory, open_store
-from .store_write import DEFAULT_TYPE
+
+if TYPE_CHECKING:  # imported by the first tool call (or the warm-up): not before the first answer
+    from .store import MemoryStore
 
 #: An optional text argument. Typed ``str`` (with ``null`` let through and the same JSON
 #: schema as ``str | None``) because the MCP SDK parses a string argument as JSON when its
@@ -812,7 +816,7 @@ class KenningTools:
 
     # -- store ----------------------------------------------------------------------------
 
-    def store(self, *, create: bool, where: Located | None = None) -> MemoryStore:
+    def store(self, *, create: bool, where: Located | None = None) -> "MemoryStore":
         """The store of the project at ``where`` (default: the folder named at start, else
         the working directory), opened once and kept (and opened again once its file was
         deleted or replaced — ``rm -r .kenning``, a restored backup — or the project's
@@ -820,6 +824,7 @@ class KenningTools:
         ``create=False`` gives one that reads as empty (``exists`` False), opened again on
         the next call so that a store created meanwhile is seen."""
         from .project import RepositoryRefused, find_checkout
+        from .store import open_store
 
         where = where or self._here()
         with self._lock:
@@ -856,7 +861,12 @@ class KenningTools:
             load_embedder(config.embedder_name())
 
     def warm_up(self) -> None:
-        """Load the model (and run it once) so that the first call is fast."""
+        """Load the model (and run it once) so that the first call is fast, when the
+        project named at start (else the working directory) has a store: without one, a
+        read answers empty results without the model, and only the first
+        ``hooks_remember`` loads it (a session that stores nothing never does)."""
+        if not self._store_to_warm_up_for():
+            return
         from .embedders import load_embedder
 
         try:
@@ -864,6 +874,20 @@ class KenningTools:
                 load_embedder(config.embedder_name()).embed(["warm up"])
         except Exception as exc:  # reported again, readably, by the first tool call
             log.warning("could not warm up the model: %s", exc)
+
+    def _store_to_warm_up_for(self) -> bool:
+        """Whether the project of :meth:`_here` has a store (a file or Qdrant local folder
+        there, or a server's URL named), found as a tool call finds it but without opening
+        it (a read's side effects stay the first call's). Outside a checkout, or anything
+        that call would refuse: no (the call says why)."""
+        from .project import guards_a_path, resolve_project, store_is_there
+
+        try:
+            project = resolve_project(self._here().folder)
+        except Exception as exc:
+            log.debug("no model warm-up: %s", exc)
+            return False
+        return not guards_a_path(project.store_url) or store_is_there(project)
 
     def close(self) -> None:
         with self._lock:
@@ -949,6 +973,7 @@ class KenningTools:
         where: Located | None = None,
     ) -> dict[str, Any]:
         from .model import resolve_type
+        from .store import NewMemory
 
         resolve_type(type, content if isinstance(content, str) else "")  # unknown → error
         if metadata is not None and not isinstance(metadata, Mapping):
@@ -1076,7 +1101,7 @@ class KenningTools:
         return {"success": True, "id": memory_id, "deleted": True}
 
 
-def _no_memory_here(memory_id: str, group_id: str | None, store: MemoryStore) -> str:
+def _no_memory_here(memory_id: str, group_id: str | None, store: "MemoryStore") -> str:
     """What forget and read_source say of an id they did not find: where they looked, and
     where ids come from and how to name another project, in the tools' own words."""
     from .model import ID_PREFIX_MIN_HEX, too_short_for_prefix
@@ -1798,14 +1823,15 @@ class _NoLines:
         raise StopAsyncIteration
 
 
-async def _serve_stdio(server: MCPServer) -> None:
+async def _serve_stdio(server: MCPServer, after_first_answer: Callable[[], None]) -> None:
     """``MCPServer.run_stdio_async``, plus a reply to every line it cannot read (a line that
     is not a message, a request whose id it cannot use), and the answers to the requests
     read before stdin closed (a script that pipes its requests in and closes stdin gets
     them: the SDK stopped when stdin ended, its answers unwritten, though the tools had
     run). The lines are read here, as the SDK's transport reads them (fd 0 pointed at the
     null device while serving, so that no child process reads the protocol); the SDK's
-    transport writes the answers."""
+    transport writes the answers; ``after_first_answer`` is called once the first is
+    written."""
     from mcp.server.stdio import _claim_fd, _open_stdin_diversion, _UnownedTextWrapper
 
     lowlevel = server._lowlevel_server
@@ -1877,6 +1903,7 @@ async def _serve_stdio(server: MCPServer) -> None:
                         await write_stream.send(outgoing)
                         if isinstance(outgoing.message, types.JSONRPCResponse | types.JSONRPCError):
                             pending.discard(outgoing.message.id)
+                            after_first_answer()
 
             async with anyio.create_task_group() as tg:
                 # the reader stops with the SDK; the writer once it wrote every answer
@@ -1905,15 +1932,19 @@ def serve(
     does not wait, it ends the process with ``os._exit``)."""
     tools = KenningTools(project_dir)
     server = build_server(tools)
-    warmer: threading.Thread | None = None
-    if warm:
-        warmer = threading.Thread(target=tools.warm_up, name="kenning-warm-up", daemon=True)
-        warmer.start()
+    warmer = threading.Thread(target=tools.warm_up, name="kenning-warm-up", daemon=True)
+
+    def after_first_answer() -> None:
+        # not before: the warm-up (the store's code, numpy, onnxruntime) would hold the GIL
+        # for part of the time the client waits for its answer to initialize
+        if warm and warmer.ident is None:
+            warmer.start()
+
     try:
-        anyio.run(_serve_stdio, server)
+        anyio.run(_serve_stdio, server, after_first_answer)
     finally:
         tools.close()
-        if warmer is not None and wait_for_warm_up:
+        if warmer.ident is not None and wait_for_warm_up:
             warmer.join(WARM_UP_JOIN_S)
 
 

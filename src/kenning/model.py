@@ -32,6 +32,9 @@ COLLECTION_PURPOSE: Mapping[str, str] = {
     "discussions": "WHY things were decided",
 }
 
+#: The type of a note stored without one.
+DEFAULT_TYPE = "context"
+
 TYPE_TO_COLLECTION: Mapping[str, str] = {
     t: collection for collection, types in COLLECTIONS.items() for t in types
 }

@@ -31,6 +31,7 @@ from .fingerprint_renewal import (
 )
 from .model import (
     DEDUP_CHECK_FAILED,
+    DEFAULT_TYPE,
     EDITED_AT,
     NEAR_DUPLICATE,
     REJECTED,
@@ -53,7 +54,6 @@ from .store_base import _check_text, check_list_of, check_not_only_credentials
 from .store_read import StoreReads, _error_fingerprint_of, _fingerprint_now
 from .vectors import vector_problem
 
-DEFAULT_TYPE = "context"
 log = logging.getLogger("kenning")
 #: Raw input longer than this is refused before normalisation and redaction (which are
 #: linear but not free on megabytes of text).

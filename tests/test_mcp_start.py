@@ -1,0 +1,109 @@
+"""``kenning mcp``'s start (issue 15: Claude Code, Codex and Cursor start it at every
+session): the SDK and the tools' descriptions before the first answer, the store's code and
+the model after it, the model only where a tool will need it. Each test runs a fresh
+interpreter: this one has imported everything already."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kenning import open_store
+
+from .conftest import make_repo
+
+
+def run_python(code: str, *args: str) -> object:
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def test_the_server_is_built_without_the_store_s_code() -> None:
+    """The store's code (numpy with it, ~0.1 CPU-s) is the first tool call's or the
+    warm-up's, not the first answer's."""
+    code = (
+        "import json, sys\n"
+        "import kenning.mcp_server as s\n"
+        "s.build_server(s.KenningTools(None))\n"
+        "heavy = ('kenning.store', 'kenning.backends.base', 'numpy', 'onnxruntime')\n"
+        "print(json.dumps([m for m in heavy if m in sys.modules]))\n"
+    )
+    assert run_python(code) == []
+
+
+def test_the_warm_up_loads_the_model_only_for_a_project_with_a_store(tmp_path: Path) -> None:
+    """Without a store a read answers empty results without the model: a session that stores
+    nothing never loads it (the first hooks_remember does)."""
+    bare = make_repo(tmp_path / "bare")
+    kept = make_repo(tmp_path / "kept")
+    (tmp_path / "no-checkout").mkdir()
+    open_store(cwd=kept).close()  # the store's file, no note
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from kenning.mcp_server import KenningTools\n"
+        "loaded = []\n"
+        "for folder in sys.argv[1:]:\n"
+        "    KenningTools(Path(folder)).warm_up()\n"
+        "    loaded.append('onnxruntime' in sys.modules)\n"
+        "print(json.dumps(loaded))\n"
+    )
+    assert run_python(code, str(bare), str(tmp_path / "no-checkout"), str(kept)) == [
+        False,
+        False,
+        True,
+    ]
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/<pid>/maps")
+def test_a_server_in_a_project_with_a_store_warms_the_model_after_its_first_answer(
+    tmp_path: Path,
+) -> None:
+    """The warm-up still runs, in the background, once ``initialize`` is answered: the
+    first recall does not wait for the model to load."""
+    project = make_repo(tmp_path / "proj")
+    open_store(cwd=project).close()
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kenning", "mcp"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    maps = Path(f"/proc/{proc.pid}/maps")
+    try:
+        proc.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        deadline = time.monotonic() + 60
+        while "onnxruntime" not in maps.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "onnxruntime" in maps.read_text(), "no model warm-up after the first answer"
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
