@@ -6,6 +6,12 @@
 * **MCP**: round trip of ``hooks_recall`` through the official SDK's stdio client to a warm
   ``kenning mcp`` server (warm-up calls excluded), against the same recall run in-process
   (embed + search + protocol, no transport); plus the cold start (spawn → first answer).
+* **MCP server start** (what Claude Code, Codex and Cursor pay at every session): a
+  ``kenning mcp`` process spawned, sent ``initialize`` over its pipes as JSON-RPC lines, and
+  timed to its answer (wall), then closed; the process's CPU (user + sys, from ``wait4``) to
+  its exit. Against a bare ``python -c "import mcp"`` process (the SDK's import alone, a
+  floor no server on the SDK goes under), timed to a line it prints once imported, in the
+  same run, runs alternating.
 
 Both run against one store of ``--memories`` memories, filled like ``bench/recall.py``:
 real MiniLM vectors for a sample of notes, then those vectors perturbed and renormalised
@@ -172,6 +178,89 @@ def session_start_in_process(root: Path, runs: int = 30) -> dict[str, Any]:
     }
 
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
+}
+
+
+def _cpu_to_exit(proc: subprocess.Popen[bytes]) -> float:
+    """The user + sys CPU seconds of ``proc``, once it exits."""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime
+
+
+def first_answer(root: Path) -> tuple[float, float]:
+    """Spawn ``kenning mcp`` in ``root``; the seconds from spawn to its answer to
+    ``initialize``, and the process's CPU seconds once it exits (stdin closed at once)."""
+    spawned = time.perf_counter()
+    proc = subprocess.Popen(
+        [*kenning_command(), "mcp"],
+        cwd=root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    elapsed = time.perf_counter() - spawned
+    proc.stdin.close()
+    cpu = _cpu_to_exit(proc)
+    if answer.get("id") != 1 or "result" not in answer:
+        raise SystemExit(f"kenning mcp did not answer initialize: {answer}")
+    return elapsed, cpu
+
+
+def bare_import() -> tuple[float, float]:
+    """A ``python -c "import mcp"`` process: seconds from spawn to the line it prints once
+    the SDK is imported (as the server's answer is timed: not its exit), and its CPU."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import mcp; print('imported', flush=True)"],
+        stdout=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    elapsed = time.perf_counter() - started
+    cpu = _cpu_to_exit(proc)
+    if proc.returncode != 0 or line != b"imported\n":
+        raise SystemExit(f'python -c "import mcp" failed: {proc.returncode}')
+    return elapsed, cpu
+
+
+def server_start_runs(root: Path, runs: int) -> dict[str, Any]:
+    """:func:`first_answer` against :func:`bare_import`, alternating (one untimed of each
+    first when timing more than one: the OS file cache)."""
+    if runs > 1:
+        first_answer(root)
+        bare_import()
+    server: list[tuple[float, float]] = []
+    bare: list[tuple[float, float]] = []
+    for _ in range(runs):
+        server.append(first_answer(root))
+        bare.append(bare_import())
+    out = {
+        "first_answer_s": summary([s for s, _ in server]),
+        "server_cpu_s": summary([c for _, c in server]),
+        "bare_import_mcp_s": summary([s for s, _ in bare]),
+        "bare_import_mcp_cpu_s": summary([c for _, c in bare]),
+    }
+    out["first_answer_vs_import_mcp"] = (
+        out["first_answer_s"]["p50"] / out["bare_import_mcp_s"]["p50"]
+    )
+    out["cpu_vs_import_mcp"] = out["server_cpu_s"]["p50"] / out["bare_import_mcp_cpu_s"]["p50"]
+    return out
+
+
 async def _mcp(root: Path, queries: list[str]) -> dict[str, Any]:
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
@@ -235,10 +324,36 @@ def run(
         out["store"] = fill(root, memories, sample)
         out["hook"] = hook_runs(root, hook_runs_n)
         out["session_start_in_process"] = session_start_in_process(root, session_runs)
+        out["server_start"] = server_start_runs(root, hook_runs_n)
         out["mcp"] = anyio.run(_mcp, root, qs)
         out["in_process_recall_ms"] = summary_ms = in_process(root, qs)
         out["mcp_vs_in_process_ratio"] = out["mcp"]["hooks_recall_ms"]["p50"] / summary_ms["p50"]
     return out
+
+
+def _server_start_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+    """The server start's two rows (none in a result written before they were measured)."""
+    start = r.get("server_start")
+    if start is None:
+        return []
+    wall, cpu = start["first_answer_s"], start["server_cpu_s"]
+    bare, bare_cpu = start["bare_import_mcp_s"], start["bare_import_mcp_cpu_s"]
+    return [
+        (
+            "MCP server: first answer after start s",
+            f"{wall['p50']:.3f} ({wall['min']:.3f}–{wall['max']:.3f})",
+            f'{bare["p50"]:.3f} (python -c "import mcp")',
+            f"{start['first_answer_vs_import_mcp']:.2f}",
+            "",
+        ),
+        (
+            "  its process's CPU s (user+sys)",
+            f"{cpu['p50']:.3f} ({cpu['min']:.3f}–{cpu['max']:.3f})",
+            f'{bare_cpu["p50"]:.3f} (python -c "import mcp")',
+            f"{start['cpu_vs_import_mcp']:.2f}",
+            "",
+        ),
+    ]
 
 
 def table(r: dict[str, Any]) -> str:
@@ -286,6 +401,7 @@ def table(r: dict[str, Any]) -> str:
             f"{r['mcp_vs_in_process_ratio']:.2f}",
             f"≤ {TARGET_MCP_MS:g} ms",
         ),
+        *_server_start_rows(r),
         (
             "MCP spawn → first hooks_recall s",
             f"{mcp['first_recall_after_spawn_s']:.3f}",

@@ -37,7 +37,7 @@ KEYS = {
         "cold_cli_recall_s",
         "disk",
     },
-    "mcp-smoke.json": {"machine", "hook", "mcp", "in_process_recall_ms"},
+    "mcp-smoke.json": {"machine", "hook", "server_start", "mcp", "in_process_recall_ms"},
     "scale-smoke.json": {"machine", "sizes"},
     "scaling-smoke.json": {"machine", "sizes", "queries"},
     "peer-smoke.json": {"machine", "sets", "systems", "ratios", "versions"},
