@@ -1439,6 +1439,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     # setters wrapped before their value, never given one (qa79 F2): runs of spaces and a
     # line break, comments never closed
     "setter_gaps": _repeat(".setPassword(\n" + " " * 300 + "\n;setToken( /* a " + " " * 200),
+    # Kotlin DSL's password( with its value alone and ')' never closing it (red13)
+    "dsl_closing_lines": _repeat('\npassword(\n  "a" ,\n' + " " * 300 + "\n x)"),
     "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
@@ -6579,4 +6581,41 @@ def test_a_secret_given_to_a_setter_on_the_next_line_is_redacted(text: str, secr
     ],
 )
 def test_a_setter_given_no_secret_on_the_next_line_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # Kotlin DSL's password( with its value alone on the next line and ')' on the one
+        # after, with or without a trailing comma
+        ('password(\n    "Xq7vR2pLk9mZ"\n)', "Xq7vR2pLk9mZ"),
+        ('password(\n    "Xq7vR2pLk9mZ",\n)', "Xq7vR2pLk9mZ"),
+        (f'credentials {{\n    username("app")\n    password(\n        "{_S}"\n    )\n}}', _S),
+        (f"credentials {{\r\n\tpassword(\r\n\t\t'{_S}',\r\n\t)\r\n}}", _S),
+    ],
+)
+def test_a_dsl_password_alone_on_its_line_before_a_closing_line_is_redacted(
+    text: str, secret: str
+) -> None:
+    """red13 (1): Kotlin DSL's ``password(`` / ``"…"`` / ``)`` was kept in clear, the value
+    read as alone on its line only when ')' followed it there (``.password(`` after a dot
+    was redacted already)."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password(\n    getenv("DB_PASSWORD")\n)',
+        'hashed = password(\n    "hunter2"\n)',
+        'token(\n    "IDENT"\n)',
+        'password(\n    "Enter your password: "\n)',
+        # words after the closing ')': a function's call, not a DSL's setting
+        'password(\n    "hunter2"\n).also { check(it) }',
+    ],
+)
+def test_a_dsl_call_given_no_secret_before_a_closing_line_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})

@@ -1508,11 +1508,13 @@ _SECRET_SETTER = lazy(
 #: an object's own ``setPassword("…");``, Kotlin's ``ds.apply { setPassword("…") }``), and
 #: Kotlin DSL's builder function named after the secret alone on its line (Gradle's and
 #: Ktor's ``credentials {`` then ``password("…")``: ``alone``; lower case, a password's
-#: word and no words after it; ``hashed = password("…")`` is a function's call).
+#: word and no words after it; ``hashed = password("…")`` is a function's call). A value
+#: alone on its line is alone so too when ')' closes the call on the next (a formatter's
+#: ``password(`` / ``"…"`` / ``)``, a trailing comma before the line break as Kotlin's).
 _BARE_SECRET_SETTER = lazy(
     r"(?:^|(?<=[;{}]))[ \t]{0,64}(?:(?P<set>set|with)_?[A-Za-z0-9_]{0,40}|(?-i:(?=[a-z])))"
     rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\({_SETTER_GAP}(?:{_QUOTED_VALUE})"
-    r"(?P<alone>[ \t]*\)[ \t]*;?[ \t]*(?:\r?$|\}))?",
+    r"(?P<alone>[ \t]*(?:,?[ \t]*\r?\n[ \t]{0,256})?\)[ \t]*;?[ \t]*(?:\r?$|\}))?",
     re.IGNORECASE | re.MULTILINE,
 )
 #: A map built of pairs, a key and its value: Java's ``Map.of(k, v, …)``, Guava's
