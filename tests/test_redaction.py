@@ -1441,6 +1441,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "setter_gaps": _repeat(".setPassword(\n" + " " * 300 + "\n;setToken( /* a " + " " * 200),
     # Kotlin DSL's password( with its value alone and ')' never closing it (red13)
     "dsl_closing_lines": _repeat('\npassword(\n  "a" ,\n' + " " * 300 + "\n x)"),
+    # setters before a comment line never followed by a value (red13)
+    "setter_comment_lines": _repeat(".setPassword( // a " + "b" * 70 + "\n" + " " * 250 + "\n#"),
     "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
@@ -6618,4 +6620,42 @@ def test_a_dsl_password_alone_on_its_line_before_a_closing_line_is_redacted(
     ],
 )
 def test_a_dsl_call_given_no_secret_before_a_closing_line_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('ds.setPassword(\n    // prod\n    "Xq7vR2pLk9mZ");', "Xq7vR2pLk9mZ"),
+        ('ds.setPassword( // prod, rotated 2024-05\n    "Xq7vR2pLk9mZ");', "Xq7vR2pLk9mZ"),
+        (f'client.set_password(\n    # the staging one\n    "{_S}"\n)', _S),
+        (f'builder.withToken(\r\n\t// from the vault\r\n\t"{_S}")', _S),
+        (f'setPassword(\n    // prod\n    "{_S}");', _S),
+        (f'credentials {{\n    password(\n        // prod\n        "{_S}"\n    )\n}}', _S),
+    ],
+)
+def test_a_secret_given_to_a_setter_after_a_comment_line_is_redacted(
+    text: str, secret: str
+) -> None:
+    """red13 (2): a ``//`` or ``#`` comment line between a setter's '(' and its string kept
+    the string in clear (a ``/* … */`` comment was read, qa79 F2)."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a variable, a lookup, a prompt after the comment; a blank line after it
+        "ds.setPassword(\n    // prod\n    password);",
+        'ds.setPassword(\n    // prod\n    System.getenv("DB_PASSWORD"));',
+        'ds.setPassword(\n    // prod\n    "Enter your password");',
+        'ds.setPassword(\n    // prod\n\n    "Xq7vR2pLk9mZ");',
+        # a comment too long to be a note before the value (more than 80 characters)
+        "ds.setPassword(\n    // " + "x" * 90 + '\n    "Xq7vR2pLk9mZ");',
+        'lexer.token(\n    # the next one\n    "IDENT")',
+    ],
+)
+def test_a_setter_given_no_secret_after_a_comment_line_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})

@@ -1495,8 +1495,13 @@ _CALL_NAME = lazy(r"[A-Za-z_$][\w$]{0,63}[ \t]*$")
 #: no setter (``check_password``, ``hashPassword``, ``getToken``), nor are words after it
 #: other than which secret it is (``.token_count(…)``, ``.passwordEncoder(…)``). The value
 #: may start the next line, as a formatter wraps a long call, and follow a ``/* … */``
-#: comment of one line (_SETTER_GAP; a blank line between them ends the call).
-_SETTER_GAP = rf"{_ARGUMENT_GAP}(?:/\*[^*\r\n]{{0,80}}\*/{_ARGUMENT_GAP})?"
+#: comment of one line (_SETTER_GAP; a blank line between them ends the call) or a ``//`` or
+#: ``#`` comment of up to 80 characters ending its line (``setPassword(`` then ``// prod``
+#: on its own line, then the string).
+_SETTER_GAP = (
+    rf"{_ARGUMENT_GAP}(?:/\*[^*\r\n]{{0,80}}\*/{_ARGUMENT_GAP}"
+    r"|(?://|#)[^\r\n]{0,80}\r?\n[ \t]{0,256})?"
+)
 _SECRET_SETTER = lazy(
     r"\.(?:(?P<set>set|with)_?[A-Za-z0-9_]{0,40}"
     r"|(?-i:(?=[a-z])(?:(?:access|refresh|id|auth|bearer|client|app|admin|root|db|user|master"
