@@ -1443,6 +1443,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "dsl_closing_lines": _repeat('\npassword(\n  "a" ,\n' + " " * 300 + "\n x)"),
     # setters before a comment line never followed by a value (red13)
     "setter_comment_lines": _repeat(".setPassword( // a " + "b" * 70 + "\n" + " " * 250 + "\n#"),
+    # string prefixes before no quote, and f-strings of fields (red13)
+    "string_prefixes": _repeat(".setPassword(rb .setToken(f\"{a}b\" ;setPassword(\n  u'x y' "),
     "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
@@ -6658,4 +6660,41 @@ def test_a_secret_given_to_a_setter_after_a_comment_line_is_redacted(
     ],
 )
 def test_a_setter_given_no_secret_after_a_comment_line_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('ds.setPassword(f"Xq7vR2pLk9mZ")', "Xq7vR2pLk9mZ"),
+        ('client.setToken(b"Xq7vR2pLk9mZ")', "Xq7vR2pLk9mZ"),
+        ("ds.setPassword(r'Xq7vR2pLk9mZ')", "Xq7vR2pLk9mZ"),
+        (f'user.set_password(u"{_S}")', _S),
+        (f'conn.with_token(rb"{_S}")', _S),
+        (f'setPassword(\n    F"{_S}");', _S),
+        (f'os.environ.setdefault("DB_PASSWORD", b"{_S}")', _S),
+    ],
+)
+def test_a_secret_given_to_a_setter_with_a_string_prefix_is_redacted(
+    text: str, secret: str
+) -> None:
+    """red13 (3): a string's prefix (Python's f, b, r, u, rb) before a setter's or a call's
+    value kept it in clear; ``password = b"…"`` was redacted already."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'setPassword(f"{pw}")',
+        'ds.setPassword(f"{prefix}-{suffix}")',
+        'ds.setPassword(f"prod-{suffix}")',
+        'os.environ.setdefault("DB_PASSWORD", f"{host_pw}")',
+        'ds.setPassword(b"Enter your password: ")',
+        "setPassword(password)",
+    ],
+)
+def test_a_setter_given_an_expression_with_a_string_prefix_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})

@@ -1472,12 +1472,16 @@ def _find_command_keys(text: str, lower: str) -> Iterator[_Hit]:
 #: ``"db.password.file"`` names a setting, a file), the value the next argument or the last; an
 #: argument may start a line of its own (``Map.of(`` then ``"password", "…"`` below it).
 _ARGUMENT_GAP = r"[ \t]{0,256}(?:\r?\n[ \t]{0,256})?"
+#: A string's prefix before its quote, Python's (``b"…"``, ``r"…"``, ``f"…"``, ``rb"…"``,
+#: ``u"…"``): the value is the string's (an f-string holding a field, ``f"{pw}"``, is an
+#: expression: :func:`_formatted`).
+_STRING_PREFIX = r"(?:[rR][bBfF]?|[bBfF][rR]?|[uU])"
 _ARGUMENT_GAP_LENGTH = 514
 _KEY_RUN = lazy(r"[A-Za-z0-9_.\-]*")
 _SECRET_ARGUMENT = lazy(
     rf"(?P<open>[(,]){_ARGUMENT_GAP}(?P<q>[\"'])(?P<name>[A-Za-z0-9_.\-]{{0,64}}"
     rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?)(?P=q)[ \t]*,{_ARGUMENT_GAP}"
-    rf"(?:{_QUOTED_VALUE})(?P<after>{_ARGUMENT_GAP}[,)])",
+    rf"(?P<prefix>{_STRING_PREFIX})?(?:{_QUOTED_VALUE})(?P<after>{_ARGUMENT_GAP}[,)])",
     re.IGNORECASE,
 )
 #: A call whose name says it sets what its arguments name: ``put``, ``set``, ``setProperty``,
@@ -1506,7 +1510,8 @@ _SECRET_SETTER = lazy(
     r"\.(?:(?P<set>set|with)_?[A-Za-z0-9_]{0,40}"
     r"|(?-i:(?=[a-z])(?:(?:access|refresh|id|auth|bearer|client|app|admin|root|db|user|master"
     r"|private|session|service|personal|oauth)(?:_|(?=[A-Z])))?))"
-    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\({_SETTER_GAP}(?:{_QUOTED_VALUE})",
+    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\({_SETTER_GAP}"
+    rf"(?P<prefix>{_STRING_PREFIX})?(?:{_QUOTED_VALUE})",
     re.IGNORECASE,
 )
 #: The same setter called bare, at a statement's start (a line's, or after ';', '{' or '}':
@@ -1518,7 +1523,8 @@ _SECRET_SETTER = lazy(
 #: ``password(`` / ``"…"`` / ``)``, a trailing comma before the line break as Kotlin's).
 _BARE_SECRET_SETTER = lazy(
     r"(?:^|(?<=[;{}]))[ \t]{0,64}(?:(?P<set>set|with)_?[A-Za-z0-9_]{0,40}|(?-i:(?=[a-z])))"
-    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\({_SETTER_GAP}(?:{_QUOTED_VALUE})"
+    rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\({_SETTER_GAP}"
+    rf"(?P<prefix>{_STRING_PREFIX})?(?:{_QUOTED_VALUE})"
     r"(?P<alone>[ \t]*(?:,?[ \t]*\r?\n[ \t]{0,256})?\)[ \t]*;?[ \t]*(?:\r?$|\}))?",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -1558,7 +1564,7 @@ def _argument_holds_secret(m: re.Match[str], name: str, value: str, setter: bool
     ``getString("token", "default")``), and a tuple's "password" may be the password
     itself, the host after it (urllib's tests: ``('http', 'joe', 'password',
     'proxy.example.com:3128')``)."""
-    if value.endswith(":"):
+    if value.endswith(":") or _formatted(m, value):
         return False
     if any(c.isspace() for c in value) and not (setter and _passphrase(value)):
         return False
@@ -1572,6 +1578,13 @@ def _argument_holds_secret(m: re.Match[str], name: str, value: str, setter: bool
     ):
         return False
     return setter or (_looks_random(value) and _said_secret(m.group("word"), value))
+
+
+def _formatted(m: re.Match[str], value: str) -> bool:
+    """``value``, the string of ``m`` (its ``prefix`` group, :data:`_STRING_PREFIX`), is an
+    f-string holding a field (``f"{pw}"``, ``f"{user}-{suffix}"``): an expression."""
+    prefix = m.groupdict().get("prefix")
+    return prefix is not None and "f" in prefix.lower() and "{" in value
 
 
 def _passphrase(value: str) -> bool:
