@@ -1445,6 +1445,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "setter_comment_lines": _repeat(".setPassword( // a " + "b" * 70 + "\n" + " " * 250 + "\n#"),
     # string prefixes before no quote, and f-strings of fields (red13)
     "string_prefixes": _repeat(".setPassword(rb .setToken(f\"{a}b\" ;setPassword(\n  u'x y' "),
+    # hashing calls given no string, or one never closed (red13)
+    "hashing_calls": _repeat("make_password( bcrypt.hash(\n x hashpw(b\"a b hash_password('c' "),
     "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
@@ -6697,4 +6699,50 @@ def test_a_secret_given_to_a_setter_with_a_string_prefix_is_redacted(
     ],
 )
 def test_a_setter_given_an_expression_with_a_string_prefix_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('user.password = make_password("Xq7vR2pLk9mZ")', "Xq7vR2pLk9mZ"),
+        ('hashed = hash_password("Xq7vR2pLk9mZ")', "Xq7vR2pLk9mZ"),
+        ('hashed = bcrypt.hashpw(b"Xq7vR2pLk9mZ", bcrypt.gensalt())', "Xq7vR2pLk9mZ"),
+        (f'from bcrypt import hashpw\nh = hashpw(b"{_S}", salt)', _S),
+        (f'pw_hash = generate_password_hash("{_S}")', _S),
+        (f'$hash = password_hash("{_S}", PASSWORD_DEFAULT);', _S),
+        (f"const hash = await bcrypt.hash('{_S}', 10);", _S),
+        (f'String h = encoder.hashPassword(\n    "{_S}");', _S),
+        (f'admin.password = hashers.make_password("{_S}")', _S),
+        ('make_password("correct horse battery staple")', "correct horse battery staple"),
+        # digits alone: no count where only a password stands
+        ("const h = await bcrypt.hash('867304', salt);", "867304"),
+    ],
+)
+def test_a_secret_given_to_a_hashing_call_is_redacted(text: str, secret: str) -> None:
+    """red13 (4): a password given in clear to a hashing call (Django's make_password, an
+    app's hash_password, bcrypt's hashpw, Werkzeug's generate_password_hash, PHP's
+    password_hash) was kept, the call named by a verb before the secret's word."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "make_password(raw)",
+        "user.password = make_password(None)",
+        'user.password = make_password(None, hasher="unsalted_md5")',
+        "hashed = hash_password(password)",
+        "bcrypt.hashpw(password.encode(), bcrypt.gensalt())",
+        'bcrypt.hashpw(f"{pw}".encode(), salt)',
+        'make_password("Enter your password")',
+        'hashed = hash_password("")',
+        # a verb that checks one, not a hashing call; a hash's name
+        "assert user.check_password(password)",
+        'password_hash = "pbkdf2_sha256"',
+    ],
+)
+def test_a_hashing_call_given_no_secret_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})

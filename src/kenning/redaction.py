@@ -1044,7 +1044,7 @@ _RARE_STEMS = ("identified", "masterauth", "openssl", "mongo", "ldap", "setx", "
                "user add", "bundle", "cqlsh", "ipmitool", "racadm", "twine", "rabbitmqadmin",
                "vsql", "bcp", "schtasks", "snmp", "connect to", "cargo", "vault", "snyk",
                "ngrok", "bw ", "mkpasswd", "put-parameter", "obscure",
-               "encrypt_string")  # fmt: skip
+               "encrypt_string", "bcrypt.")  # fmt: skip
 #: The tools _TOOL_PASSWORD knows (its scan, an alternation at every position, runs only in a
 #: note that names one of them).
 _TOOLS = ("mysql", "mariadb", "sshpass", "docker", "podman", "redis-cli", "secret", "openssl",
@@ -1528,6 +1528,18 @@ _BARE_SECRET_SETTER = lazy(
     r"(?P<alone>[ \t]*(?:,?[ \t]*\r?\n[ \t]{0,256})?\)[ \t]*;?[ \t]*(?:\r?$|\}))?",
     re.IGNORECASE | re.MULTILINE,
 )
+#: A password given to a hashing call, its first argument a string: Django's
+#: ``make_password("…")``, an app's ``hash_password("…")`` or ``hashPassword``, Werkzeug's
+#: ``generate_password_hash("…")``, PHP's ``password_hash("…", PASSWORD_DEFAULT)``,
+#: bcrypt's ``hashpw(b"…", gensalt())`` and Node's ``bcrypt.hash("…", 10)``/``hashSync``:
+#: the password in clear, as a setter's (a variable, ``make_password(raw)``, is kept; a
+#: verb that checks one, ``check_password("…")``, is no hashing call).
+_HASHING_CALL = lazy(
+    r"(?<![\w$])(?:bcrypt\.(?:hashpw|hash|hashSync)|hashpw"
+    r"|(?:make|hash|encrypt|encode)_?password(?:_?hash)?|generate_password_hash|password_hash)"
+    rf"[ \t]*\({_SETTER_GAP}(?P<prefix>{_STRING_PREFIX})?(?:{_QUOTED_VALUE})(?=[ \t]*[,)])",
+    re.IGNORECASE,
+)
 #: A map built of pairs, a key and its value: Java's ``Map.of(k, v, …)``, Guava's
 #: ``ImmutableMap.of``, Kotlin's ``mapOf(k to v, …)``; a pair whose key is exactly a
 #: secret's word takes any string of one word, as a JSON pair does, but a message (a
@@ -1551,7 +1563,9 @@ _PHRASE_END = ":?.!…"
 _PROMPT_WORDS = frozenset({"enter", "type", "paste", "please", "your", "the", "new", "confirm"})
 
 
-def _argument_holds_secret(m: re.Match[str], name: str, value: str, setter: bool) -> bool:
+def _argument_holds_secret(
+    m: re.Match[str], name: str, value: str, setter: bool, digits: bool = False
+) -> bool:
     """``value``, a string given to a call after ``name`` or to a setter named ``name``
     (``m``: _SECRET_ARGUMENT's or _SECRET_SETTER's match), is the secret: never a prompt, a
     label or a message (a space in it, or a colon ending it: "Enter your password", "New
@@ -1563,7 +1577,8 @@ def _argument_holds_secret(m: re.Match[str], name: str, value: str, setter: bool
     ``get("Credentials", "gs_host")``, ``translate("password", "Passwort")``,
     ``getString("token", "default")``), and a tuple's "password" may be the password
     itself, the host after it (urllib's tests: ``('http', 'joe', 'password',
-    'proxy.example.com:3128')``)."""
+    'proxy.example.com:3128')``). Given ``digits``, where only a password can stand (a
+    hashing call's argument), a string of digits is one, no count."""
     if value.endswith(":") or _formatted(m, value):
         return False
     if any(c.isspace() for c in value) and not (setter and _passphrase(value)):
@@ -1573,7 +1588,7 @@ def _argument_holds_secret(m: re.Match[str], name: str, value: str, setter: bool
         or _names_a_kind(name, value)
         or _PATH.fullmatch(value)
         or _FILE_NAME.fullmatch(value)
-        or _COUNT_OR_FLAG.fullmatch(value)
+        or (_COUNT_OR_FLAG.fullmatch(value) and not (digits and value.isdigit()))
         or not _qualified_name_holds(m, value)
     ):
         return False
@@ -1664,6 +1679,10 @@ def _find_secret_calls(
             yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
     if "Map.of" in text or "apOf" in text:
         yield from _find_map_pairs(text)
+    for m in _hashing_calls(text, lower, stem_places):
+        group = "dq" if m.group("dq") is not None else "sq"
+        if _argument_holds_secret(m, "password", m.group(group), True, digits=True):
+            yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
 
 
 def _bare_secret_setters(
@@ -1688,6 +1707,35 @@ def _bare_secret_setters(
         if start and text[start - 1] not in "\n;{}":
             continue
         m = _BARE_SECRET_SETTER.match(text, start)
+        if m is not None:
+            done = m.end()
+            yield m
+
+
+def _hashing_calls(text: str, lower: str, stem_places: list[int] | None) -> Iterator[re.Match[str]]:
+    """``_HASHING_CALL.finditer(text)``, tried only at the start of a word holding a stem of
+    a secret's word (``make_password``, ``hashpw``: "pass", "pw") and at ``bcrypt.``."""
+    starts = []
+    for place in _stem_places(text, lower) if stem_places is None else stem_places:
+        if not lower.startswith(("pass", "pw"), place):
+            continue  # (a key's, a token's, a secret's stem names no hashing call)
+        word = place
+        while (
+            word > 0 and place - word < 24 and (text[word - 1].isalnum() or text[word - 1] == "_")
+        ):
+            word -= 1
+        starts.append(word)
+    at = lower.find("bcrypt.")
+    if at >= 0:
+        while at >= 0:
+            starts.append(at)
+            at = lower.find("bcrypt.", at + 7)
+        starts.sort()
+    done = 0
+    for start in starts:
+        if start < done:
+            continue
+        m = _HASHING_CALL.match(text, start)
         if m is not None:
             done = m.end()
             yield m
