@@ -1447,6 +1447,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "string_prefixes": _repeat(".setPassword(rb .setToken(f\"{a}b\" ;setPassword(\n  u'x y' "),
     # hashing calls given no string, or one never closed (red13)
     "hashing_calls": _repeat("make_password( bcrypt.hash(\n x hashpw(b\"a b hash_password('c' "),
+    # initializer lists' members and commented options never closed (red13)
+    "initializer_lists": _repeat(': password("a b" , password(\n "x" #: token("y"), ::password('),
     "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
@@ -6745,4 +6747,45 @@ def test_a_secret_given_to_a_hashing_call_is_redacted(text: str, secret: str) ->
     ],
 )
 def test_a_hashing_call_given_no_secret_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a C++ constructor's initializer list
+        ('Conn::Conn() : password("Xq7vR2pLk9mZ"), user("bob") {}', "Xq7vR2pLk9mZ"),
+        (f'Client::Client()\n    : user_("app"),\n      password("{_S}") {{}}', _S),
+        (f'Db() : password("{_S}") {{ connect(); }}', _S),
+        # syslog-ng's option with a comment after it
+        ('    password("guest") # comment', "guest"),
+        (f'amqp(\n    username("app")\n    password("{_S}") // rotated\n);', _S),
+    ],
+)
+def test_a_password_in_an_initializer_list_or_before_a_comment_is_redacted(
+    text: str, secret: str
+) -> None:
+    """red13 (5): a C++ initializer list's ``: password("…"), user("bob")`` and syslog-ng's
+    ``password("guest") # comment`` kept the string in clear (Kotlin DSL's password("…")
+    was read at a statement's start, alone on its line)."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Conn::Conn() : password(password), user(user) {}",
+        'Lexer() : token("IDENT"), kind("x") {}',
+        'std::string s = Secrets::password("db");',
+        'check(user, password("hunter2"))',
+        '    password("Enter your password: ") # a prompt',
+        'hashed = password("hunter2") # a function',
+        'password("env.X", "credentialsJSON:0c3f")',
+    ],
+)
+def test_a_call_in_an_initializer_list_or_before_a_comment_given_no_secret_is_kept(
+    text: str,
+) -> None:
     assert redact_secrets(text) == (text, {})

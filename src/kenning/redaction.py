@@ -1518,14 +1518,18 @@ _SECRET_SETTER = lazy(
 #: an object's own ``setPassword("…");``, Kotlin's ``ds.apply { setPassword("…") }``), and
 #: Kotlin DSL's builder function named after the secret alone on its line (Gradle's and
 #: Ktor's ``credentials {`` then ``password("…")``: ``alone``; lower case, a password's
-#: word and no words after it; ``hashed = password("…")`` is a function's call). A value
+#: word and no words after it; ``hashed = password("…")`` is a function's call), or a
+#: member of a C++ constructor's initializer list (``: password("…"), user("bob") {``;
+#: after ':' or ',', a ',' or '{' after it) and a setting of syslog-ng's configuration
+#: with a comment after it (``password("guest") # …``). A value
 #: alone on its line is alone so too when ')' closes the call on the next (a formatter's
 #: ``password(`` / ``"…"`` / ``)``, a trailing comma before the line break as Kotlin's).
 _BARE_SECRET_SETTER = lazy(
-    r"(?:^|(?<=[;{}]))[ \t]{0,64}(?:(?P<set>set|with)_?[A-Za-z0-9_]{0,40}|(?-i:(?=[a-z])))"
+    r"(?:^|(?<=[;{},])|(?<=[^:]:))[ \t]{0,64}"
+    r"(?:(?P<set>set|with)_?[A-Za-z0-9_]{0,40}|(?-i:(?=[a-z])))"
     rf"(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?[ \t]*\({_SETTER_GAP}"
     rf"(?P<prefix>{_STRING_PREFIX})?(?:{_QUOTED_VALUE})"
-    r"(?P<alone>[ \t]*(?:,?[ \t]*\r?\n[ \t]{0,256})?\)[ \t]*;?[ \t]*(?:\r?$|\}))?",
+    r"(?P<alone>[ \t]*(?:,?[ \t]*\r?\n[ \t]{0,256})?\)[ \t]*;?[ \t]*(?:\r?$|[},{]|#|//))?",
     re.IGNORECASE | re.MULTILINE,
 )
 #: A password given to a hashing call, its first argument a string: Django's
@@ -1704,7 +1708,7 @@ def _bare_secret_setters(
         start = word
         while start > 0 and word - start < 64 and text[start - 1] in " \t":
             start -= 1
-        if start and text[start - 1] not in "\n;{}":
+        if start and (text[start - 1] not in "\n;{},:" or text[start - 2 : start] == "::"):
             continue
         m = _BARE_SECRET_SETTER.match(text, start)
         if m is not None:
