@@ -1449,6 +1449,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "hashing_calls": _repeat("make_password( bcrypt.hash(\n x hashpw(b\"a b hash_password('c' "),
     # initializer lists' members and commented options never closed (red13)
     "initializer_lists": _repeat(': password("a b" , password(\n "x" #: token("y"), ::password('),
+    # digits under a password's word, of every length (red13)
+    "password_digits": _repeat('Map.of("password", "1234", ".setPassword("12345" put("pwd", "1", '),
     "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
@@ -6788,4 +6790,39 @@ def test_a_password_in_an_initializer_list_or_before_a_comment_is_redacted(
 def test_a_call_in_an_initializer_list_or_before_a_comment_given_no_secret_is_kept(
     text: str,
 ) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('Map.of("password", "12345")', "12345"),
+        ('Map.of("user", "app", "password", "20240517")', "20240517"),
+        ('mapOf("passcode" to "4711")', "4711"),
+        ('props.put("password", "12345678")', "12345678"),
+        ('ds.setPassword("123456");', "123456"),
+        ('setPassword("123456");', "123456"),
+    ],
+)
+def test_digits_under_a_passwords_word_alone_are_redacted(text: str, secret: str) -> None:
+    """red13 (6): a string of digits under a key that is exactly a password's word was read
+    as a count and kept (``"password": "12345"`` in JSON was redacted)."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Map.of("password", "12")',
+        'Map.of("passwordLength", "1234")',
+        'props.put("password.min.length", "1234")',
+        'ds.setPasswordMinLength("1234");',
+        'Map.of("token", "3600")',
+        'client.setToken("3600");',
+        'props.put("password", "true")',
+    ],
+)
+def test_digits_under_a_setting_or_another_secrets_word_are_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})

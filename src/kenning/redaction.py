@@ -1567,6 +1567,17 @@ _PHRASE_END = ":?.!…"
 _PROMPT_WORDS = frozenset({"enter", "type", "paste", "please", "your", "the", "new", "confirm"})
 
 
+#: A password of digits alone, a PIN's 4 or more (:func:`_argument_holds_secret`).
+_PIN = lazy(r"\d{4,64}")
+
+
+def _pin_may_stand(m: re.Match[str]) -> bool:
+    """``m``'s name (a setter's, a call's argument's) is a password's word alone, no
+    setting about it (``setPassword``, ``"password"``; not ``setPasswordLength``,
+    ``"password.min.length"``): where a string of digits is the password, not a count."""
+    return not m.group("qual") and bool(_PASSWORD_KEY.search(m.group("word")))
+
+
 def _argument_holds_secret(
     m: re.Match[str], name: str, value: str, setter: bool, digits: bool = False
 ) -> bool:
@@ -1582,7 +1593,8 @@ def _argument_holds_secret(
     ``getString("token", "default")``), and a tuple's "password" may be the password
     itself, the host after it (urllib's tests: ``('http', 'joe', 'password',
     'proxy.example.com:3128')``). Given ``digits``, where only a password can stand (a
-    hashing call's argument), a string of digits is one, no count."""
+    hashing call's argument, a value set under a password's word alone: ``Map.of(
+    "password", "12345")``, ``setPassword("1234")``), 4 digits or more are one, no count."""
     if value.endswith(":") or _formatted(m, value):
         return False
     if any(c.isspace() for c in value) and not (setter and _passphrase(value)):
@@ -1592,7 +1604,7 @@ def _argument_holds_secret(
         or _names_a_kind(name, value)
         or _PATH.fullmatch(value)
         or _FILE_NAME.fullmatch(value)
-        or (_COUNT_OR_FLAG.fullmatch(value) and not (digits and value.isdigit()))
+        or (_COUNT_OR_FLAG.fullmatch(value) and not (digits and _PIN.fullmatch(value)))
         or not _qualified_name_holds(m, value)
     ):
         return False
@@ -1656,7 +1668,8 @@ def _find_secret_calls(
             if m.group("open") == "(" and m.group("after").strip() == ")":
                 call = _CALL_NAME.search(text, max(0, m.start() - 64), m.start())
                 setter = call is not None and bool(_SETTER_CALL.fullmatch(call.group().rstrip()))
-            if _argument_holds_secret(m, m.group("name"), m.group(group), setter):
+            pin = setter and m.group("name") == m.group("word") and _pin_may_stand(m)
+            if _argument_holds_secret(m, m.group("name"), m.group(group), setter, pin):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
     if "." in text:
         for m in _SECRET_SETTER.finditer(text):
@@ -1665,7 +1678,7 @@ def _find_secret_calls(
             if qualifier and not m.group("set") and not _says_which_secret(qualifier):
                 continue
             name = text[m.start() + 1 : m.end("qual") if qualifier else m.end("word")]
-            if _argument_holds_secret(m, name, m.group(group), True):
+            if _argument_holds_secret(m, name, m.group(group), True, _pin_may_stand(m)):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
     for m in _bare_secret_setters(text, lower, stem_places):
         group = "dq" if m.group("dq") is not None else "sq"
@@ -1679,7 +1692,7 @@ def _find_secret_calls(
         if qualifier and not m.group("set") and not _says_which_secret(qualifier):
             continue
         name = text[m.start("word") : m.end("qual") if qualifier else m.end("word")]
-        if _argument_holds_secret(m, name, m.group(group), True):
+        if _argument_holds_secret(m, name, m.group(group), True, _pin_may_stand(m)):
             yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
     if "Map.of" in text or "apOf" in text:
         yield from _find_map_pairs(text)
@@ -1766,7 +1779,7 @@ def _find_map_pairs(text: str) -> Iterator[_Hit]:
                 # "Kennwort"): a map pairs a name with them as often
                 and not any(c.isspace() for c in value)
                 and _SECRET_WORD_ALONE.fullmatch(value) is None
-                and _argument_holds_secret(key, name, value, True)
+                and _argument_holds_secret(key, name, value, True, bool(_PASSWORD_KEY.search(name)))
             ):
                 yield _Hit(p.start(group), p.end(group), "password_assignment", 1)
             if p.group("after").strip() == ")":
