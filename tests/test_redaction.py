@@ -1451,6 +1451,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "initializer_lists": _repeat(': password("a b" , password(\n "x" #: token("y"), ::password('),
     # digits under a password's word, of every length (red13)
     "password_digits": _repeat('Map.of("password", "1234", ".setPassword("12345" put("pwd", "1", '),
+    # values nested in their key's string, and concatenations (red13)
+    "nested_values": _repeat('echo "DB_PASSWORD="a"" "token="+b+"" \'KEY=\'c d\'\' "x="'),
     "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
@@ -6825,4 +6827,36 @@ def test_digits_under_a_passwords_word_alone_are_redacted(text: str, secret: str
     ],
 )
 def test_digits_under_a_setting_or_another_secrets_word_are_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('echo "DB_PASSWORD="Xq7vR2pLk9mZ""', "Xq7vR2pLk9mZ"),
+        ('echo "DB_PASSWORD="hunter2"" >> .env', "hunter2"),
+        (f"echo 'API_TOKEN='{_S}'' >> .env", _S),
+        (f'RUN echo "SECRET_KEY="{_S}"" > /app/.env', _S),
+    ],
+)
+def test_a_value_nested_in_the_string_of_its_key_is_redacted(text: str, secret: str) -> None:
+    """red13 (6): a shell's ``echo "DB_PASSWORD="…""`` kept the value in clear, read as a
+    label in its own quotes whose closing quote opens no value (qa79 F1's guard)."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'url = "https://x/?password="+pw+""',
+        'print("password="+pw+"")',
+        'log("token=" + token + "")',
+        'echo "DB_PASSWORD="${DB_PASSWORD}""',
+        'echo "password="$PW""',
+        'The CLI asks "Enter password:" and reads it with getpass("Password: ")',
+    ],
+)
+def test_a_label_or_an_expression_in_the_string_of_its_key_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})

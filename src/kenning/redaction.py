@@ -2361,6 +2361,26 @@ def _without_closing_brackets(value: str) -> str:
 _ESCAPED_SEPARATOR = lazy(r"\\+(?:u003|x3)([dDaA])")
 
 
+def _nested_in_its_string(text: str, m: re.Match[str]) -> bool:
+    """_ASSIGNMENT's quoted value (``m``'s ``dq`` or ``sq``) is nested in the string its key
+    is in: glued to the key's '=' and to that string's closing quote, one word (a shell's
+    ``echo "DB_PASSWORD="…"" >> .env``, whose inner quotes close and reopen the outer
+    string). Not a concatenation's operand (``"password="+pw+""``)."""
+    group = "dq" if m.group("dq") is not None else "sq"
+    quote = '"' if group == "dq" else "'"
+    start, end = m.start(group), m.end(group)
+    value = m.group(group)
+    return (
+        start >= 3
+        and text[start - 2 : start] == "=" + quote
+        and (text[start - 3].isalnum() or text[start - 3] == "_")
+        and text[end : end + 2] == quote * 2
+        and not any(c.isspace() for c in value)
+        and value[0] not in "+.,"
+        and value[-1] not in "+.,("
+    )
+
+
 def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = None) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     if "\\" in sep:  # '=' or ':' escaped: read as what it stands for
@@ -2428,7 +2448,12 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
     ):
         return None  # arn:aws:secretsmanager:…:secret:prod/db-AbCdEf names where a secret is
     opened = text[name_start - 1 : name_start] if name_start else ""
-    if not key_quoted and opened in ("'", '"') and m.group("sq" if opened == "'" else "dq"):
+    if (
+        not key_quoted
+        and opened in ("'", '"')
+        and m.group("sq" if opened == "'" else "dq")
+        and not _nested_in_its_string(text, m)
+    ):
         # a quoted phrase ending in the separator ('"Password:", "password …"', '"secret:"
         # and "api_key:"'): the quote after it closes the phrase, no value opens there (in
         # code and data a quote inside the same quotes would have ended the string)
@@ -2454,6 +2479,7 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
             any(c.isspace() for c in quoted)
             or not _said_secret(m.group("key"), quoted, _ends_clause(text, m.end(), True))
         )
+        and not _nested_in_its_string(text, m)
     ):
         # a label inside its own quotes, words before the key ('"Enter password:" and
         # reads it with getpass("Password: ")', "New password:" … "Confirm password:"):
