@@ -1453,6 +1453,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "password_digits": _repeat('Map.of("password", "1234", ".setPassword("12345" put("pwd", "1", '),
     # values nested in their key's string, and concatenations (red13)
     "nested_values": _repeat('echo "DB_PASSWORD="a"" "token="+b+"" \'KEY=\'c d\'\' "x="'),
+    # fields' types paired with a secret's name (red13, qa79 F4)
+    "schema_types": _repeat('put("password", "string" Map.of("password", "varchar", "token", '),
     "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
@@ -6860,3 +6862,31 @@ def test_a_value_nested_in_the_string_of_its_key_is_redacted(text: str, secret: 
 )
 def test_a_label_or_an_expression_in_the_string_of_its_key_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'fieldTypes.put("password", "string")',
+        'Map.of("user", "String", "password", "String")',
+        'columns.put("password_hash", "varchar")',
+        'schema.put("apiKey", "text")',
+        'ds.setPassword("string");',
+    ],
+)
+def test_a_fields_type_paired_with_a_secrets_name_is_kept(text: str) -> None:
+    """qa79 F4 (red13): a schema's or a form's map pairing a field's name with its type
+    (``fieldTypes.put("password", "string")``) had the type redacted as the password."""
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('props.put("password", "strings123")', "strings123"),
+        ('Map.of("password", "Integer9")', "Integer9"),
+    ],
+)
+def test_a_secret_holding_a_types_name_is_redacted(text: str, secret: str) -> None:
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out

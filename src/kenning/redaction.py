@@ -1567,6 +1567,13 @@ _PHRASE_END = ":?.!…"
 _PROMPT_WORDS = frozenset({"enter", "type", "paste", "please", "your", "the", "new", "confirm"})
 
 
+#: A field's type by name, as a schema's or a form's map pairs one with a field's name
+#: (``fieldTypes.put("password", "string")``, ``Map.of("password", "varchar")``): no secret.
+_SCHEMA_TYPE = lazy(
+    r"string|str|text|varchar|char|int|integer|long|number|float|double|decimal|bool|boolean"
+    r"|bytes|date|datetime|timestamp|object|array|json",
+    re.IGNORECASE,
+)
 #: A password of digits alone, a PIN's 4 or more (:func:`_argument_holds_secret`).
 _PIN = lazy(r"\d{4,64}")
 
@@ -1592,7 +1599,8 @@ def _argument_holds_secret(
     ``get("Credentials", "gs_host")``, ``translate("password", "Passwort")``,
     ``getString("token", "default")``), and a tuple's "password" may be the password
     itself, the host after it (urllib's tests: ``('http', 'joe', 'password',
-    'proxy.example.com:3128')``). Given ``digits``, where only a password can stand (a
+    'proxy.example.com:3128')``). A field's type by name is none (_SCHEMA_TYPE: a schema's
+    ``fieldTypes.put("password", "string")``). Given ``digits``, where only a password can stand (a
     hashing call's argument, a value set under a password's word alone: ``Map.of(
     "password", "12345")``, ``setPassword("1234")``), 4 digits or more are one, no count."""
     if value.endswith(":") or _formatted(m, value):
@@ -1605,6 +1613,7 @@ def _argument_holds_secret(
         or _PATH.fullmatch(value)
         or _FILE_NAME.fullmatch(value)
         or (_COUNT_OR_FLAG.fullmatch(value) and not (digits and _PIN.fullmatch(value)))
+        or _SCHEMA_TYPE.fullmatch(value)
         or not _qualified_name_holds(m, value)
     ):
         return False
