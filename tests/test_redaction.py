@@ -6890,3 +6890,22 @@ def test_a_fields_type_paired_with_a_secrets_name_is_kept(text: str) -> None:
 def test_a_secret_holding_a_types_name_is_redacted(text: str, secret: str) -> None:
     out, counts = redact_secrets(text)
     assert secret not in out and counts == {PA: 1}, out
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a builder's .password( after a dot, its value alone and a trailing comma
+        ('builder\n    .password(\n        "Xq7vR2pLk9mZ",\n    )', "Xq7vR2pLk9mZ"),
+        ('ds.setPassword(\n    "Xq7vR2pLk9mZ",\n);', "Xq7vR2pLk9mZ"),
+        # a passphrase of words in triple quotes
+        ('password = """correct horse battery staple"""', "correct horse battery staple"),
+        ("password = '''correct horse battery staple'''", "correct horse battery staple"),
+    ],
+)
+def test_a_secret_the_brief_found_redacted_already_stays_redacted(text: str, secret: str) -> None:
+    """red13's brief's shapes that were redacted already (its 1's after a dot, its 7): kept
+    so by a test."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
