@@ -1004,7 +1004,7 @@ def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path, mode: i
     assert "cannot be read (Permission denied); " + fix in by_hand.stderr, by_hand.stderr
     with open_store(cwd=root) as store:  # readable again: the next session re-seeds it
         assert "One writer only." not in of(store, "db")[0].content
-    assert session_start(root).returncode == 0
+    assert session_start_here(root).returncode == 0
     with open_store(cwd=root) as store:
         assert "One writer only." in of(store, "db")[0].content
 
@@ -1056,7 +1056,7 @@ def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path, mode: in
         (kept,) = of(store, "db")
         assert "One writer only." not in kept.content
         assert "Pin the registry in .npmrc." in of(store, "npm")[0].content
-    assert session_start(root).returncode == 0  # readable again, re-seeded
+    assert session_start_here(root).returncode == 0  # readable again, re-seeded
     with open_store(cwd=root) as store:
         assert "One writer only." in of(store, "db")[0].content
 
