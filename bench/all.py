@@ -448,13 +448,13 @@ def scaling_ann_point(root: Path, qs: list[str], argv: list[str], cold_runs: int
     """The store past the ANN threshold as a user meets it: the first recall starts the
     background build (and is exact); once ``memory.db.ann`` is in place, warm recall, the
     open store's RSS and the cold CLI again."""
-    from bench.mcp import in_process
+    from bench.mcp import in_process, warm_up_queries
     from kenning import open_store
 
     ann = root / ".kenning" / "memory.db.ann"
     t = time.perf_counter()
     with open_store(cwd=root, create=False) as store:
-        store.recall(qs[0])
+        store.recall(warm_up_queries(qs)[0])
     while not ann.exists():
         if time.perf_counter() - t > 3600:
             raise SystemExit("no ANN index after an hour: the builder failed")

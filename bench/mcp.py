@@ -261,6 +261,13 @@ def server_start_runs(root: Path, runs: int) -> dict[str, Any]:
     return out
 
 
+def warm_up_queries(queries: list[str]) -> list[str]:
+    """The warm-up calls' queries, none of them one of ``queries``: kenning remembers the
+    vector of a text embedded alone, so a timed query asked in the warm-up would skip the
+    model that a new query runs."""
+    return [f"{q} first" for q in queries[:5]]
+
+
 async def _mcp(root: Path, queries: list[str]) -> dict[str, Any]:
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
@@ -274,10 +281,11 @@ async def _mcp(root: Path, queries: list[str]) -> dict[str, Any]:
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         initialized = time.perf_counter() - spawned
-        first = await session.call_tool("hooks_recall", {"query": queries[0]})
+        warm = warm_up_queries(queries)
+        first = await session.call_tool("hooks_recall", {"query": warm[0]})
         first_answer = time.perf_counter() - spawned
         assert not first.is_error, first.content
-        for q in queries[:5]:  # warm-up, excluded
+        for q in warm:  # warm-up, excluded
             await session.call_tool("hooks_recall", {"query": q})
         ms: list[float] = []
         counts: list[int] = []
@@ -300,7 +308,7 @@ def in_process(root: Path, queries: list[str]) -> dict[str, Any]:
     from kenning import open_store
 
     with open_store(cwd=root, create=False) as store:
-        for q in queries[:5]:
+        for q in warm_up_queries(queries):
             store.recall(q)
         ms = []
         for q in queries:

@@ -208,6 +208,49 @@ def test_duplicates_in_one_batch(embedder: MiniLMEmbedder) -> None:
     assert cosines(vecs[:1], vecs[2:]).min() >= 0.99999
 
 
+def test_a_text_embedded_alone_again_is_not_run_through_the_model_again(
+    embedder: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recall embeds its query alone, and one query is asked again and again (``recall``
+    then ``recall --error``, the prompt hook's queries and fallbacks, an MCP server's
+    questions): each ran the model (~5-15 ms). A text embedded alone is remembered by its
+    digest: the same vector again, the model run once; the caller's array is its own. A
+    batch's rows (padded to its longest text) are not kept, and the oldest text goes first
+    past its ``remembered_vectors`` (none at 0). (The model's runs are counted on
+    onnxruntime's session, which they still go through.)"""
+    runs: list[int] = []
+    real = embedder._session.run
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        runs.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(embedder._session, "run", counted)
+    query = "why does the nightly deploy of the ledger service exit with code 137"
+    first = embedder.embed([query])
+    given = first.copy()
+    first[0, :] = 0.0  # the caller's array: changing it changes nothing remembered
+    again = embedder.embed([query])
+    assert len(runs) == 1
+    assert again.shape == (1, 384) and again.dtype == np.float32
+    assert np.array_equal(again, given)
+    embedder.embed([query + "?"])  # another text
+    assert len(runs) == 2
+    both = embedder.embed([query, "the ledger service"])  # a batch runs
+    assert len(runs) == 3 and cosines(both[:1], given)[0] >= 0.99999
+    monkeypatch.setattr(embedder, "remembered_vectors", 2)
+    for n in range(3):
+        embedder.embed([f"{query} for the {n}th time"])
+    assert len(runs) == 6
+    embedder.embed([f"{query} for the 2th time"])  # the newest: still kept
+    assert len(runs) == 6
+    embedder.embed([query])  # the oldest: gone past the bound
+    assert len(runs) == 7
+    monkeypatch.setattr(embedder, "remembered_vectors", 0)  # (a benchmark's: none kept)
+    embedder.embed([query])
+    assert len(runs) == 8
+
+
 def test_long_text_equals_its_256_token_truncation(embedder: MiniLMEmbedder) -> None:
     from tokenizers import Tokenizer
 

@@ -48,6 +48,8 @@ import logging
 import math
 import os
 import tempfile
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,6 +91,11 @@ OPSET = 17
 #: texts by length first so a chunk pads little, and long texts go in smaller chunks.
 BATCH_SIZE = 32
 TOKEN_BUDGET = 2048
+#: How many texts embedded alone (a recall's query, a note remembered) an embedder keeps the
+#: vectors of by default (its ``remembered_vectors``), by a digest of the text: the same
+#: query asked again (``recall`` then ``recall --error``, the prompt hook's queries, an MCP
+#: server's repeated questions) runs the model once. ~1.6 KB each.
+REMEMBERED_VECTORS = 1024
 #: onnxruntime intra-op threads (capped by the CPUs this process may use). Measured on a
 #: 2-core box: two threads without spinning beat one for single queries and batches alike.
 INTRA_OP_THREADS = 2
@@ -1081,6 +1088,11 @@ class MiniLMEmbedder:
         self._widths: dict[int, str] | None = None
         self._session = session
         self._provenance = provenance
+        self._remembered: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._remembered_lock = threading.Lock()
+        #: How many texts embedded alone are remembered (0: none, every text run through the
+        #: model: what a benchmark of a new query's cost sets).
+        self.remembered_vectors = REMEMBERED_VECTORS
         #: Word pieces embedded per text ([CLS] and [SEP] included); the rest is ignored.
         self.max_tokens = files.max_tokens
 
@@ -1172,7 +1184,9 @@ class MiniLMEmbedder:
         """Embed ``texts``: a ``(len(texts), dimension)`` float32 array of unit rows.
 
         Texts are sorted by length and run in chunks (see :func:`_chunks`), each padded only
-        to its longest text; rows come back in the order given.
+        to its longest text; rows come back in the order given. A text embedded alone is
+        remembered (:data:`REMEMBERED_VECTORS`, by its digest): asked alone again, its vector
+        is the one the model gave, not run again.
         """
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not one string")
@@ -1180,9 +1194,27 @@ class MiniLMEmbedder:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
+        if len(texts) == 1 and self.remembered_vectors > 0:  # (a batch's rows depend on its
+            # padding: only a lone text's are kept)
+            key = hashlib.blake2b(texts[0].encode("utf-8", "surrogatepass"), digest_size=16)
+            return self._embed_alone(texts[0], key.digest(), out)
         encodings = [e.ids for e in self._tokenizer.encode_batch(texts)]
         for chunk in _chunks([len(e) for e in encodings]):
             out[chunk] = _run(self._session, *_pad([encodings[i] for i in chunk]))
+        return out
+
+    def _embed_alone(self, text: str, key: bytes, out: np.ndarray) -> np.ndarray:
+        with self._remembered_lock:
+            known = self._remembered.get(key)
+            if known is not None:
+                self._remembered.move_to_end(key)
+                out[0] = known
+                return out
+        out[0] = _run(self._session, *_pad([self._tokenizer.encode_batch([text])[0].ids]))[0]
+        with self._remembered_lock:
+            self._remembered[key] = out[0].copy()
+            while len(self._remembered) > self.remembered_vectors:
+                self._remembered.popitem(last=False)
         return out
 
 
