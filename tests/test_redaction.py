@@ -1457,6 +1457,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "schema_types": _repeat('put("password", "string" Map.of("password", "varchar", "token", '),
     "map_pairs": _repeat('Map.of("password", "a b", "x", y, mapOf("token" to "c", \'d\', '),
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
+    # keywords opening expressions after a secret's word, strings never closed (red14)
+    "expression_keywords": _repeat("token = await password = new X(\"a pw := lambda: 'b "),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
     "labels_in_strings": _repeat('"New password:" and "Your API token:" or \'pw:\' x \''),
 }
@@ -6908,4 +6910,66 @@ def test_a_secret_the_brief_found_redacted_already_stays_redacted(text: str, sec
     so by a test."""
     out, counts = redact_secrets(text)
     assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the brief's (red14): JavaScript, TypeScript, Python
+        "const token = await res.json();",
+        "let token = new Token(user);",
+        "token = await client.get_token()",
+        "const hashedPassword = await bcrypt.hash(password, 10);",
+        "password = yield get_pw()",
+        "token = typeof t",
+        "password = lambda: x",
+        "password = lambda user: user.pw",
+        # C#, Kotlin, Swift, Rust, Go, PHP, C, JavaScript's other operators
+        "var token = await _client.GetTokenAsync(ct);",
+        "val token = when (provider) {",
+        "let token = try await api.fetchToken()",
+        "let token = try? keychain.read()",
+        "let password = match input {",
+        "for _, token := range tokens {",
+        "$token = clone $this->token;",
+        "int password = sizeof buf;",
+        "token = void 0;",
+        "password = not check(user)",
+        "const token = async () => fetchToken();",
+        "const password = await fetchPasswordFromVault;",
+    ],
+)
+def test_a_keyword_opening_an_expression_after_a_secrets_word_is_kept(text: str) -> None:
+    """red14: a language's keyword that opens an expression (await, new, yield, typeof,
+    lambda, …) was taken as the password when more of the expression followed it
+    ('const token = await res.json();' lost its 'await')."""
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a lone word after '=' is the value, as any lone word is (env files, prose)
+        ("password = hunter2", "hunter2"),
+        ("DB_PASSWORD=void", "void"),
+        ("password = await", "await"),
+        ("password = await  # rotated", "await"),
+        ("DB_PASSWORD=not so secret at all", "not so secret at all"),
+        ('token = "Xq7vR2pLk9mZ8wQ3"', "Xq7vR2pLk9mZ8wQ3"),
+        ('const token = "Xq7vR2pLk9mZ8wQ3"; // await new', "Xq7vR2pLk9mZ8wQ3"),
+        # a random word after the keyword is the secret, not code
+        ("password = new Xq7vR2pLk9mZ", "Xq7vR2pLk9mZ"),
+        ('String password = new String("Xq7vR2pLk9mZ");', "Xq7vR2pLk9mZ"),
+        ("password = lambda: 'Xq7vR2pLk9mZ'", "Xq7vR2pLk9mZ"),
+        # a key's shape inside the expression is still caught by its own rule
+        (
+            'token = new Token("sk_live_51HxQz8L2pKvR7mNqW3eT9yUiOpAsDfGhJkLzXcVbNmQwErTy")',
+            "sk_live_51HxQz8L2pKvR7mNqW3eT9yUiOpAsDfGhJkLzXcVbNmQwErTy",
+        ),
+    ],
+)
+def test_a_secret_beside_a_keyword_is_redacted(text: str, secret: str) -> None:
+    out, _ = redact_secrets(text)
+    assert secret not in out, out
     assert redact_secrets(out) == (out, {})  # a fixed point

@@ -2204,6 +2204,28 @@ _COMMANDS = frozenset({
 })  # fmt: skip
 
 
+#: A language's keyword that opens an expression, an operand after it (each language's
+#: grammar): Python's await, lambda, not, yield; JavaScript's and TypeScript's await, new,
+#: typeof, void, delete, yield, async, function, class; C#'s await, new, stackalloc, ref,
+#: throw, from (a query); Java's new, switch; Kotlin's when, if, try, object; Swift's try
+#: (try?, try!), await; Rust's match, if, loop, unsafe, move, async; Go's range, func; PHP's
+#: new, clone, yield, include, require; Ruby's not, yield, lambda, proc, if, unless, case,
+#: begin; C's and C++'s sizeof, alignof, new, throw, co_await, co_yield. Lower case only, as
+#: the languages write them. After a secret's word and its '=' with more of its expression
+#: on the line, no password (:func:`_assignment_hit`); alone, the lone word it is.
+_EXPRESSION_KEYWORD = lazy(
+    r"await|new|yield|typeof|void|delete|not|sizeof|alignof|lambda:?|async|function|class"
+    r"|stackalloc|ref|throw|from|switch|when|if|try[?!]?|object|match|loop|unsafe|move|range"
+    r"|func|clone|include|require|proc|unless|case|begin|co_await|co_yield"
+)
+#: What follows such a keyword on its line: the next word of its expression (no comment),
+#: or a string, given to a call or not (lambda: "…", new String("…")).
+_AFTER_KEYWORD = lazy(
+    r"[ \t]+(?!#|//|/\*|--)(?:[A-Za-z_$][\w.$]{0,64}\()?"
+    r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'|(?P<next>[^\s\"'`,;&]+))"
+)
+
+
 def _passphrase_end(text: str, name_start: int, start: int, end: int) -> tuple[int, str]:
     """Where an unquoted password of one lower-case word ends, should more words follow it on
     its line (``end`` and the value as they are otherwise)."""
@@ -2587,6 +2609,20 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
         and not _is_placeholder(value)  # DB_PASSWORD=none for local dev: a note about it
     ):
         end, value = _passphrase_end(text, name_start, start, end)
+    if _EXPRESSION_KEYWORD.fullmatch(value):
+        after = _AFTER_KEYWORD.match(text, end)
+        if after is not None:
+            # code: a keyword opening an expression, the expression after it ('token =
+            # await res.json()', 'password = lambda: x'); a random word after it is the
+            # secret said so ('password = new Xq7vR2pLk9mZ'), not code
+            group = next(g for g in ("dq", "sq", "next") if after.group(g) is not None)
+            word = after.group(group)
+            if group == "next":
+                word = word.rstrip(".,:!?)")
+            if _looks_random(word) and "(" not in word:
+                at = after.start(group)
+                return _Hit(at, at + len(word), "password_assignment", 1)
+            return None
     if ">" in value and text[max(0, name_start - 1) : name_start] in ("?", "&"):
         # a URL's query ends at '>' (an autolink's <…>, an HTML tag's end: a URL escapes its own)
         end = start + value.index(">")
