@@ -1459,6 +1459,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "open_maps": _repeat('Map.of( mapOf("password" to x, "token", '),
     # keywords opening expressions after a secret's word, strings never closed (red14)
     "expression_keywords": _repeat("token = await password = new X(\"a pw := lambda: 'b "),
+    # strings declared under a secret's name, literals never closed (red14)
+    "string_declarations": _repeat("std::string password(\"a b string pw{ Qstring token(\n'x "),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
     "labels_in_strings": _repeat('"New password:" and "Your API token:" or \'pw:\' x \''),
 }
@@ -6973,3 +6975,42 @@ def test_a_secret_beside_a_keyword_is_redacted(text: str, secret: str) -> None:
     out, _ = redact_secrets(text)
     assert secret not in out, out
     assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('std::string password("Xq7vR2pLk9mZ");', "Xq7vR2pLk9mZ"),
+        ('std::string password{"Xq7vR2pLk9mZ"};', "Xq7vR2pLk9mZ"),
+        ('    const std::string kDbPassword("Xq7vR2pLk9mZ");', "Xq7vR2pLk9mZ"),
+        ('std::wstring password(L"Xq7vR2pLk9mZ");', "Xq7vR2pLk9mZ"),
+        ('QString password("hunter2");', "hunter2"),
+        ('String apiKey("Xq7vR2pLk9mZ");', "Xq7vR2pLk9mZ"),
+        ('int main() { string password ("Xq7vR2pLk9mZ"); }', "Xq7vR2pLk9mZ"),
+    ],
+)
+def test_a_string_declared_with_a_literal_under_a_secrets_name_is_redacted(
+    text: str, secret: str
+) -> None:
+    """red14: C++'s declaration with a literal, ``std::string password("…");``, kept the
+    password in clear (``std::string password = "…";`` was redacted)."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "std::string password(argv[1]);",
+        'std::string password("Enter password: ");',
+        'std::string token("IDENT");',
+        'std::string password(getenv("DB_PASSWORD"));',
+        'std::string passwordFile("/etc/app/pw");',
+        'std::string tokenizer("abc");',
+        'mystring password("Xq7vR2pLk9mZ");',
+        'x.string password("Xq7vR2pLk9mZ");',
+    ],
+)
+def test_a_string_declared_with_no_secret_is_kept(text: str) -> None:
+    assert redact_secrets(text) == (text, {})

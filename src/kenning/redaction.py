@@ -1767,6 +1767,42 @@ def _hashing_calls(text: str, lower: str, stem_places: list[int] | None) -> Iter
             yield m
 
 
+#: A string declared with a literal under a secret's name, C++'s direct or brace
+#: initialization (``std::string password("…");``, ``std::string password{"…"};``, Qt's
+#: ``QString``, MFC's ``CString``, Arduino's ``String``): the literal is the value, as after
+#: ``std::string password = "…";``. Read from the type's "string" (_STRING_TYPE_HEAD says
+#: what may stand before it: ``std::``, ``w``, ``u8``, ``Q``, ``C``, ``wx``, no more of a
+#: word nor a member's ``.``), its name ending in a secret's word (and its words after).
+_STRING_DECLARATION = lazy(
+    r"string(?:_view)?[ \t]+(?:const[ \t]+)?"
+    rf"(?P<name>[A-Za-z0-9_]{{0,40}}?(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?)"
+    rf"[ \t]*[({{][ \t]*(?P<prefix>u8|[uUL])?(?:{_QUOTED_VALUE})[ \t]*[)}}]",
+    re.IGNORECASE,
+)
+_STRING_TYPE_HEAD = lazy(r"(?:^|[^\w$.:])(?:std::)?(?:w|u8|u16|u32|q|c|wx)?$", re.IGNORECASE)
+_STRING_TYPE_HEAD_LENGTH = 12
+
+
+def _find_string_declarations(text: str, lower: str) -> Iterator[_Hit]:
+    """A secret given to a string's declaration (_STRING_DECLARATION), tried at each
+    "string" of ``lower`` (``text.lower()``) after a type's head (_STRING_TYPE_HEAD)."""
+    at = lower.find("string")
+    done = 0
+    while at >= 0:
+        m = _STRING_DECLARATION.match(text, at) if at >= done else None
+        # ('^' matches at the text's start only: a window's start needs the character
+        # before the type's head)
+        if m is not None and _STRING_TYPE_HEAD.search(
+            text, max(0, at - _STRING_TYPE_HEAD_LENGTH), at
+        ):
+            done = m.end()
+            group = "dq" if m.group("dq") is not None else "sq"
+            name = m.group("name")
+            if _argument_holds_secret(m, name, m.group(group), True, _pin_may_stand(m)):
+                yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+        at = lower.find("string", at + 6)
+
+
 def _find_map_pairs(text: str) -> Iterator[_Hit]:
     """A string paired in a map with a key that is exactly a secret's word (_MAP_CALL); each
     map's pairs read once, in order, up to its closing ')' or what no pair reads."""
@@ -1955,6 +1991,8 @@ def _find_assignment_rule(
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
     if "(" in text and ('"' in text or "'" in text):
         yield from _find_secret_calls(text, lower, stem_places)
+    if "string" in lower and ('"' in text or "'" in text):
+        yield from _find_string_declarations(text, lower)
     if "<" in text and ("key" in lower or "name" in lower):
         yield from _find_xml_settings(text)
     if " key" in lower:
