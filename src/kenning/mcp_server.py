@@ -65,6 +65,7 @@ code aborts (``terminate called without an active exception``, exit 134).
 import contextlib
 import dataclasses
 import functools
+import importlib
 import json
 import logging
 import os
@@ -135,6 +136,37 @@ log = logging.getLogger("kenning.mcp")
 
 SERVER_NAME = "kenning"
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+#: What a tool call or the warm-up imports on its first use, not before the first answer (the
+#: store's code, the model's, numpy with them): see :func:`import_late_modules`.
+LATE_MODULES = (
+    "kenning.store",
+    "kenning.embedders",
+    "kenning.project",
+    "kenning.querybuild",
+    "kenning.sources",
+    "kenning.truncation",
+    "kenning.backends.base",
+)
+_late_imports = threading.Lock()
+_late_imported = False
+
+
+def import_late_modules() -> None:
+    """Import :data:`LATE_MODULES` once, whoever needs them first, under one lock. Imported
+    lazily by several threads at once (the warm-up's, the event loop's, the tools' worker
+    threads, when a client sends its first calls together), Python's per-module import locks
+    deadlocked: ``_DeadlockError … _ModuleLock('kenning.embedders')`` failed a first
+    ``hooks_capabilities``, a first ``hooks_remember`` met a half-imported ``kenning.store``
+    (``cannot import name 'NewMemory'``), in 3 of 40 starts (qa80 F1)."""
+    global _late_imported
+    if _late_imported:
+        return
+    with _late_imports:
+        if not _late_imported:
+            for name in LATE_MODULES:
+                importlib.import_module(name)
+            _late_imported = True
 #: How long the server waits for the client's answer to ``roots/list`` before it serves the
 #: working directory instead (a client that declares roots answers in milliseconds).
 ROOTS_TIMEOUT_S = 10.0
@@ -312,6 +344,7 @@ def _tool_errors(func: F) -> F:
     @functools.wraps(func)
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            import_late_modules()  # on the event loop, before the call's own imports
             return _tool_result(await func(*args, **kwargs))
         except ToolError:
             raise
@@ -865,11 +898,12 @@ class KenningTools:
         project named at start (else the working directory) has a store: without one, a
         read answers empty results without the model, and only the first
         ``hooks_remember`` loads it (a session that stores nothing never does)."""
-        if not self._store_to_warm_up_for():
-            return
-        from .embedders import load_embedder
-
         try:
+            import_late_modules()
+            if not self._store_to_warm_up_for():
+                return
+            from .embedders import load_embedder
+
             with self._model_lock:
                 load_embedder(config.embedder_name()).embed(["warm up"])
         except Exception as exc:  # reported again, readably, by the first tool call
