@@ -42,7 +42,10 @@ def test_the_server_is_built_without_the_store_s_code() -> None:
 
 def test_the_warm_up_loads_the_model_only_for_a_project_with_a_store(tmp_path: Path) -> None:
     """Without a store a read answers empty results without the model: a session that stores
-    nothing never loads it (the first hooks_remember does)."""
+    nothing never loads it (the first hooks_remember does). Started outside any checkout
+    with nothing named, the client's roots will name the project (Codex's and Cursor's
+    user-scope servers): warmed up, as before 23066603 (qa80 F2); with a project named
+    that is no checkout, not."""
     bare = make_repo(tmp_path / "bare")
     kept = make_repo(tmp_path / "kept")
     (tmp_path / "no-checkout").mkdir()
@@ -62,6 +65,16 @@ def test_the_warm_up_loads_the_model_only_for_a_project_with_a_store(tmp_path: P
         False,
         True,
     ]
+    # the working directory, no project named: the roots will name it
+    started_outside = (
+        "import json, os, sys\n"
+        "from kenning.mcp_server import KenningTools\n"
+        "os.chdir(sys.argv[1])\n"
+        "KenningTools(None).warm_up()\n"
+        "print(json.dumps('onnxruntime' in sys.modules))\n"
+    )
+    assert run_python(started_outside, str(tmp_path / "no-checkout")) is True
+    assert run_python(started_outside, str(bare)) is False
 
 
 INITIALIZE = {

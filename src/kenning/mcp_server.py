@@ -895,8 +895,9 @@ class KenningTools:
 
     def warm_up(self) -> None:
         """Load the model (and run it once) so that the first call is fast, when the
-        project named at start (else the working directory) has a store: without one, a
-        read answers empty results without the model, and only the first
+        project named at start (else the working directory) has a store, or the server was
+        started outside any checkout (the roots will name the project): in a checkout
+        without a store, a read answers empty results without the model, and only the first
         ``hooks_remember`` loads it (a session that stores nothing never does)."""
         try:
             import_late_modules()
@@ -912,12 +913,17 @@ class KenningTools:
     def _store_to_warm_up_for(self) -> bool:
         """Whether the project of :meth:`_here` has a store (a file or Qdrant local folder
         there, or a server's URL named), found as a tool call finds it but without opening
-        it (a read's side effects stay the first call's). Outside a checkout, or anything
-        that call would refuse: no (the call says why)."""
-        from .project import guards_a_path, resolve_project, store_is_there
+        it (a read's side effects stay the first call's). Started outside any checkout with
+        no project named: yes, as the client's MCP roots will name the project (Codex's and
+        Cursor's user-scope servers start in a home folder; qa80 F2: their first recall
+        waited for the model). Anything a call would refuse: no (the call says why)."""
+        from .project import find_checkout, guards_a_path, resolve_project, store_is_there
 
+        here = self._here()
+        if self.locator.fixed is None and find_checkout(here.folder) is None:
+            return True
         try:
-            project = resolve_project(self._here().folder)
+            project = resolve_project(here.folder)
         except Exception as exc:
             log.debug("no model warm-up: %s", exc)
             return False
