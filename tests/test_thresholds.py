@@ -760,6 +760,24 @@ def test_a_dotenv_not_in_utf8_is_read_where_it_can_be_and_the_rest_is_named(
     assert run_doctor(cwd=project).check("settings").status == "ok"
 
 
+def test_a_nul_in_a_utf8_dotenv_is_named_by_its_line_and_utf16_without_its_mark_as_such(
+    tmp_path: Path,
+) -> None:
+    """A NUL in a .env that is UTF-8 was said as "not UTF-8 text (UTF-16 without a byte order
+    mark?) … save it as UTF-8", a fix that does nothing (qa80 F4): its line is named, and
+    removing it is the fix; a file in UTF-16 without its byte order mark is still said so."""
+    from kenning.config import read_dotenv
+
+    dotenv = tmp_path / ".env"
+    dotenv.write_bytes(b"KENNING_RECALL_FLOOR=0.6\r\nGREETING=hi\x00\nKENNING_PROJECT=acme/x\n")
+    said = read_dotenv(dotenv).unreadable
+    assert said is not None and f"{dotenv} holds a NUL character on line 2" in said, said
+    assert said.endswith("remove it for them to apply") and "UTF-16" not in said, said
+    dotenv.write_bytes("KENNING_PROJECT=acme/team\r\n".encode("utf-16-le"))
+    said = read_dotenv(dotenv).unreadable
+    assert said is not None and "UTF-16 without a byte order mark" in said, said
+
+
 @pytest.mark.parametrize("end", ["\r", "\r\n"], ids=["cr", "crlf"])
 def test_a_dotenv_problem_names_the_line_an_editor_shows_whatever_its_line_ends(
     tmp_path: Path, end: str

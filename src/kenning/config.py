@@ -404,12 +404,15 @@ def read_dotenv(path: Path) -> DotenvRead:
                 except UnicodeDecodeError:
                     undecodable.add(number)
     if "\x00" in text:
-        return DotenvRead(
-            {},
-            _not_read(
-                path, "is not UTF-8 text (UTF-16 without a byte order mark?)", "save it as UTF-8"
-            ),
-        )
+        # UTF-16 without its byte order mark reads as a NUL beside every ASCII character; a
+        # stray NUL in UTF-8 text is named by its line (qa80 F4: "save it as UTF-8" fixed
+        # nothing for a file that was UTF-8)
+        if text.count("\x00") * 4 >= len(text):
+            why, fix = "is not UTF-8 text (UTF-16 without a byte order mark?)", "save it as UTF-8"
+        else:
+            nul_line = len(_DOTENV_LINE_END.split(text[: text.index("\x00")]))
+            why, fix = f"holds a NUL character on line {nul_line}", "remove it"
+        return DotenvRead({}, _not_read(path, why, fix))
     _quiet_dotenv()
     values = dotenv_values(stream=io.StringIO(text))
     found = {k: v for k, v in values.items() if k.startswith(PREFIX) and v is not None}
