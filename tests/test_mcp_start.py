@@ -206,3 +206,36 @@ def test_the_tools_import_late_only_what_the_lock_imports() -> None:
     assert late - top - {"kenning"} <= set(server.LATE_MODULES), sorted(
         late - top - {"kenning"} - set(server.LATE_MODULES)
     )
+
+
+def test_a_claude_project_dir_that_is_no_folder_is_logged_in_the_server_s_format(
+    tmp_path: Path,
+) -> None:
+    """``CLAUDE_PROJECT_DIR=/nope is not a folder; ignoring it`` was logged while the server
+    was being set up, before its logging was: Python's last-resort handler printed it bare
+    (no time, level nor logger; docs/agents.md: one plain line per record with them) and
+    even with KENNING_LOG_LEVEL=ERROR (qa80 F3). It goes through the server's log format
+    and level."""
+    project = make_repo(tmp_path / "proj")
+    missing = str(tmp_path / "nope")
+    sent = json.dumps(INITIALIZE) + "\n"
+    stderr = {}
+    for level in ("WARNING", "ERROR"):
+        env = {**os.environ, "CLAUDE_PROJECT_DIR": missing, "KENNING_LOG_LEVEL": level}
+        proc = subprocess.run(
+            [sys.executable, "-m", "kenning", "mcp"],
+            cwd=project,
+            env=env,
+            input=sent,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        stderr[level] = proc.stderr
+    (line,) = stderr["WARNING"].splitlines()
+    assert line.endswith(
+        f" WARNING kenning.mcp: CLAUDE_PROJECT_DIR={missing} is not a folder; ignoring it"
+    ), line
+    assert line[:4].isdigit() and line[4] == "-", line  # the record's time first
+    assert stderr["ERROR"] == "", stderr["ERROR"]

@@ -1446,6 +1446,22 @@ class _Server(MCPServer):
             raise kind(_tool_error_text(name, str(exc))) from cause
 
 
+def _set_up_logging() -> str:
+    """Set the server's logging up (``KENNING_LOG_LEVEL``, default WARNING; its format:
+    :func:`_plain_log_lines`, else the SDK's) and return the level. :func:`serve` calls it
+    before it finds the project, whose warnings (a ``CLAUDE_PROJECT_DIR`` that is no folder)
+    were printed by Python's last-resort handler, bare and whatever the level (qa80 F3);
+    ``build_server`` again (``logging.basicConfig`` leaves a set-up logging alone)."""
+    from mcp.server.mcpserver.utilities.logging import configure_logging
+
+    level = config.log_level()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        level = "WARNING"
+    _plain_log_lines(level)
+    configure_logging(level)  # type: ignore[arg-type]
+    return level
+
+
 def _plain_log_lines(level: str) -> None:
     """One plain line per log record on stderr when it is not a terminal. A client keeps the
     server's stderr in a log file (Claude Code's MCP logs); the SDK's handler laid each
@@ -1495,10 +1511,7 @@ def build_server(tools: KenningTools) -> MCPServer:
                 raise
             raise MCPError(types.INVALID_PARAMS, _safe_and_bounded(message)) from None
 
-    level = config.log_level()
-    if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
-        level = "WARNING"
-    _plain_log_lines(level)
+    level = _set_up_logging()
     server: MCPServer = _Server(
         SERVER_NAME,
         middleware=[readable_call_refusals],
@@ -1970,6 +1983,7 @@ def serve(
     ``wait_for_warm_up``, wait at the end for the background model warm-up to finish (an
     interpreter that finalises while that thread is inside onnxruntime aborts; :func:`run`
     does not wait, it ends the process with ``os._exit``)."""
+    _set_up_logging()
     tools = KenningTools(project_dir)
     server = build_server(tools)
     warmer = threading.Thread(target=tools.warm_up, name="kenning-warm-up", daemon=True)
