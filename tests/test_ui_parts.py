@@ -1727,3 +1727,44 @@ def test_an_address_takes_the_start_of_an_id_as_the_cli_does(project: Path) -> N
         assert store.get(a) is None and store.get(twin) is not None
         changed = store.get(b)
         assert changed is not None and changed.content == "Money is kept in integer cents, always."
+
+
+def test_an_edit_of_a_memory_forgotten_meanwhile_keeps_the_typed_text(project: Path) -> None:
+    """Saving an edit of a memory another process forgot after the form was shown answered
+    404 "No such memory … it may have been forgotten", and the text typed was gone (qa80 F6;
+    docs/ui.md: a refused edit shows the text typed and the reason). The page says it was
+    not saved and why, keeps the text (read-only, escaped as the page escapes any text) and
+    names the command that remembers it as a new note."""
+    import html
+
+    from kenning import open_store
+    from kenning.model import edit_version
+
+    with open_store(cwd=project, embedder="hashing") as store:
+        before = store.get(store.remember("Deploys go through the release branch", "rule").id)
+    assert before is not None
+    typed = 'Deploys need two approvals </textarea><script>alert("x")</script> \u202e done'
+    client, source = _page_client(project)
+    try:
+        fields = _form_fields(client.get(f"/edit?id={before.id}").text, "/edit")
+        with open_store(cwd=project, embedder="hashing") as store:
+            assert store.forget(before.id)
+        # a type kenning lists is named in the command; another (sent by a forged form) not
+        for sent_type, command in (
+            ("rule", "kenning remember --type rule -"),
+            ('x" onmouseover="y', "kenning remember -"),
+        ):
+            fields.update(content=typed, type=sent_type, base=edit_version(before))
+            response = client.post("/edit", data=fields)
+            assert response.status_code == 404, response.text
+            assert "<script>" not in response.text and 'onmouseover="y' not in response.text
+            shown = html.unescape(response.text)
+            assert "Not saved: there is no memory with id" in shown, shown
+            assert f">{typed}</textarea>" in shown and "readonly" in shown, shown
+            assert "1 hidden control character" in shown, shown  # the U+202E, as the form says
+            assert command in shown, shown
+    finally:
+        client.close()
+        source.close()
+    with open_store(cwd=project, embedder="hashing") as store:
+        assert store.count() == 0

@@ -514,9 +514,12 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
         base = str(form.get("base", ""))
 
         shown: list[Memory] = []  # the memory the form was for, once read
+        remembering: list[str | None] = []  # the command that stores a new note, if gone
 
         def work(store: MemoryStore) -> tuple[Memory | None, RememberResult | None]:
             found = named_memory(store, wanted)
+            if found is None:
+                remembering.append(creating_command(store))
             if found is None or base != edit_version(found):
                 return found, None
             shown.append(found)
@@ -564,7 +567,15 @@ def create_app(source: StoreSource, *, port: int, token: str, store_option: bool
             else {}
         )
         if before is None:
-            return page(request, "gone.html", 404, memory_id=wanted)
+            # forgotten since the form was shown (another process or tab): the text typed
+            # is kept on the page, which said only "No such memory" (qa80 F6), with the
+            # command that stores it as a new note (the type as an option when it is one
+            # kenning lists: the form's field is the browser's to send)
+            command = remembering[0] if remembering else None
+            if command is not None:
+                typed = f" --type {new_type}" if new_type in TYPE_TO_COLLECTION else ""
+                command = f"{command}{typed} -"
+            return page(request, "gone.html", 404, memory_id=wanted, kept=content, command=command)
         if base != edit_version(before):
             # changed since this form was shown (another process, an agent, a second tab):
             # saving the form's text would silently undo that change
