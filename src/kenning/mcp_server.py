@@ -167,6 +167,8 @@ def import_late_modules() -> None:
             for name in LATE_MODULES:
                 importlib.import_module(name)
             _late_imported = True
+
+
 #: How long the server waits for the client's answer to ``roots/list`` before it serves the
 #: working directory instead (a client that declares roots answers in milliseconds).
 ROOTS_TIMEOUT_S = 10.0
