@@ -1461,6 +1461,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "expression_keywords": _repeat("token = await password = new X(\"a pw := lambda: 'b "),
     # strings declared under a secret's name, literals never closed (red14)
     "string_declarations": _repeat("std::string password(\"a b string pw{ Qstring token(\n'x "),
+    # values of escape sequences alone, and runs of them never ended (red15)
+    "escape_values": _repeat('token = "\\r\\n\\x1b\\u0000 setToken("\\t\\\\\\u{1b}" pw=\\0\\'),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
     "labels_in_strings": _repeat('"New password:" and "Your API token:" or \'pw:\' x \''),
 }
@@ -7014,3 +7016,48 @@ def test_a_string_declared_with_a_literal_under_a_secrets_name_is_redacted(
 )
 def test_a_string_declared_with_no_secret_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'token = "\\r\\n"',
+        'CString token("\\r\\n");',
+        'sep_token = "\\t"',
+        'token = "\\x1b"',
+        'token = "\\u0000"',
+        "eos_token = '\\0'",
+        'PASSWORD_SEPARATOR = "\\\\"',
+        'token: "\\r\\n"',
+        'TOKEN="\\n"',
+        'setToken("\\n");',
+        'tokenizer.add("token", "\\r\\n")',
+        'obj.setPassword("\\t");',
+        'std::string token{"\\r\\n"};',
+        'let token = "\\u{1b}";',
+        'token = "\\033"',
+        'pad_token = "\\t|\\n"',
+    ],
+)
+def test_a_value_of_escape_sequences_alone_is_kept(text: str) -> None:
+    """red15: a value written with escape sequences alone (a tokenizer's delimiter, a
+    separator, a terminal's escape, a NUL) was redacted as the secret of its name."""
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('token = "\\r\\nXq7vR2pLk9mZ"', "Xq7vR2pLk9mZ"),
+        ('password = "\\x68\\x75\\x6e\\x74\\x65\\x72\\x32"', "\\x68\\x75\\x6e"),
+        ('password = "\\u0068unter2"', "unter2"),
+        ('password = "\\t!@#$%^&"', "!@#$%^&"),
+        ('setPassword("\\061\\062\\063\\064");', "\\061"),
+    ],
+)
+def test_escapes_that_stand_for_a_secret_are_redacted(text: str, secret: str) -> None:
+    """red15's guard: escapes that stand for letters or digits, or beside them, or beside
+    punctuation of many kinds (a password of symbols), are no delimiter."""
+    out, _ = redact_secrets(text)
+    assert secret not in out, out
+    assert redact_secrets(out) == (out, {})  # a fixed point

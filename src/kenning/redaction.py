@@ -574,9 +574,57 @@ _SENTENCE_PUNCTUATION = ",.;:)]"
 _ESCAPED_CLOSING_BRACKET = lazy(r"<[^>]*?\\+(?:u003[eE]|x3[eE])")
 
 
+#: A string's escape sequence, as C, Python, JavaScript, Java, C#, Go and Rust write one:
+#: ``\\n``, ``\\r``, ``\\t``, ``\\\\``, ``\\0``, ``\\033``, ``\\x1b``, ``\\u0000``, ``\\U0001F600``,
+#: Rust's ``\\u{1b}``, a quote's; and a run of whitespace or punctuation between them.
+_ESCAPE_OR_PUNCTUATION = lazy(
+    r"\\(?P<esc>[abefnrtv\\'\"?]|[0-7]{1,3}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}"
+    r"|u\{[0-9A-Fa-f]{1,6}\})|(?P<other>[^\w\\]+|_+)"
+)
+_SIMPLE_ESCAPES = {"a": 7, "b": 8, "e": 27, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
+
+
+def _escapes_alone(value: str) -> bool:
+    """``value`` is written with escape sequences and whitespace or punctuation only, and
+    what they stand for holds no letter nor digit, and punctuation of 3 kinds at most (a
+    tokenizer's delimiter ``"\\r\\n"``, a separator ``"\\t"``, a terminal's ``"\\x1b"``, a
+    NUL ``"\\u0000"``, ``"\\\\"``): no secret. Escapes that stand for letters or digits
+    (``"\\x68\\x75\\x6e…"``, a password hidden so) are read as what they stand for."""
+    if "\\" not in value:
+        return False
+    kinds: set[str] = set()
+    pos = 0
+    escaped = False
+    for m in _ESCAPE_OR_PUNCTUATION.finditer(value):
+        if m.start() != pos:
+            return False
+        pos = m.end()
+        esc = m.group("esc")
+        if esc is None:
+            kinds.update(c for c in m.group("other") if not c.isspace())
+            continue
+        escaped = True
+        if esc in _SIMPLE_ESCAPES:
+            continue
+        if esc[0] in "xuU":
+            code = int(esc.strip("xuU{}"), 16)
+        elif esc[0].isdigit():
+            code = int(esc, 8)
+        else:
+            code = ord(esc)
+        char = chr(code) if code <= 0x10FFFF else "a"
+        if char.isalnum():
+            return False
+        if not char.isspace() and char.isprintable():
+            kinds.add(char)
+    return escaped and pos == len(value) and len(kinds) <= 3
+
+
 def _is_placeholder(value: str) -> bool:
     if _PLACEHOLDER.fullmatch(value) is not None:
         return value[:1] != "<" or _ESCAPED_CLOSING_BRACKET.match(value) is None
+    if _escapes_alone(value):
+        return True
     if not any(c.isalnum() for c in value) and len(set(value)) <= 3:
         # punctuation alone, of few kinds, is no password: the '", "' between two quoted
         # phrases in a list ('"Password:", "password …"'), a line continuation's '\'
