@@ -7061,3 +7061,21 @@ def test_escapes_that_stand_for_a_secret_are_redacted(text: str, secret: str) ->
     out, _ = redact_secrets(text)
     assert secret not in out, out
     assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'x.setPassword(" ");',
+        'setPassword(" ")',
+        "ds.withToken('  ');",
+        'std::string password(" ");',
+        'make_password(" ")',
+        'config.set("db", "password", " ")',
+    ],
+)
+def test_a_blank_string_given_to_a_setter_is_kept_and_no_error(text: str) -> None:
+    """red15: a string of spaces given to a setter, a declaration or a hashing call raised
+    IndexError out of redact_secrets (_passphrase read the first word of none), so
+    remembering such a line failed."""
+    assert redact_secrets(text) == (text, {})

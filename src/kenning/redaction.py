@@ -1651,8 +1651,8 @@ def _argument_holds_secret(
     ``fieldTypes.put("password", "string")``). Given ``digits``, where only a password can stand (a
     hashing call's argument, a value set under a password's word alone: ``Map.of(
     "password", "12345")``, ``setPassword("1234")``), 4 digits or more are one, no count."""
-    if value.endswith(":") or _formatted(m, value):
-        return False
+    if not value.strip() or value.endswith(":") or _formatted(m, value):
+        return False  # (blank: no secret, and no passphrase's first word to read)
     if any(c.isspace() for c in value) and not (setter and _passphrase(value)):
         return False
     if (
