@@ -1463,6 +1463,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "string_declarations": _repeat("std::string password(\"a b string pw{ Qstring token(\n'x "),
     # values of escape sequences alone, and runs of them never ended (red15)
     "escape_values": _repeat('token = "\\r\\n\\x1b\\u0000 setToken("\\t\\\\\\u{1b}" pw=\\0\\'),
+    # C's arrays of characters and references declared under a secret's name, literals and
+    # brackets never closed (red15)
+    "char_arrays": _repeat('char password[] = "a b wchar_t pass[ char token[8] = \'x string& pw("'),
     # labels inside their own quotes, on one long line and many quotes before each (qa79 F1)
     "labels_in_strings": _repeat('"New password:" and "Your API token:" or \'pw:\' x \''),
 }
@@ -7078,4 +7081,53 @@ def test_a_blank_string_given_to_a_setter_is_kept_and_no_error(text: str) -> Non
     """red15: a string of spaces given to a setter, a declaration or a hashing call raised
     IndexError out of redact_secrets (_passphrase read the first word of none), so
     remembering such a line failed."""
+    assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('char password[] = "Xq7vR2pLk9mZ";', "Xq7vR2pLk9mZ"),
+        ('const char password[] = "esp32pass";', "esp32pass"),
+        ('char password[32] = "Xq7vR2pLk9mZ";', "Xq7vR2pLk9mZ"),
+        ('static const char kApiKey[] = "fb2cd923a9464c90b6b7647fa04fabf1";', "fb2cd923a9464c90"),
+        ('constexpr char WIFI_PASSWORD[] = "12345679";//TODO', "12345679"),
+        ('char pass[] = "discovery";', "discovery"),
+        ('const char pass[] = "Eoh@2020";', "Eoh@2020"),
+        ('const wchar_t password[] = L"Xq7vR2pLk9mZ";', "Xq7vR2pLk9mZ"),
+        ('const TCHAR szPassword[MAX_PATH] = "Xq7vR2pLk9mZ";', "Xq7vR2pLk9mZ"),
+        ('std::string& pw_ref("Xq7vR2pLk9mZ");', "Xq7vR2pLk9mZ"),
+        ('const std::string& password("hunter2");', "hunter2"),
+        ('std::string const &password{"Xq7vR2pLk9mZ"};', "Xq7vR2pLk9mZ"),
+    ],
+)
+def test_a_char_array_or_reference_declared_with_a_secret_is_redacted(
+    text: str, secret: str
+) -> None:
+    """red15: C's ``char password[] = "…";`` (Arduino's WiFi sketches: ``char pass[] =``)
+    and C++'s reference ``std::string& pw_ref("…");`` kept the secret in clear, while
+    ``char *password = "…";`` and ``std::string password("…");`` were redacted."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'char password[] = "";',
+        'char pass[] = "your_pass";',
+        'char pass[] = "##########";',
+        'char token[] = "sensor_id:";',
+        'char token[] = "\\0\\0\\0\\0";',
+        'char password[] = "Enter password: ";',
+        'char passwordFile[] = "/etc/app/pw";',
+        "int pass[] = {1, 2};",
+        'char bypass[] = "Xq7vR2pLk9mZ";',
+        'x.char password[] = "Xq7vR2pLk9mZ";',
+        "std::string& password(argv[1]);",
+        "char password[] = {0};",
+    ],
+)
+def test_a_char_array_declared_with_no_secret_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})

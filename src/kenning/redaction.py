@@ -1822,13 +1822,29 @@ def _hashing_calls(text: str, lower: str, stem_places: list[int] | None) -> Iter
 #: what may stand before it: ``std::``, ``w``, ``u8``, ``Q``, ``C``, ``wx``, no more of a
 #: word nor a member's ``.``), its name ending in a secret's word (and its words after).
 _STRING_DECLARATION = lazy(
-    r"string(?:_view)?[ \t]+(?:const[ \t]+)?"
+    r"string(?:_view)?(?:[ \t]+const)?(?:[ \t]*&[ \t]*|[ \t]+)(?:const[ \t]+)?"
     rf"(?P<name>[A-Za-z0-9_]{{0,40}}?(?P<word>{_SECRET_KEYWORD})(?P<qual>{_QUALIFIER})?)"
     rf"[ \t]*[({{][ \t]*(?P<prefix>u8|[uUL])?(?:{_QUOTED_VALUE})[ \t]*[)}}]",
     re.IGNORECASE,
 )
 _STRING_TYPE_HEAD = lazy(r"(?:^|[^\w$.:])(?:std::)?(?:w|u8|u16|u32|q|c|wx)?$", re.IGNORECASE)
 _STRING_TYPE_HEAD_LENGTH = 12
+#: C's array of characters declared with a literal under a secret's name (``char
+#: password[] = "…";``, ``static const char kApiKey[64] = "…";``, ``wchar_t``, ``TCHAR``,
+#: ``char16_t`` with ``u"…"``; Arduino's ``char pass[] = "…";``, the name ``pass`` alone):
+#: the literal is the value, as after ``char *password = "…";``.
+#: Read from the type's "char" (_CHAR_TYPE_HEAD: ``w``, ``t``, ``g``, ``gu``, ``unsigned``,
+#: ``signed`` before it, no more of a word nor a member's ``.``).
+_CHAR_ARRAY_DECLARATION = lazy(
+    r"char(?:8_t|16_t|32_t|_t)?[ \t]+(?:const[ \t]+)?"
+    rf"(?P<name>[A-Za-z0-9_]{{0,40}}?(?P<word>{_SECRET_KEYWORD}|(?<![\w$])pass(?=[ \t]*\[))"
+    rf"(?P<qual>{_QUALIFIER})?)"
+    r"[ \t]*\[[ \t]*[\w+* ]{0,32}\][ \t]*=[ \t]*"
+    rf"(?P<prefix>u8|[uUL])?(?:{_QUOTED_VALUE})[ \t]*[;,]",
+    re.IGNORECASE,
+)
+_CHAR_TYPE_HEAD = lazy(r"(?:^|[^\w$.:])(?:w|t|g|gu|(?:un)?signed[ \t]{1,8})?$", re.IGNORECASE)
+_CHAR_TYPE_HEAD_LENGTH = 18
 
 
 def _find_string_declarations(text: str, lower: str) -> Iterator[_Hit]:
@@ -1849,6 +1865,22 @@ def _find_string_declarations(text: str, lower: str) -> Iterator[_Hit]:
             if _argument_holds_secret(m, name, m.group(group), True, _pin_may_stand(m)):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
         at = lower.find("string", at + 6)
+
+
+def _find_char_array_declarations(text: str, lower: str) -> Iterator[_Hit]:
+    """A secret given to an array of characters' declaration (_CHAR_ARRAY_DECLARATION),
+    tried at each "char" of ``lower`` (``text.lower()``) after a type's head
+    (_CHAR_TYPE_HEAD)."""
+    at = lower.find("char")
+    done = 0
+    while at >= 0:
+        m = _CHAR_ARRAY_DECLARATION.match(text, at) if at >= done else None
+        if m is not None and _CHAR_TYPE_HEAD.search(text, max(0, at - _CHAR_TYPE_HEAD_LENGTH), at):
+            done = m.end()
+            group = "dq" if m.group("dq") is not None else "sq"
+            if _argument_holds_secret(m, m.group("name"), m.group(group), True, _pin_may_stand(m)):
+                yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
+        at = lower.find("char", at + 4)
 
 
 def _find_map_pairs(text: str) -> Iterator[_Hit]:
@@ -2041,6 +2073,8 @@ def _find_assignment_rule(
         yield from _find_secret_calls(text, lower, stem_places)
     if "string" in lower and ('"' in text or "'" in text):
         yield from _find_string_declarations(text, lower)
+    if "char" in lower and "[" in text and ('"' in text or "'" in text):
+        yield from _find_char_array_declarations(text, lower)
     if "<" in text and ("key" in lower or "name" in lower):
         yield from _find_xml_settings(text)
     if " key" in lower:
