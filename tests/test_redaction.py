@@ -7131,3 +7131,39 @@ def test_a_char_array_or_reference_declared_with_a_secret_is_redacted(
 )
 def test_a_char_array_declared_with_no_secret_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password = new hunter2", "hunter2"),
+        ("password = new hunter2;  // rotated", "hunter2"),
+        ("db_password = new purple42monkey", "purple42monkey"),
+    ],
+)
+def test_a_chosen_password_after_new_is_redacted(text: str, secret: str) -> None:
+    """red15: a person's word with digits after "new", ending the statement, is the new
+    password said so (red14 kept it: only a random word there was the secret)."""
+    out, counts = redact_secrets(text)
+    assert secret not in out and counts == {PA: 1}, out
+    assert redact_secrets(out) == (out, {})  # a fixed point
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "var password = new Contrasenia",
+        "password = new PasswordField(label);",
+        "password = new reset2fa",
+        "password = new hunter2(x)",
+        "password = new hunter2.Builder()",
+        "password = new hunter2 and more",
+        "token = new abc123x",
+        "password = not hunter2",
+        "self.show_password = not self.show_password",
+    ],
+)
+def test_new_constructing_a_type_and_not_negating_are_kept(text: str) -> None:
+    """red15's guard: "new" before a class's name, a call or more of the expression, and
+    Python's "not" (always a negation in real code: ``show_password = not show_password``)."""
+    assert redact_secrets(text) == (text, {})

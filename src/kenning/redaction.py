@@ -2346,6 +2346,10 @@ _AFTER_KEYWORD = lazy(
 )
 
 
+#: A statement's end after a word: ';' or nothing, then a comment or nothing, then the line's.
+_STATEMENT_END = lazy(r"[ \t]*;?[ \t]*(?:(?://|#)[^\r\n]*)?(?:\r?\n|$)")
+
+
 def _passphrase_end(text: str, name_start: int, start: int, end: int) -> tuple[int, str]:
     """Where an unquoted password of one lower-case word ends, should more words follow it on
     its line (``end`` and the value as they are otherwise)."""
@@ -2739,8 +2743,20 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
             word = after.group(group)
             if group == "next":
                 word = word.rstrip(".,:!?)")
+            at = after.start(group)
             if _looks_random(word) and "(" not in word:
-                at = after.start(group)
+                return _Hit(at, at + len(word), "password_assignment", 1)
+            if (
+                value == "new"
+                and group == "next"
+                and _PASSWORD_KEY.search(m.group("key"))
+                and _short_chosen_password(
+                    word, _STATEMENT_END.match(text, at + len(word)) is not None
+                )
+            ):
+                # 'password = new hunter2': "new" constructs a type (a class's name, no
+                # digits in lower case: 'new Contrasenia' then '{' on the next line, C#'s);
+                # a person's word with digits ending the statement is the new password
                 return _Hit(at, at + len(word), "password_assignment", 1)
             return None
     if ">" in value and text[max(0, name_start - 1) : name_start] in ("?", "&"):
