@@ -7139,11 +7139,14 @@ def test_a_char_array_declared_with_no_secret_is_kept(text: str) -> None:
         ("password = new hunter2", "hunter2"),
         ("password = new hunter2;  // rotated", "hunter2"),
         ("db_password = new purple42monkey", "purple42monkey"),
+        ('String password = new String("hunter2");', "hunter2"),
+        ('final String dbPassword = new java.lang.String("s3cret!");', "s3cret!"),
     ],
 )
 def test_a_chosen_password_after_new_is_redacted(text: str, secret: str) -> None:
     """red15: a person's word with digits after "new", ending the statement, is the new
-    password said so (red14 kept it: only a random word there was the secret)."""
+    password said so, and Java's ``new String("…")`` holds its literal as after '=' (red14
+    kept both: only a random word or string there was the secret)."""
     out, counts = redact_secrets(text)
     assert secret not in out and counts == {PA: 1}, out
     assert redact_secrets(out) == (out, {})  # a fixed point
@@ -7161,6 +7164,12 @@ def test_a_chosen_password_after_new_is_redacted(text: str, secret: str) -> None
         "token = new abc123x",
         "password = not hunter2",
         "self.show_password = not self.show_password",
+        'String password = new String("");',
+        'String password = new String("<your-password>");',
+        "String password = new String(chars);",
+        'String token = new String("/etc/key.json");',
+        'password = new MyString("hunter2");',
+        'String passwordMinLength = new String("12");',
     ],
 )
 def test_new_constructing_a_type_and_not_negating_are_kept(text: str) -> None:

@@ -2346,6 +2346,23 @@ _AFTER_KEYWORD = lazy(
 )
 
 
+#: Java's and C#'s string constructor before its literal's quote: ``new String(``.
+_STRING_CONSTRUCTOR = lazy(r"(?<![\w$.])(?:java\.lang\.)?[Ss]tring\($")
+
+
+def _quoted_value_is_none(key_name: str, value: str) -> bool:
+    """``value``, a quoted value under ``key_name``, is no secret: blank, a placeholder, a
+    kind's name, a path or a file's name."""
+    value = value.strip()
+    return (
+        not value
+        or _is_placeholder(value)
+        or _names_a_kind(key_name, value)
+        or _PATH.fullmatch(value) is not None
+        or _FILE_NAME.fullmatch(value) is not None
+    )
+
+
 #: A statement's end after a word: ';' or nothing, then a comment or nothing, then the line's.
 _STATEMENT_END = lazy(r"[ \t]*;?[ \t]*(?:(?://|#)[^\r\n]*)?(?:\r?\n|$)")
 
@@ -2670,13 +2687,7 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
                 or _FILE_NAME.fullmatch(value)
             ):
                 return None
-            if (
-                not value.strip()
-                or _is_placeholder(value.strip())
-                or _names_a_kind(key_name, value.strip())
-                or _PATH.fullmatch(value.strip())
-                or _FILE_NAME.fullmatch(value.strip())
-            ):
+            if _quoted_value_is_none(key_name, value):
                 return None  # os.environ["GOOGLE_APPLICATION_CREDENTIALS"] = "key.json": the file
             if setting and not _setting_holds_secret(m.group("key"), value.strip()):
                 return None  # "api_key_header": "X-Api-Key", "TOKEN_TTL": "3600"
@@ -2744,6 +2755,15 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
             if group == "next":
                 word = word.rstrip(".,:!?)")
             at = after.start(group)
+            if (
+                value == "new"
+                and group != "next"
+                and _STRING_CONSTRUCTOR.search(text, max(0, at - 24), at - 1)
+                and not _quoted_value_is_none(key_name, word)
+                and not (setting and not _setting_holds_secret(m.group("key"), word))
+            ):
+                # Java's 'String password = new String("…");': the literal, as after '='
+                return _Hit(at, at + len(word), "password_assignment", 1)
             if _looks_random(word) and "(" not in word:
                 return _Hit(at, at + len(word), "password_assignment", 1)
             if (
