@@ -917,3 +917,44 @@ async def test_forget_and_read_source_take_the_start_of_an_id_as_the_cli_does(
     assert "too short to name a memory" in short and "forgotten" not in short, short
     with open_store(cwd=project, create=False) as store:
         assert store.get(rule) is None and store.get(twin) is None and store.get(fix) is not None
+
+
+async def test_an_argument_the_tool_does_not_take_is_said_in_the_answer(client: Client) -> None:
+    """An argument name a tool does not take was dropped without a word (qa80 F5): an agent
+    that passed search_memories' limit to hooks_recall got 5 candidates and no sign its
+    argument was ignored. The call still answers (a refusal would fail every call of a client
+    that adds its own names, and the ruvector protocol skips memory on a tool error), and its
+    answer's ignored_arguments names them, the tool that takes one and what this tool takes;
+    the fenced block does not carry it, and the structured copy says the same. Silent: the
+    declared aliases (k, semantic, types), a name starting with "_", anything sent to the
+    tools that take no argument, and an answer with nothing ignored has no such key."""
+    result = await call(client, "hooks_recall", query="deploy", limit=1)
+    data = answer(result)
+    note = data["ignored_arguments"]
+    assert note.startswith("limit was ignored: it is not an argument of hooks_recall"), note
+    assert "(search_memories takes it)" in note, note
+    assert note.endswith("hooks_recall takes query, top_k, k, semantic"), note
+    assert "ignored" not in data["fenced"] and "limit" not in data["fenced"], data["fenced"]
+    assert result.structured_content is not None
+    assert result.structured_content["ignored_arguments"] == note
+    assert {"results", "count", "fenced", "omitted_ids"} <= data.keys()
+    data = await ok(client, "search_memories", query="deploy", top_k=2, bogus=1, ctx=1)
+    note = data["ignored_arguments"]
+    assert note.startswith('top_k, "bogus" and "ctx" were ignored: they are not arguments of'), note
+    assert "(hooks_recall takes top_k)" in note and "search_memories takes query, " in note, note
+    data = await ok(client, "hooks_recall", query="deploy", **{"\u202e" + "x" * 100: 1})
+    assert data["ignored_arguments"].startswith("a name of 101 characters was ignored"), data
+    assert "\u202e" not in json.dumps(data, ensure_ascii=False), data
+    many = {f"n{i}": 1 for i in range(10)}
+    data = await ok(client, "hooks_recall", query="deploy", **many)
+    assert data["ignored_arguments"].startswith('"n0", "n1", "n2", "n3" and 6 more were'), data
+    for tool, arguments in (
+        ("hooks_recall", {"query": "deploy"}),
+        ("hooks_recall", {"query": "deploy", "k": 2, "semantic": True}),
+        ("search_memories", {"query": "deploy", "types": ["rule"]}),
+        ("hooks_recall", {"query": "deploy", "_meta": {"progressToken": 1}, "_x": 1}),
+        ("hooks_stats", {"x": 1}),
+        ("hooks_capabilities", {"random_string": "x"}),
+    ):
+        data = await ok(client, tool, **arguments)
+        assert "ignored_arguments" not in data, (tool, arguments, data)

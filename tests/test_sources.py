@@ -494,6 +494,11 @@ async def test_mcp_read_source(project: Path, docs: Path) -> None:
         assert ANSWER_CHAR_BUDGET * 0.9 < len(answer) <= ANSWER_CHAR_BUDGET
         assert long["text"] == "x" * len(long["text"])
         assert "docs/solutions/big.md" in long["truncation_note"]
+        # an argument the tool does not take is said in the answer, which still fits (qa80 F5)
+        failed, noted = await call(s, "read_source", id=big["id"], limit=1, **{"x" * 40: 1})
+        assert not failed and noted["ignored_arguments"].startswith("limit and ")
+        answer = json.dumps(noted, ensure_ascii=False, indent=2)
+        assert ANSWER_CHAR_BUDGET * 0.9 < len(answer) <= ANSWER_CHAR_BUDGET
         assert doc["truncation_note"] is None
 
         for arguments, reason in [

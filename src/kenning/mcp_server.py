@@ -43,7 +43,9 @@ the tools' descriptions is imported before the first answer: the store's code co
 the first tool call or the warm-up. An optional argument sent as ``null`` means its
 default. Failures (a :class:`~kenning.errors.KenningError`, bad arguments) are tool errors
 (``isError``) with a readable message; arguments the SDK's validation refuses are named
-with what was sent (short and escaped) and what they take (:func:`_argument_error`).
+with what was sent (short and escaped) and what they take (:func:`_argument_error`); an
+argument name the tool does not take is not refused but said in the answer's
+``ignored_arguments`` (:func:`ignored_arguments_note`).
 Stored text is shown outside the fenced block in every answer: each copy of the block's
 own tags and sentences there is marked, in the JSON text and the structured copy (which
 Claude Code and Codex give the model), as :func:`structured_copy` says. The
@@ -63,6 +65,7 @@ code aborts (``terminate called without an active exception``, exit 134).
 """
 
 import contextlib
+import contextvars
 import dataclasses
 import functools
 import importlib
@@ -404,16 +407,25 @@ def _tool_result(data: Any) -> Any:
     that reads as the block's own."""
     if not isinstance(data, dict):
         return data
+    data = _with_ignored_arguments(data)
     return CallToolResult(
         content=[TextContent(type="text", text=_answer_text(data))],
         structured_content=structured_copy(json.loads(json.dumps(data, default=str))),
     )
 
 
+def _with_ignored_arguments(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``data`` with the call's ``ignored_arguments`` (:func:`ignored_arguments_note`) when
+    it ignored any: added to the answer after the fenced block was made, which never
+    carries it."""
+    ignored = _IGNORED_ARGUMENTS.get()
+    return data if ignored is None else {**data, "ignored_arguments": ignored}
+
+
 def _answer_chars(data: Mapping[str, Any]) -> int:
     """How many characters the JSON text of ``data``'s answer holds (as :func:`_tool_result`
-    writes it)."""
-    return len(_answer_text(data))
+    writes it, its ``ignored_arguments`` too: the fits keep it under the budget)."""
+    return len(_answer_text(_with_ignored_arguments(data)))
 
 
 def _left_out(count: int, how: str, budget: int = ANSWER_CHAR_BUDGET) -> str:
@@ -1345,6 +1357,63 @@ def _argument_error(
     return safe_message(f"{tool}: {text}. Fix the argument and call {tool} again.")
 
 
+#: What the answer of the tool call being served says of the argument names its tool does not
+#: take (:func:`ignored_arguments_note`), set by ``_Server.call_tool`` for
+#: :func:`_tool_result`; None: nothing was ignored.
+_IGNORED_ARGUMENTS: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "kenning_ignored_arguments", default=None
+)
+
+
+def ignored_arguments_note(
+    tool: str, arguments: Mapping[str, Any], tools: Sequence[types.Tool]
+) -> str | None:
+    """The answer's ``ignored_arguments`` for the argument names ``tool`` does not take,
+    which the SDK drops without a word (qa80 F5: a search_memories ``limit`` sent to
+    hooks_recall answered 5 candidates): ``limit was ignored: it is not an argument of
+    hooks_recall (search_memories takes it); hooks_recall takes query, top_k, k, semantic``.
+    The call is not refused: clients add names of their own to every call (Gemini CLI's
+    ``wait_for_previous``, n8n's ``toolCallId``, …), and a refusal would fail all of them,
+    which the ruvector protocol tells an agent to take as "skip memory". A name no tool
+    takes is quoted (escaped), a long one described by its length, at most
+    :data:`NAMED_ARGUMENTS` named. None when every name is the tool's or starts with "_"
+    (``_meta``, which MCP puts in the params, not the arguments), or the tool takes no
+    argument at all (ruvector's hooks_stats ignores what it is sent; so does kenning's)."""
+    schemas = {t.name: (t.input_schema or {}).get("properties") or {} for t in tools}
+    takes = list(schemas.get(tool) or ())
+    if not takes:
+        return None
+    unknown = [str(n) for n in arguments if n not in takes and not str(n).startswith("_")]
+    if not unknown:
+        return None
+    elsewhere = {
+        name: [other for other, names in schemas.items() if other != tool and name in names]
+        for name in unknown
+    }
+
+    def shown(name: str) -> str:  # a name no tool takes is quoted (escaped), as sent
+        if elsewhere[name]:
+            return name
+        if len(name) <= QUOTED_ARGUMENT_CHARS:
+            return json.dumps(name)
+        return f"a name of {len(name):,} characters"
+
+    one = len(unknown) == 1
+    named = [shown(name) for name in unknown[:NAMED_ARGUMENTS]]
+    more = len(unknown) - len(named)
+    if more:
+        named.append(f"{more} more")
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    hints = [
+        f"{' and '.join(others)} takes {'it' if one else name}"
+        for name, others in list(elsewhere.items())[:NAMED_ARGUMENTS]
+        if others
+    ]
+    hint = f" ({'; '.join(hints)})" if hints else ""
+    said = "was ignored: it is not an argument" if one else "were ignored: they are not arguments"
+    return safe_message(f"{listed} {said} of {tool}{hint}; {tool} takes {', '.join(takes)}")
+
+
 def _tool_error_text(name: str, message: str) -> str:
     """A tool error as every one reads: ``<tool>: <what was wrong>; <how to fix it>``, as
     :func:`_argument_error` writes it. The SDK puts "Error executing tool <tool>: " before
@@ -1430,6 +1499,8 @@ class _Server(MCPServer):
                     f"{shown}: no such tool; call one of {', '.join(t.name for t in tools)}"
                 )
             )
+        # said in the answer (its ignored_arguments), not refused: ignored_arguments_note
+        noted = _IGNORED_ARGUMENTS.set(ignored_arguments_note(name, arguments, tools))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -1446,6 +1517,8 @@ class _Server(MCPServer):
             # the same kind kept: the SDK logs a crash with its traceback, an error in a line
             kind = UnexpectedToolError if isinstance(exc, UnexpectedToolError) else ToolError
             raise kind(_tool_error_text(name, str(exc))) from cause
+        finally:
+            _IGNORED_ARGUMENTS.reset(noted)
 
 
 def _set_up_logging() -> str:
