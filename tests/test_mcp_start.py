@@ -27,6 +27,20 @@ def run_python(code: str, *args: str) -> object:
     return json.loads(proc.stdout.splitlines()[-1])
 
 
+def served(project: Path, env: dict[str, str], sent: str) -> subprocess.CompletedProcess[str]:
+    """``kenning mcp`` started in ``project``, ``sent`` on its stdin, run to its end (it
+    answers what it read before stdin closed, then exits)."""
+    return subprocess.run(
+        [sys.executable, "-m", "kenning", "mcp"],
+        cwd=project,
+        env=env,
+        input=sent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_the_server_is_built_without_the_store_s_code() -> None:
     """The store's code (numpy with it, ~0.1 CPU-s) is the first tool call's or the
     warm-up's, not the first answer's."""
@@ -161,15 +175,7 @@ def test_first_calls_sent_together_each_get_their_answer(tmp_path: Path) -> None
     ]
     sent = "".join(json.dumps(r) + "\n" for r in requests)
     for _ in range(2):
-        proc = subprocess.run(
-            [sys.executable, "-m", "kenning", "mcp"],
-            cwd=project,
-            env=env,
-            input=sent,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        proc = served(project, env, sent)
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr[-3000:]
         answers = {a["id"]: a for a in map(json.loads, proc.stdout.splitlines()) if "id" in a}
         assert sorted(answers) == [1, *range(10, 10 + len(FIRST_CALLS))]
@@ -222,15 +228,7 @@ def test_a_claude_project_dir_that_is_no_folder_is_logged_in_the_server_s_format
     stderr = {}
     for level in ("WARNING", "ERROR"):
         env = {**os.environ, "CLAUDE_PROJECT_DIR": missing, "KENNING_LOG_LEVEL": level}
-        proc = subprocess.run(
-            [sys.executable, "-m", "kenning", "mcp"],
-            cwd=project,
-            env=env,
-            input=sent,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        proc = served(project, env, sent)
         assert proc.returncode == 0, proc.stderr[-3000:]
         stderr[level] = proc.stderr
     (line,) = stderr["WARNING"].splitlines()
