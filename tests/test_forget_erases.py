@@ -8,11 +8,9 @@ its tag and its vector's bytes. Before the fix its words survived in the FTS5 in
 
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 import sqlite3
-import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +26,7 @@ from kenning.errors import StoreWriteFailed
 from kenning.model import content_hash
 
 from .cli_runner import run_cli
+from .conftest import make_repo, session_folder, written_once_per_session
 from .reliability.conftest import run_kenning
 
 SECRET_WORDS = ("zanzibarquokka", "xylophonistic", "quibblemarsh")
@@ -344,34 +343,34 @@ _TIGHT_FREE = 3 * 2**20
 NOTES = 3000
 
 
-#: The ``.kenning`` folders the builders below made, by their arguments, in this process
-#: (a temporary folder each, removed at exit): each test copies the real store files into
-#: its own project instead of writing the same thousands of notes again (~2.5 CPU-s each).
-_BUILT: dict[tuple[str, bool], Path] = {}
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the whole run (every pytest-xdist worker's) that the builders below
+    write their stores in: each is built once per run, not once per worker (~2.5 CPU-s a
+    store of thousands of notes), and each test copies the real store files into its own
+    project, so no test sees another's writes."""
+    return session_folder(tmp_path_factory)
 
 
-def _built(key: tuple[str, bool], build: Callable[[Path], None]) -> Path:
+def _built(root: Path, key: tuple[str, bool], build: Callable[[Path], None]) -> Path:
     """The ``.kenning`` folder ``build(project)`` makes in a project of its own, built once
-    per ``key`` in this process."""
-    from .conftest import make_repo
+    per ``key`` in the run (in ``root``, by the first worker that asks; the others wait for
+    it and read it)."""
 
-    built = _BUILT.get(key)
-    if built is None:
-        base = Path(tempfile.mkdtemp(prefix="kenning-test-built-"))
-        atexit.register(shutil.rmtree, base, True)
-        build(make_repo(base / "p"))
-        built = _BUILT[key] = base / "p" / ".kenning"
-    return built
+    def write(partial: Path) -> None:
+        shutil.rmtree(partial, ignore_errors=True)  # a worker killed while building it
+        build(make_repo(partial / "p"))
+
+    name = "forget-erases-built-" + "-".join(map(str, key))
+    return written_once_per_session(root, name, write) / "p" / ".kenning"
 
 
 def _project_with_built_store(
-    mount: Path, key: tuple[str, bool], build: Callable[[Path], None]
+    mount: Path, built: Path, key: tuple[str, bool], build: Callable[[Path], None]
 ) -> Path:
     """A project at ``mount / "p"`` whose ``.kenning`` is a copy of :func:`_built`'s."""
-    from .conftest import make_repo
-
     project = make_repo(mount / "p")
-    shutil.copytree(_built(key, build), project / ".kenning")
+    shutil.copytree(_built(built, key, build), project / ".kenning")
     return project
 
 
@@ -396,9 +395,10 @@ def _build_notes_in_4k_pages(project: Path) -> None:
     conn.close()
 
 
-def _build_older_store(project: Path, old_forget: bool) -> None:
+def _build_older_store(project: Path, built: Path, old_forget: bool) -> None:
     # (the notes written once for both kinds, and copied)
-    shutil.copytree(_built(("notes", False), _build_notes_in_4k_pages), project / ".kenning")
+    notes = _built(built, ("notes", False), _build_notes_in_4k_pages)
+    shutil.copytree(notes, project / ".kenning")
     conn = sqlite3.connect(project / ".kenning" / "memory.db", isolation_level=None)
     if old_forget:
         conn.execute("PRAGMA secure_delete = OFF")
@@ -413,17 +413,20 @@ def _build_older_store(project: Path, old_forget: bool) -> None:
 
 
 def _older_store_on_a_small_disk(
-    mount: Path, old_forget: bool = True, leave: int | None = _TIGHT_FREE
+    mount: Path, built: Path, old_forget: bool = True, leave: int | None = _TIGHT_FREE
 ) -> Path:
     """A project on ``mount`` holding a schema-5 store whose free pages hold :data:`SECRET`
     (deleted the way a kenning before secure_delete did), and a filler file leaving
     ``leave`` bytes of the disk free. Returns the project. Without ``old_forget``
     the notes holding it stay, and the full-text index keeps the segments its writes made,
     which the migration's optimise rewrites into pages past the end of the file. The store
-    is built once per ``old_forget`` in a process, from one writing of the notes, and its
-    files copied (byte for byte: the free pages with them)."""
+    is built once per ``old_forget`` in the run (in ``built``), from one writing of the
+    notes, and its files copied (byte for byte: the free pages with them)."""
     project = _project_with_built_store(
-        mount, ("older_store", old_forget), lambda p: _build_older_store(p, old_forget)
+        mount,
+        built,
+        ("older_store", old_forget),
+        lambda p: _build_older_store(p, built, old_forget),
     )
     db = project / ".kenning" / "memory.db"
     assert db.stat().st_size > 2 * _TIGHT_FREE, "a store the tight disk cannot hold twice"
@@ -456,7 +459,7 @@ def _meta_keys(db: Path) -> list[str]:
 
 
 def test_an_upgrade_on_a_disk_without_room_for_its_vacuum_stores_the_note(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, built: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """On a disk with room for a note but not for a copy of the store, the first write after
     an upgrade committed the migration, then failed in the VACUUM it owes (SQLITE_FULL), and
@@ -467,7 +470,7 @@ def test_an_upgrade_on_a_disk_without_room_for_its_vacuum_stores_the_note(
 
     env = {"KENNING_EMBEDDER": "hashing"}
     with _tmpfs(tmp_path / "mnt", "24m") as mount:
-        project = _older_store_on_a_small_disk(mount)
+        project = _older_store_on_a_small_disk(mount, built)
         db = project / ".kenning" / "memory.db"
         size_mib = -(-db.stat().st_size // 2**20)
         words = {w: w.encode() for w in SECRET_WORDS}
@@ -547,7 +550,9 @@ with open_store(cwd=mount / "p", embedder="hashing") as store:  # a writer: migr
 )
 
 
-def test_a_vacuum_that_fails_for_lack_of_room_leaves_no_grown_wal(tmp_path: Path) -> None:
+def test_a_vacuum_that_fails_for_lack_of_room_leaves_no_grown_wal(
+    tmp_path: Path, built: Path
+) -> None:
     """A VACUUM that fails with SQLITE_FULL (the disk filled by another process after
     kenning looked) left the WAL it had grown, a copy of the store's size, filling the disk
     to its last byte. It is truncated: the store is as it was (migrated, the VACUUM still
@@ -559,7 +564,7 @@ def test_a_vacuum_that_fails_for_lack_of_room_leaves_no_grown_wal(tmp_path: Path
     from .test_store_folder import _tmpfs
 
     with _tmpfs(tmp_path / "mnt", "24m") as mount:
-        project = _older_store_on_a_small_disk(mount, old_forget=False)
+        project = _older_store_on_a_small_disk(mount, built, old_forget=False)
         db = project / ".kenning" / "memory.db"
         size_mib = -(-db.stat().st_size // 2**20)
         (mount / "filler").unlink()  # room enough: kenning runs the VACUUM
@@ -582,14 +587,16 @@ def test_a_vacuum_that_fails_for_lack_of_room_leaves_no_grown_wal(tmp_path: Path
         conn.close()
 
 
-def test_the_vacuum_waits_for_room_in_sqlites_temporary_folder_too(tmp_path: Path) -> None:
+def test_the_vacuum_waits_for_room_in_sqlites_temporary_folder_too(
+    tmp_path: Path, built: Path
+) -> None:
     """VACUUM builds its copy of the store in SQLite's temporary folder first
     ($SQLITE_TMPDIR, $TMPDIR, /var/tmp, /tmp): a small one there (a tmpfs /tmp) fails it as
     a full disk beside the store does. That folder's room is looked at too, and named."""
     from .reliability.conftest import run_kenning_process
     from .test_store_folder import _tmpfs
 
-    project = _older_store_on_a_small_disk(tmp_path, leave=None)
+    project = _older_store_on_a_small_disk(tmp_path, built, leave=None)
     db = project / ".kenning" / "memory.db"
     with _tmpfs(tmp_path / "tmp", "1m") as temp:
         env = {"KENNING_EMBEDDER": "hashing", "SQLITE_TMPDIR": str(temp)}
@@ -606,7 +613,7 @@ def test_the_vacuum_waits_for_room_in_sqlites_temporary_folder_too(tmp_path: Pat
     assert _leftovers(db, {w: w.encode() for w in SECRET_WORDS}) == {}
 
 
-def test_an_upgrade_on_a_full_disk_says_so_and_changes_nothing(tmp_path: Path) -> None:
+def test_an_upgrade_on_a_full_disk_says_so_and_changes_nothing(tmp_path: Path, built: Path) -> None:
     """The migration itself (it rewrites the full-text index) failing for lack of room was
     "cannot open the store …: cannot rollback - no transaction is active" (SQLite had rolled
     it back already, and the ROLLBACK after it hid the error). It says the disk is full and
@@ -616,7 +623,7 @@ def test_an_upgrade_on_a_full_disk_says_so_and_changes_nothing(tmp_path: Path) -
 
     env = {"KENNING_EMBEDDER": "hashing"}
     with _tmpfs(tmp_path / "mnt", "24m") as mount:
-        project = _older_store_on_a_small_disk(mount, old_forget=False, leave=256 * 1024)
+        project = _older_store_on_a_small_disk(mount, built, old_forget=False, leave=256 * 1024)
         db = project / ".kenning" / "memory.db"
         refused = run_cli(project, "remember", "Payments retry five times", env=env)
         assert refused.returncode == 1, refused.stderr
@@ -677,13 +684,15 @@ def _build_older_fingerprints(project: Path) -> None:
     conn.close()
 
 
-def _older_fingerprints_on_a_small_disk(mount: Path, leave: int | None = _TIGHT_FREE) -> Path:
+def _older_fingerprints_on_a_small_disk(
+    mount: Path, built: Path, leave: int | None = _TIGHT_FREE
+) -> Path:
     """A project on ``mount`` whose store holds :data:`_FIXES` error fixes with the
     fingerprints of older rules (and no rules recorded, as an older kenning left it), and a
-    filler file leaving ``leave`` bytes of the disk free. The store is built once in a
-    process and its files copied."""
+    filler file leaving ``leave`` bytes of the disk free. The store is built once in the
+    run (in ``built``) and its files copied."""
     project = _project_with_built_store(
-        mount, ("older_fingerprints", False), _build_older_fingerprints
+        mount, built, ("older_fingerprints", False), _build_older_fingerprints
     )
     assert _old_fingerprints(project / ".kenning" / "memory.db") == (_FIXES, None)
     if leave is not None:
@@ -707,7 +716,7 @@ def _old_fingerprints(db: Path) -> tuple[int, str | None]:
 
 
 def test_a_renewal_of_fingerprints_waits_for_room_on_a_small_disk(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, built: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """On a disk with room for a note but not for the renewal, the renewal failed (said),
     and left the WAL it had grown filling the disk to its last byte after the process
@@ -721,7 +730,7 @@ def test_a_renewal_of_fingerprints_waits_for_room_on_a_small_disk(
 
     env = {"KENNING_EMBEDDER": "hashing"}
     with _tmpfs(tmp_path / "mnt", "24m") as mount:
-        project = _older_fingerprints_on_a_small_disk(mount)
+        project = _older_fingerprints_on_a_small_disk(mount, built)
         db = project / ".kenning" / "memory.db"
         for note in ("Payments retry five times", "Deploys happen on Tuesdays only"):
             stored = run_cli(project, "remember", note, env=env)
@@ -751,6 +760,7 @@ def test_a_renewal_of_fingerprints_waits_for_room_on_a_small_disk(
 
 def test_a_renewal_of_fingerprints_leaves_the_rows_of_a_kind_kenning_does_not_know(
     tmp_path: Path,
+    built: Path,
 ) -> None:
     """A row another writer gave a type kenning does not know is held, not served and
     never written (kenning.model.known_kind): measured (qa74 F3), the renewal rewrote its
@@ -764,7 +774,7 @@ def test_a_renewal_of_fingerprints_leaves_the_rows_of_a_kind_kenning_does_not_kn
     env = {"KENNING_EMBEDDER": "hashing"}
     foreign = 300
     with _tmpfs(tmp_path / "mnt", "24m") as mount:
-        project = _older_fingerprints_on_a_small_disk(mount)
+        project = _older_fingerprints_on_a_small_disk(mount, built)
         db = project / ".kenning" / "memory.db"
         conn = sqlite3.connect(db, isolation_level=None)
         conn.execute(
@@ -813,7 +823,9 @@ with open_store(cwd=mount / "p", embedder="hashing") as store:
 )
 
 
-def test_a_renewal_that_fails_for_lack_of_room_leaves_no_grown_wal(tmp_path: Path) -> None:
+def test_a_renewal_that_fails_for_lack_of_room_leaves_no_grown_wal(
+    tmp_path: Path, built: Path
+) -> None:
     """A renewal that fails with SQLITE_FULL (the disk filled by another process after
     kenning looked) left the WAL it had grown, filling the disk, and said "nothing was
     changed". It is truncated: the store is as it was (the older fingerprints, no rules
@@ -827,7 +839,7 @@ def test_a_renewal_that_fails_for_lack_of_room_leaves_no_grown_wal(tmp_path: Pat
     from .test_store_folder import _tmpfs
 
     with _tmpfs(tmp_path / "mnt", "24m") as mount:
-        project = _older_fingerprints_on_a_small_disk(mount, leave=None)
+        project = _older_fingerprints_on_a_small_disk(mount, built, leave=None)
         db = project / ".kenning" / "memory.db"
         ran = subprocess.run(
             [sys.executable, "-c", _FILLED_AT_ITS_RENEWAL, str(mount), str(_TIGHT_FREE)],
@@ -881,6 +893,7 @@ with open_store(cwd=Path(sys.argv[1]), embedder="hashing") as store:
 
 def test_a_renewal_that_waits_for_room_costs_a_new_process_no_read_of_the_rows(
     tmp_path: Path,
+    built: Path,
 ) -> None:
     """While the renewal waited for room, each new process (every `kenning remember`, each
     hook that writes) read every row again to find the stale ones and reckon the room (~2 s
@@ -905,7 +918,7 @@ def test_a_renewal_that_waits_for_room_costs_a_new_process_no_read_of_the_rows(
         return int(walks), ran.stderr
 
     with _tmpfs(tmp_path / "mnt", "24m") as mount:
-        project = _older_fingerprints_on_a_small_disk(mount)
+        project = _older_fingerprints_on_a_small_disk(mount, built)
         db = project / ".kenning" / "memory.db"
         walks, said = write(project, "Payments retry five times")
         assert walks > 0, "the first process reckons"
