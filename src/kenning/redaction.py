@@ -1847,40 +1847,29 @@ _CHAR_TYPE_HEAD = lazy(r"(?:^|[^\w$.:])(?:w|t|g|gu|(?:un)?signed[ \t]{1,8})?$", 
 _CHAR_TYPE_HEAD_LENGTH = 18
 
 
-def _find_string_declarations(text: str, lower: str) -> Iterator[_Hit]:
-    """A secret given to a string's declaration (_STRING_DECLARATION), tried at each
-    "string" of ``lower`` (``text.lower()``) after a type's head (_STRING_TYPE_HEAD)."""
-    at = lower.find("string")
+def _find_declarations(
+    text: str,
+    lower: str,
+    type_word: str,
+    declaration: re.Pattern[str],
+    type_head: re.Pattern[str],
+    head_length: int,
+) -> Iterator[_Hit]:
+    """A secret given to a declaration (_STRING_DECLARATION, _CHAR_ARRAY_DECLARATION), tried
+    at each ``type_word`` ("string", "char") of ``lower`` (``text.lower()``) after a type's
+    head (``type_head``, read in the ``head_length`` characters before it)."""
+    at = lower.find(type_word)
     done = 0
     while at >= 0:
-        m = _STRING_DECLARATION.match(text, at) if at >= done else None
+        m = declaration.match(text, at) if at >= done else None
         # ('^' matches at the text's start only: a window's start needs the character
         # before the type's head)
-        if m is not None and _STRING_TYPE_HEAD.search(
-            text, max(0, at - _STRING_TYPE_HEAD_LENGTH), at
-        ):
-            done = m.end()
-            group = "dq" if m.group("dq") is not None else "sq"
-            name = m.group("name")
-            if _argument_holds_secret(m, name, m.group(group), True, _pin_may_stand(m)):
-                yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
-        at = lower.find("string", at + 6)
-
-
-def _find_char_array_declarations(text: str, lower: str) -> Iterator[_Hit]:
-    """A secret given to an array of characters' declaration (_CHAR_ARRAY_DECLARATION),
-    tried at each "char" of ``lower`` (``text.lower()``) after a type's head
-    (_CHAR_TYPE_HEAD)."""
-    at = lower.find("char")
-    done = 0
-    while at >= 0:
-        m = _CHAR_ARRAY_DECLARATION.match(text, at) if at >= done else None
-        if m is not None and _CHAR_TYPE_HEAD.search(text, max(0, at - _CHAR_TYPE_HEAD_LENGTH), at):
+        if m is not None and type_head.search(text, max(0, at - head_length), at):
             done = m.end()
             group = "dq" if m.group("dq") is not None else "sq"
             if _argument_holds_secret(m, m.group("name"), m.group(group), True, _pin_may_stand(m)):
                 yield _Hit(m.start(group), m.end(group), "password_assignment", 1)
-        at = lower.find("char", at + 4)
+        at = lower.find(type_word, at + len(type_word))
 
 
 def _find_map_pairs(text: str) -> Iterator[_Hit]:
@@ -2072,9 +2061,13 @@ def _find_assignment_rule(
     if "(" in text and ('"' in text or "'" in text):
         yield from _find_secret_calls(text, lower, stem_places)
     if "string" in lower and ('"' in text or "'" in text):
-        yield from _find_string_declarations(text, lower)
+        yield from _find_declarations(
+            text, lower, "string", _STRING_DECLARATION, _STRING_TYPE_HEAD, _STRING_TYPE_HEAD_LENGTH
+        )
     if "char" in lower and "[" in text and ('"' in text or "'" in text):
-        yield from _find_char_array_declarations(text, lower)
+        yield from _find_declarations(
+            text, lower, "char", _CHAR_ARRAY_DECLARATION, _CHAR_TYPE_HEAD, _CHAR_TYPE_HEAD_LENGTH
+        )
     if "<" in text and ("key" in lower or "name" in lower):
         yield from _find_xml_settings(text)
     if " key" in lower:
