@@ -958,3 +958,27 @@ async def test_an_argument_the_tool_does_not_take_is_said_in_the_answer(client: 
     ):
         data = await ok(client, tool, **arguments)
         assert "ignored_arguments" not in data, (tool, arguments, data)
+
+
+async def test_a_tool_error_says_which_argument_names_were_ignored(client: Client) -> None:
+    """A misspelt argument name failed the call as if it had not been sent ("query is
+    missing") with no word of the name that was: an error has no answer to carry
+    ignored_arguments in. The error says it now, after what was wrong, for a refusal of the
+    arguments and for a failure of the tool itself; an error with nothing ignored does not."""
+    refused = await error(client, "hooks_recall", qeury="deploy")
+    assert refused.startswith("hooks_recall: query is missing (it is required)"), refused
+    assert refused.endswith(
+        'Also: "qeury" was ignored: it is not an argument of hooks_recall; '
+        "hooks_recall takes query, top_k, k, semantic."
+    ), refused
+    unstored = await error(client, "forget", id="0123456789abcd", memory_id="0123")
+    assert unstored.endswith(
+        'hooks_remember creates it. Also: "memory_id" was ignored: it is not an argument of '
+        "forget; forget takes id, group_id."
+    ), unstored
+    await ok(client, "hooks_remember", content=UTC_RULE, type="rule")
+    failed = await error(client, "forget", id="0123", memory_id="0123456789abcdef")
+    assert "too short to name a memory" in failed, failed
+    assert 'Also: "memory_id" was ignored: it is not an argument of forget' in failed, failed
+    for tool, arguments in (("hooks_recall", {}), ("forget", {"id": "0123"})):
+        assert "Also:" not in await error(client, tool, **arguments), (tool, arguments)

@@ -1414,6 +1414,18 @@ def ignored_arguments_note(
     return safe_message(f"{listed} {said} of {tool}{hint}; {tool} takes {', '.join(takes)}")
 
 
+def _with_ignored_note(message: str) -> str:
+    """A tool error's ``message`` with what the call's answer would have said of the argument
+    names its tool does not take (:func:`ignored_arguments_note`): a misspelt name is most
+    often why the call failed (``{"qeury": …}``: "query is missing"), and an error has no
+    answer to carry ``ignored_arguments`` in."""
+    ignored = _IGNORED_ARGUMENTS.get()
+    if ignored is None:
+        return message
+    end = "" if message.endswith((".", "!", "?")) else "."
+    return f"{message}{end} Also: {ignored}."
+
+
 def _tool_error_text(name: str, message: str) -> str:
     """A tool error as every one reads: ``<tool>: <what was wrong>; <how to fix it>``, as
     :func:`_argument_error` writes it. The SDK puts "Error executing tool <tool>: " before
@@ -1513,10 +1525,11 @@ class _Server(MCPServer):
                 # not chained to pydantic's refusal: the SDK then logs this one line, where
                 # it listed every rejected item's field (a list of 100,000: 1.1 CPU-s, a
                 # 1.7 MB line, made even when info is not logged)
-                raise ToolError(_argument_error(name, cause, schema, arguments)) from None
+                refusal = _argument_error(name, cause, schema, arguments)
+                raise ToolError(_with_ignored_note(refusal)) from None
             # the same kind kept: the SDK logs a crash with its traceback, an error in a line
             kind = UnexpectedToolError if isinstance(exc, UnexpectedToolError) else ToolError
-            raise kind(_tool_error_text(name, str(exc))) from cause
+            raise kind(_with_ignored_note(_tool_error_text(name, str(exc)))) from cause
         finally:
             _IGNORED_ARGUMENTS.reset(noted)
 
