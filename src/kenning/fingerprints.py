@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from .errorfix import ERROR_FIX_PREFIX, one_line, parse_error_fix
-from .lazyre import lazy
+from .lazyre import cued
 from .log_formats import ANSI, CONTROL
 from .signatures import extract_error_signature, without_exit_code_suffix
 
@@ -53,7 +53,7 @@ _EXTS = (
     "swift|m|mm|sh|bash|zsh|ps1|lua|pl|ex|exs|erl|hs|ml|dart|vue|svelte|json|jsonl|yaml|yml|"
     "toml|ini|cfg|conf|lock|md|rst|txt|html|css|scss|sql|xml|proto|gradle|tf|dockerfile|log"
 )
-_KEEP_NUMBER = lazy(
+_KEEP_NUMBER = cued(
     r"(?P<keep>\b(?:exit(?:ed)?\s+(?:with\s+)?(?:non-?zero\s+)?(?:exit\s+)?(?:code|status)"
     r"|exit\s+code|status\s*code|signal|errno|http(?:/\d(?:\.\d)?)?"
     # Gradle's "finished with non-zero exit value 137", "exitCode 137", "exit_code=137", compose's
@@ -138,17 +138,17 @@ _RUST_QUOTED_PATH = rf"`{_RUST_PATH}`|'{_RUST_PATH}'|\"{_RUST_PATH}\"|‘{_RUST_
 #: ``cannot find `nope` in `fs``` (rustc 1.95; :data:`_RUST_OLD_COULD_NOT_FIND` before) and
 #: E0425's and E0412's ``cannot find value `Settings2` in module `crate::config``` (``type …
 #: in crate `mylib```).
-_RUST_PATH_SAID = lazy(
+_RUST_PATH_SAID = cued(
     rf"(\bunresolved\s+imports?\s+)((?:{_RUST_QUOTED_PATH})(?:\s*,\s*(?:{_RUST_QUOTED_PATH})){{0,20}})"
     rf"|(\bcannot\s+find\s+(?:[a-z]{{1,20}}[\s,]+){{0,4}}?)({_RUST_QUOTED_PATH})(\s+in\s+"
     rf"(?:(?:module|crate|enum|trait|struct|union)\s+)?)({_RUST_QUOTED_PATH})",
     re.IGNORECASE,
 )
-_RUST_QUOTED_ONE = lazy(_RUST_QUOTED_PATH)
+_RUST_QUOTED_ONE = cued(_RUST_QUOTED_PATH)
 #: rustc's E0433 before it said ``cannot find `nope` in `fs``` (1.95): ``failed to resolve:
 #: could not find `nope` in `fs``` (its label still says ``could not find `nope3` in the
 #: crate root`` for ``crate::nope3``, which its message says is in ``crate``).
-_RUST_OLD_COULD_NOT_FIND = lazy(
+_RUST_OLD_COULD_NOT_FIND = cued(
     rf"\bfailed\s+to\s+resolve:\s+could\s+not\s+find\s+({_RUST_QUOTED_PATH})\s+in\s+"
     rf"(?:({_RUST_QUOTED_PATH})|the\s+crate\s+root\b)",
     re.IGNORECASE,
@@ -168,21 +168,21 @@ _KEEP_MODULE = (
     # ``'`` already): which item of which crate or module is the error, and its fix (a typo,
     # a renamed item, a crate's feature or version); every one was ``unresolved import
     # <q>``, one error
-    lazy(
+    cued(
         rf"(?P<keep>\bunresolved\s+imports?\s+)(?P<num>'{_RUST_PATH}'(?:, '{_RUST_PATH}'){{0,20}})",
         re.IGNORECASE,
     ),
-    lazy(
+    cued(
         rf"(?P<keep>\bcannot\s+find\s+(?:[a-z]{{1,20}}[\s,]+){{0,4}}?)(?P<num>'{_RUST_PATH}')"
         rf"(?=\s+in\s+(?:(?:module|crate|enum|trait|struct|union)\s+)?'{_RUST_PATH}')",
         re.IGNORECASE,
     ),
-    lazy(
+    cued(
         rf"(?P<keep>\bcannot\s+find\s+(?:[a-z]{{1,20}}[\s,]+){{0,4}}?{_KEPT}\s+in\s+"
         rf"(?:(?:module|crate|enum|trait|struct|union)\s+)?)(?P<num>'{_RUST_PATH}')",
         re.IGNORECASE,
     ),
-    lazy(
+    cued(
         rf"(?P<keep>\b(?:{_MISSING_WORDS}|missing\s+script:"
         # (yum's and dnf's through ansible)
         r"|no\s+package\s+matching)\s+)"
@@ -191,53 +191,53 @@ _KEEP_MODULE = (
     ),
     # a name a module does not export, and that module (Python's "cannot import name 'x'
     # from 'y' (<path>)": the fix pins or changes that module)
-    lazy(rf"(?P<keep>\bcannot\s+import\s+name\s+)(?P<num>{_QUOTED_NAME})", re.IGNORECASE),
-    lazy(
+    cued(rf"(?P<keep>\bcannot\s+import\s+name\s+)(?P<num>{_QUOTED_NAME})", re.IGNORECASE),
+    cued(
         rf"(?P<keep>\bcannot\s+import\s+name\s+\S+\s+from\s+)(?P<num>{_QUOTED_NAME})",
         re.IGNORECASE,
     ),
     # a name a module does not have, and that module (Python's "module 'numpy' has no
     # attribute 'float'": an API a release removed)
     # (mypy's "Module "numpy" has no attribute "float"" the same)
-    lazy(
+    cued(
         rf"(?P<keep>\bmodule\s+)(?P<num>{_QUOTED_NAME})(?=\s+has\s+no\s+attribute\b)",
         re.IGNORECASE,
     ),
-    lazy(
+    cued(
         rf"(?P<keep>\bmodule\s+\S+\s+has\s+no\s+attribute\s+)(?P<num>{_QUOTED_NAME})",
         re.IGNORECASE,
     ),
     # ... and JavaScript's and TypeScript's: webpack's "export 'x' (imported as 'y') was not
     # found in 'z'", Node's "The requested module 'z' does not provide an export named 'x'",
     # tsc's "Module '"z"' has no exported member 'x'" (an alias of it, "as 'y'", is not)
-    lazy(rf"(?P<keep>\bexport\s+)(?P<num>{_QUOTED_NAME})(?=\s+\(imported\s+as\b)"),
-    lazy(rf"(?P<keep>\bwas\s+not\s+found\s+in\s+)(?P<num>{_QUOTED_NAME})"),
-    lazy(rf"(?P<keep>\brequested\s+module\s+)(?P<num>{_QUOTED_NAME})", re.IGNORECASE),
-    lazy(rf"(?P<keep>\bprovide\s+an\s+export\s+named\s+)(?P<num>{_QUOTED_NAME})"),
-    lazy(r"(?P<keep>\bModule\s+)(?P<num>'\"[@\w][\w.@/+-]*\"')(?=\s+has\s+no\s+exported\s+member)"),
-    lazy(rf"(?P<keep>\bhas\s+no\s+exported\s+member\s+(?:named\s+)?)(?P<num>{_QUOTED_NAME})"),
+    cued(rf"(?P<keep>\bexport\s+)(?P<num>{_QUOTED_NAME})(?=\s+\(imported\s+as\b)"),
+    cued(rf"(?P<keep>\bwas\s+not\s+found\s+in\s+)(?P<num>{_QUOTED_NAME})"),
+    cued(rf"(?P<keep>\brequested\s+module\s+)(?P<num>{_QUOTED_NAME})", re.IGNORECASE),
+    cued(rf"(?P<keep>\bprovide\s+an\s+export\s+named\s+)(?P<num>{_QUOTED_NAME})"),
+    cued(r"(?P<keep>\bModule\s+)(?P<num>'\"[@\w][\w.@/+-]*\"')(?=\s+has\s+no\s+exported\s+member)"),
+    cued(rf"(?P<keep>\bhas\s+no\s+exported\s+member\s+(?:named\s+)?)(?P<num>{_QUOTED_NAME})"),
     # the key a mapping has not (Python's KeyError, Django's MultiValueDictKeyError): a key
     # that reads as a name in the code (a dict's key, a column, a setting, an environment
     # variable: 'items', 'user', 'DATABASE_URL', 'cart.total') is which error, as a
     # NameError's name is, and its fix is about that key; one that reads as data (a number,
     # a uuid, a hash, a date, a path, words, anything longer than 64 characters) stays
     # masked, every such KeyError one error (its fix is the lookup, whatever the key)
-    lazy(
+    cued(
         r"(?P<keep>\b(?:MultiValueDict)?KeyError:\s+)(?P<q>['\"])"
         rf"(?P<bare>{_KEY_NAME})(?P=q){_AFTER_KEY}"
     ),
     # ... typed without its quotes in a note ("KeyError: items"), the line's last word
-    lazy(rf"(?P<keep>\b(?:MultiValueDict)?KeyError:\s+)(?P<bare>{_KEY_NAME})(?=\.?\s*$)"),
+    cued(rf"(?P<keep>\b(?:MultiValueDict)?KeyError:\s+)(?P<bare>{_KEY_NAME})(?=\.?\s*$)"),
     # ... and the columns pandas could not find of a list asked (``df[["a", "b"]]``):
     # ``KeyError: "['cart_total'] not in index"``
-    lazy(
+    cued(
         r"(?P<keep>\bKeyError:\s+)"
         rf"(?P<num>\"\['{_KEY_NAME}'(?:, '{_KEY_NAME}'){{0,20}}\] not in index\"){_AFTER_KEY}"
     ),
     # the name C and C++ compilers cannot find (clang's "use of undeclared identifier 'x'",
     # gcc's "'x' was not declared in this scope"): the fix includes, declares or enables it
-    lazy(rf"(?P<keep>\buse\s+of\s+undeclared\s+identifier\s+)(?P<num>{_QUOTED_NAME})"),
-    lazy(
+    cued(rf"(?P<keep>\buse\s+of\s+undeclared\s+identifier\s+)(?P<num>{_QUOTED_NAME})"),
+    cued(
         rf"(?P<keep>)(?P<num>{_QUOTED_NAME}|‘[\w:]+’)"
         r"(?=\s+was\s+not\s+declared\s+in\s+this\s+scope)"
     ),
@@ -248,26 +248,26 @@ _KEEP_MODULE = (
     # "cannot find value `x` in this scope" and "use of undeclared type `X`", Ruby's
     # "undefined method `x' for" (a moved or borrowed value's name stays masked: its fix is
     # the pattern, whatever the name)
-    lazy(rf"(?P<keep>\bCannot\s+find\s+name\s+)(?P<num>{_QUOTED_NAME})"),
-    lazy(rf"(?P<keep>\bcannot\s+find\s+)(?P<num>{_QUOTED_NAME})(?=\s+in\s+scope\b)"),
-    lazy(
+    cued(rf"(?P<keep>\bCannot\s+find\s+name\s+)(?P<num>{_QUOTED_NAME})"),
+    cued(rf"(?P<keep>\bcannot\s+find\s+)(?P<num>{_QUOTED_NAME})(?=\s+in\s+scope\b)"),
+    cued(
         r"(?P<keep>\bcannot\s+find\s+(?:value|function|type|struct|macro|trait|module|crate)\s+)"
         rf"(?P<num>{_QUOTED_NAME})(?=\s+in\s+this\s+scope\b)"
     ),
-    lazy(
+    cued(
         rf"(?P<keep>\bThe\s+(?:type\s+or\s+namespace\s+)?name\s+)(?P<num>{_QUOTED_NAME})"
         r"(?=\s+(?:could\s+not\s+be\s+found|does\s+not\s+exist)\b)"
     ),
-    lazy(  # (and mypy's "Name "np" is not defined")
+    cued(  # (and mypy's "Name "np" is not defined")
         rf"(?P<keep>\bname\s+)(?P<num>{_QUOTED_NAME})(?=\s+is\s+not\s+defined\b)", re.I
     ),
     # pyright's (""np" is not defined (reportUndefinedVariable)")
-    lazy(
+    cued(
         rf"(?P<keep>)(?P<num>{_QUOTED_NAME})"
         r"(?=\s+is\s+not\s+defined\s+\(reportUndefinedVariable\))"
     ),
-    lazy(rf"(?P<keep>\buse\s+of\s+undeclared\s+type\s+)(?P<num>{_QUOTED_NAME})"),
-    lazy(
+    cued(rf"(?P<keep>\buse\s+of\s+undeclared\s+type\s+)(?P<num>{_QUOTED_NAME})"),
+    cued(
         r"(?P<keep>\bundefined\s+(?:local\s+variable\s+or\s+)?method\s+)"
         r"(?P<num>'[\w?!=]{1,200}')"
     ),
@@ -276,13 +276,13 @@ _KEEP_MODULE = (
     # for "yaml"", "Skipping analyzing "x": module is installed, but missing library stubs";
     # pyright's "Import "yaml" could not be resolved", "Stub file not found for "yaml""):
     # the fix installs that one's stubs
-    lazy(
+    cued(
         r"(?P<keep>\b(?:library\s+stub\s+for\s+module\s+named|stubs\s+not\s+installed\s+for"
         r"|skipping\s+analyzing|stub\s+file\s+not\s+found\s+for)\s+)"
         rf"(?P<num>{_QUOTED_NAME})",
         re.IGNORECASE,
     ),
-    lazy(rf"(?P<keep>\bImport\s+)(?P<num>{_QUOTED_NAME})(?=\s+could\s+not\s+be\s+resolved\b)"),
+    cued(rf"(?P<keep>\bImport\s+)(?P<num>{_QUOTED_NAME})(?=\s+could\s+not\s+be\s+resolved\b)"),
     # the types a type checker says do not fit (mypy's "has incompatible type "str | None";
     # expected "str"", "(got "None", expected "str")", "(expression has type "int", variable
     # has type "str")"; pyright's "Argument of type "X" cannot be assigned to parameter "p" of
@@ -290,7 +290,7 @@ _KEEP_MODULE = (
     # and its fix (a None check is not a conversion to int); the function's and the
     # parameter's names stay masked, as any name in the code
     *(
-        lazy(rf"(?P<keep>{before})(?P<num>{_CHECKED_TYPE})", re.IGNORECASE)
+        cued(rf"(?P<keep>{before})(?P<num>{_CHECKED_TYPE})", re.IGNORECASE)
         for before in (
             r"\bhas\s+incompatible\s+type\s+",
             rf"\bhas\s+incompatible\s+type\s+{_KEPT};\s+expected\s+",
@@ -312,106 +312,106 @@ _KEEP_MODULE = (
     # stays masked), the permission gcloud was denied, the repository Bazel cannot fetch, the
     # export Bun cannot find, the target make has no rule for, the credential Jenkins has no
     # entry for: the fix adds, grants or names that one
-    lazy(
+    cued(
         r"(?P<keep>\b(?:required\s+a|No\s+qualifying|defining\s+a)\s+bean\s+of\s+type\s+)"
         r"(?P<num>'[\w.$]{1,300}')",
         re.IGNORECASE,
     ),
-    lazy(r"(?P<keep>\bNo\s+suitable\s+driver\s+found\s+for\s+)(?P<num>'jdbc:[\w-]{1,50}')", re.I),
-    lazy(r"(?P<keep>\bCould\s+not\s+find\s+module\s+)(?P<num>‘[\w.']{1,200}’|'[\w.]{1,200}')"),
-    lazy(r"(?P<keep>\bLibrary\s+)(?P<num>\"[\w.-]{1,200}\")(?=\s+not\s+found\b)"),
-    lazy(
+    cued(r"(?P<keep>\bNo\s+suitable\s+driver\s+found\s+for\s+)(?P<num>'jdbc:[\w-]{1,50}')", re.I),
+    cued(r"(?P<keep>\bCould\s+not\s+find\s+module\s+)(?P<num>‘[\w.']{1,200}’|'[\w.]{1,200}')"),
+    cued(r"(?P<keep>\bLibrary\s+)(?P<num>\"[\w.-]{1,200}\")(?=\s+not\s+found\b)"),
+    cued(
         r"(?P<keep>\bThe\s+(?:method|getter|setter|operator)\s+)(?P<num>'[^'\n]{1,200}')"
         r"(?=\s+isn't\s+defined\s+for\b)"
     ),
-    lazy(r"(?P<keep>\bUndefined\s+name\s+)(?P<num>'[\w$]{1,200}')"),
-    lazy(r"(?P<keep>\bPermission\s+)(?P<num>'[\w.]{1,200}')(?=\s+denied\b)"),
-    lazy(r"(?P<keep>\bno\s+such\s+package\s+)(?P<num>'@{1,2}[\w.-]{1,200}//[^'\n]{0,200}')"),
-    lazy(r"(?P<keep>\bExport\s+named\s+)(?P<num>'[\w$]{1,200}')(?=\s+not\s+found\s+in\b)"),
-    lazy(
+    cued(r"(?P<keep>\bUndefined\s+name\s+)(?P<num>'[\w$]{1,200}')"),
+    cued(r"(?P<keep>\bPermission\s+)(?P<num>'[\w.]{1,200}')(?=\s+denied\b)"),
+    cued(r"(?P<keep>\bno\s+such\s+package\s+)(?P<num>'@{1,2}[\w.-]{1,200}//[^'\n]{0,200}')"),
+    cued(r"(?P<keep>\bExport\s+named\s+)(?P<num>'[\w$]{1,200}')(?=\s+not\s+found\s+in\b)"),
+    cued(
         r"(?P<keep>\bNo\s+rule\s+to\s+make\s+target\s+)"
         r"(?P<num>'[^'\n]{1,200}'|‘[^’\n]{1,200}’|`[^'\n]{1,200}')"
     ),
-    lazy(r"(?P<keep>\bcredentials\s+entry\s+with\s+ID\s+)(?P<num>'[^'\n]{1,200}')", re.I),
-    lazy(r"(?P<keep>\bMerge\s+conflict\s+in\s+)(?P<num>'[^'\n]{1,200}')$"),
+    cued(r"(?P<keep>\bcredentials\s+entry\s+with\s+ID\s+)(?P<num>'[^'\n]{1,200}')", re.I),
+    cued(r"(?P<keep>\bMerge\s+conflict\s+in\s+)(?P<num>'[^'\n]{1,200}')$"),
     # the variable or argument terraform's detail names ("An input variable with the name
     # "vpc_cidr" has not been declared", "An argument named "x" is not expected here", "The
     # argument "instance_class" is required")
-    lazy(
+    cued(
         r"(?P<keep>\b(?:input\s+variable\s+with\s+the\s+name|argument\s+named|The\s+argument)\s+)"
         r"(?P<num>\"[\w.-]{1,200}\")(?=\s+(?:has\s+not\s+been\s+declared|is\s+not\s+expected"
         r"|is\s+required))"
     ),
     # the configmap or secret a pod could not mount
-    lazy(r'(?P<keep>\b(?:configmap|secret)\s+)(?P<num>"[\w.-]{1,253}")(?=\s+not\s+found\b)'),
+    cued(r'(?P<keep>\b(?:configmap|secret)\s+)(?P<num>"[\w.-]{1,253}")(?=\s+not\s+found\b)'),
     # the module Deno cannot find (a local one by its name, above)
-    lazy(r'(?P<keep>\bModule\s+not\s+found\s+)(?P<num>"[^"\n]{1,300}")'),
+    cued(r'(?P<keep>\bModule\s+not\s+found\s+)(?P<num>"[^"\n]{1,300}")'),
     # the package pnpm found a peer of unmet, and that peer (read out of its tree above)
-    lazy(r"(?P<keep>\bUnmet\s+peer\s+dependencies:\s+)(?P<num>'[^'\n]{1,200}')", re.I),
-    lazy(r"(?P<keep>\b(?:unmet|missing)\s+peer\s+)(?P<num>'[^'\n]{1,200}')"),
+    cued(r"(?P<keep>\bUnmet\s+peer\s+dependencies:\s+)(?P<num>'[^'\n]{1,200}')", re.I),
+    cued(r"(?P<keep>\b(?:unmet|missing)\s+peer\s+)(?P<num>'[^'\n]{1,200}')"),
     # GHC's and stack's error codes ("[GHC-88464]", "[S-7282]"): which error it is
-    lazy(r"(?P<keep>\[(?:GHC|S)-)(?P<num>\d{1,6})(?=\])"),
+    cued(r"(?P<keep>\[(?:GHC|S)-)(?P<num>\d{1,6})(?=\])"),
     # the package of an ES module Node could not require() (read out of its path above)
-    lazy(r"(?P<keep>\brequire\(\)\s+of\s+ES\s+Module\s+)(?P<num>'[@\w.-][\w.@/-]*')", re.I),
+    cued(r"(?P<keep>\brequire\(\)\s+of\s+ES\s+Module\s+)(?P<num>'[@\w.-][\w.@/-]*')", re.I),
     # the import a bundler could not resolve (vite's Rollup: "failed to resolve import
     # "@acme/ui/button" from …", and vite's import analysis: "Failed to resolve import "dayjs"
     # from …"; its importer, a path, is masked)
-    lazy(r"(?P<keep>\bfailed\s+to\s+resolve\s+import\s+)(?P<num>\"[^\"\s]{1,200}\")", re.I),
+    cued(r"(?P<keep>\bfailed\s+to\s+resolve\s+import\s+)(?P<num>\"[^\"\s]{1,200}\")", re.I),
     # the element a Playwright expectation waited for ("Locator: getByRole('button', { name:
     # 'Sign in' })"): which one timed out is the failure
-    lazy(r"(?P<keep>\bexpect\(locator\)\.\w+\(\)\s+Locator:\s+)(?P<num>\S[^\n]{0,300})$"),
+    cued(r"(?P<keep>\bexpect\(locator\)\.\w+\(\)\s+Locator:\s+)(?P<num>\S[^\n]{0,300})$"),
     # the crate cargo cannot find a version of ("failed to select a version for the
     # requirement `serde = "^9.0"`": the crate's name is kept, its range is not)
-    lazy(
+    cued(
         r"(?P<keep>\bfailed\s+to\s+select\s+a\s+version\s+for\s+the\s+requirement\s+)"
         r"`(?P<num>[\w-]{1,200})\s*=[^`\n]{0,200}`"
     ),
     # the constraint PostgreSQL says a row violates ("violates unique constraint
     # \"users_email_key\"", "foreign key constraint \"orders_user_id_fkey\""): it names the
     # table and columns, whose fix is this one (a duplicate e-mail is not a primary key's)
-    lazy(
+    cued(
         r"(?P<keep>\bviolates\s+(?:unique|foreign\s+key|check|exclusion|not-null)\s+"
         r"constraint\s+)(?P<num>\"[\w.$-]{1,200}\")"
     ),
     # ... and the package whose configuration file it could not find ("Could not find a package
     # configuration file provided by "fmt"", the line under it)
-    lazy(r"(?P<keep>\bconfiguration\s+file\s+provided\s+by\s+)(?P<num>\"[\w.+-]{1,200}\")", re.I),
+    cued(r"(?P<keep>\bconfiguration\s+file\s+provided\s+by\s+)(?P<num>\"[\w.+-]{1,200}\")", re.I),
     # the package CMake's find_package could not find ("By not providing "FindBoost.cmake"")
-    lazy(r"(?P<keep>\bby\s+not\s+providing\s+)(?P<num>\"Find[\w.+-]{1,200}\.cmake\")", re.I),
-    lazy(
+    cued(r"(?P<keep>\bby\s+not\s+providing\s+)(?P<num>\"Find[\w.+-]{1,200}\.cmake\")", re.I),
+    cued(
         r"(?P<keep>\bfatal\s+error:\s+)"
         r"(?P<num>'?[\w.+-]+(?:/[\w.+-]+)*\.(?:h|hh|hpp|hxx|H)'?)(?=:\s|\s+file\s+not\s+found)"
     ),
     # a command Windows cannot find (cmd.exe's "'npm' is not recognized as an internal or
     # external command", PowerShell's "The term 'npm' is not recognized as the name of …")
-    lazy(
+    cued(
         r"(?P<keep>\bthe\s+term\s+|)(?P<num>'[^'\n]{1,200}')"
         r"(?=\s+is\s+not\s+recognized\s+as\s+(?:an\s+internal|the\s+name)\b)",
         re.IGNORECASE,
     ),
     # the reason a Node promise was rejected with (not an Error: no class to tell them apart)
-    lazy(r"(?P<keep>\brejected\s+with\s+the\s+reason\s+)(?P<num>\"[^\"\n]{1,200}\")"),
+    cued(r"(?P<keep>\brejected\s+with\s+the\s+reason\s+)(?P<num>\"[^\"\n]{1,200}\")"),
     # the symbol a linker could not find (GNU ld's `name' quotes, lld's plain name)
-    lazy(r"(?P<keep>\bundefined\s+reference\s+to\s+)(?P<num>[`'][^'`\n]{1,200}')"),
-    lazy(r"(?P<keep>\bundefined\s+symbol:\s+)(?P<num>\S{1,200})"),
+    cued(r"(?P<keep>\bundefined\s+reference\s+to\s+)(?P<num>[`'][^'`\n]{1,200}')"),
+    cued(r"(?P<keep>\bundefined\s+symbol:\s+)(?P<num>\S{1,200})"),
     # a library pkg-config cannot find ("Package 'libffi', required by 'virtual:world', not
     # found"; autoconf's "No package 'gtk+-3.0' found")
-    lazy(rf"(?P<keep>\bPackage\s+)(?P<num>{_QUOTED_NAME})(?=,\s+required\s+by\b)"),
-    lazy(rf"(?P<keep>\bNo\s+package\s+)(?P<num>{_QUOTED_NAME})(?=\s+found\b)"),
+    cued(rf"(?P<keep>\bPackage\s+)(?P<num>{_QUOTED_NAME})(?=,\s+required\s+by\b)"),
+    cued(rf"(?P<keep>\bNo\s+package\s+)(?P<num>{_QUOTED_NAME})(?=\s+found\b)"),
     # ... and the package npm could not find ("404 '@acme/ui' is not in this registry.", and
     # its name in the registry's URL, read out of it above: "404 Not Found - GET
     # https://registry.npmjs.org/yaml - Not found", pnpm's "GET …/yaml: Not Found - 404")
-    lazy(rf"(?P<keep>)(?P<num>{_QUOTED_NAME})(?=\s+is\s+not\s+in\s+(?:this|the\s+npm)\s+registry)"),
+    cued(rf"(?P<keep>)(?P<num>{_QUOTED_NAME})(?=\s+is\s+not\s+in\s+(?:this|the\s+npm)\s+registry)"),
     # (npm 11's "404 The requested resource 'yaml-foo' could not be found or you do not have
     # permission to access it", its range left out above)
-    lazy(
+    cued(
         rf"(?P<keep>\b404\s+The\s+requested\s+resource\s+)(?P<num>{_QUOTED_NAME})"
         rf"(?={_NPM_11_NOT_FOUND})",
         re.IGNORECASE,
     ),
     # (npm 6's "404 Not Found: yaml-foo@latest" and yarn classic's "An unexpected error
     # occurred: "https://registry.yarnpkg.com/yaml-foo: Not found"", read the same way)
-    lazy(
+    cued(
         r"(?P<keep>\b(?:(?:404\s+Not\s+Found\s+-|ERR_PNPM_FETCH_404)\s+GET|404\s+Not\s+Found:"
         r"|An\s+unexpected\s+error\s+occurred:)\s+)"
         r"(?P<num>'@?[\w.-]{1,214}(?:/[\w.-]{1,214})?')",
@@ -420,35 +420,35 @@ _KEEP_MODULE = (
     # a Windows error's HRESULT ("WslRegisterDistribution failed with error: 0x80370102",
     # "error code 0x80070643", "HRESULT: 0x80004005"): a failure code (its high bit set, eight
     # digits) after the word that says so is the error, as an exit code is, not a hex id
-    lazy(
+    cued(
         r"(?P<keep>\b(?:error|code|hresult)\s*[:=]?\s*(?:\w+/)*)(?P<num>0x[89a-f][0-9a-f]{7})\b",
         re.IGNORECASE,
     ),
     # a program that could not be found, run by Go's os/exec or a container's runtime
     # ('exec: "gcc": executable file not found in $PATH'), as cargo's linker (linker `cc` not
     # found) or setuptools' compiler ("command 'gcc' failed: No such file or directory")
-    lazy(rf"(?P<keep>\bexec:\s+)(?P<num>{_QUOTED_NAME})(?=:\s+executable\s+file\s+not\s+found)"),
-    lazy(rf"(?P<keep>\blinker\s+)(?P<num>{_QUOTED_NAME})(?=\s+not\s+found)"),
-    lazy(
+    cued(rf"(?P<keep>\bexec:\s+)(?P<num>{_QUOTED_NAME})(?=:\s+executable\s+file\s+not\s+found)"),
+    cued(rf"(?P<keep>\blinker\s+)(?P<num>{_QUOTED_NAME})(?=\s+not\s+found)"),
+    cued(
         rf"(?P<keep>\bcommand\s+)(?P<num>{_QUOTED_NAME})"
         r"(?=\s+failed:\s+No\s+such\s+file\s+or\s+directory)"
     ),
     # the class the JVM could not load, named with slashes ("NoClassDefFoundError: org/slf4j/
     # LoggerFactory"), and the method it could not link (quoted since Java 11): the fix adds
     # or pins the library that has it
-    lazy(r"(?P<keep>\bNoClassDefFoundError:\s+)(?P<num>[\w$]+(?:/[\w$]+)+)(?![\w/.])"),
-    lazy(r"(?P<keep>\bNoSuchMethodError:\s+)(?P<num>'[^'\n]{1,300}'|\S{1,300})"),
+    cued(r"(?P<keep>\bNoClassDefFoundError:\s+)(?P<num>[\w$]+(?:/[\w$]+)+)(?![\w/.])"),
+    cued(r"(?P<keep>\bNoSuchMethodError:\s+)(?P<num>'[^'\n]{1,300}'|\S{1,300})"),
     # and the class of the exception a C++ program died of
-    lazy(r"(?P<keep>\bthrowing\s+an\s+instance\s+of\s+)(?P<num>'[^'\n]{1,200}')"),
+    cued(r"(?P<keep>\bthrowing\s+an\s+instance\s+of\s+)(?P<num>'[^'\n]{1,200}')"),
     # the package Go cannot find (and old Go's "cannot find module providing package x"),
     # and the file Ruby cannot require ("cannot load such file -- nokogiri", the gem's; a
     # path is masked as paths are)
-    lazy(
+    cued(
         r"(?P<keep>\b(?:no\s+required\s+module\s+provides|cannot\s+find\s+module\s+providing)"
         r"\s+package\s+|\bpackage\s+(?=\S+\s+is\s+not\s+in\s+(?:std|GOROOT)))"
         r"(?P<num>[\w.-]+(?:/[\w.@+-]+)*)"
     ),
-    lazy(
+    cued(
         r"(?P<keep>\bcannot\s+load\s+such\s+file\s+--\s+)(?P<num>[\w-][\w.-]{0,200}"
         r"(?:/[\w.-]{1,200}){0,20})(?=\s|$)"
     ),
@@ -460,39 +460,39 @@ _KEEP_MODULE = (
     # memory the JVM ran out of (``Metaspace`` is not the heap: its fix is another flag), and
     # PHP's TypeError's function, parameter and types (``App\Cart::add(): Argument #1
     # ($item) must be of type App\Item, null given``)
-    lazy(
+    cued(
         r"(?P<keep>\bno\s+module\s+named\s+)(?P<bare>[A-Za-z_][\w.]{0,200})(?![\w.'\"`])",
         re.IGNORECASE,
     ),
     # the command a shell could not find, as :data:`_SHELL_NOT_FOUND` words it (``fd`` is
     # not ``rg``: its fix installs that one; qa-s69a, helper's F1 leftover: the rg fix came
     # back at 0.67 for fd)
-    lazy(r"(?P<keep>\bcommand\s+not\s+found:\s+)(?P<bare>[\w.+@-]{1,200})(?![\w.+@/-])"),
-    lazy(
+    cued(r"(?P<keep>\bcommand\s+not\s+found:\s+)(?P<bare>[\w.+@-]{1,200})(?![\w.+@/-])"),
+    cued(
         r"(?P<keep>\blateinit\s+property\s+)(?P<bare>[\w$]{1,200})"
         r"(?=\s+has\s+not\s+been\s+initialized\b)"
     ),
-    lazy(
+    cued(
         r"(?P<keep>\bundefined\s+function\s+)"
         r"(?P<bare>(?:'[^'\s]{1,200}'|[\w@.]{1,200}):[\w@]{1,200}/\d{1,3})\b"
     ),
-    lazy(
+    cued(
         r"(?P<keep>\bfunction\s+)(?P<bare>(?:[A-Z][\w.]{0,200}|:\w{1,200})\.[\w?!]{1,200}"
         r"/\d{1,3})(?=\s+is\s+undefined\b)"
     ),
     # (the kinds the JVM names; words a note adds after one are not part of it)
-    lazy(
+    cued(
         r"(?P<keep>\bOutOfMemoryError:\s+)(?P<bare>Java\s+heap\s+space|Metaspace|PermGen\s+space"
         r"|Compressed\s+class\s+space|GC\s+overhead\s+limit\s+exceeded|Direct\s+buffer\s+memory"
         r"|Requested\s+array\s+size\s+exceeds\s+VM\s+limit|unable\s+to\s+create\s+native\s+thread"
         r"|Map\s+failed)\b",
         re.IGNORECASE,
     ),
-    lazy(
+    cued(
         r"(?P<keep>\b(?:TypeError|ArgumentCountError|ValueError):\s+)"
         r"(?P<bare>[\w\\]{1,200}(?:::\w{1,200})?)(?=\(\):\s+Argument\s+#)"
     ),
-    lazy(r"(?P<keep>\bArgument\s+#\d{1,3}\s+\()(?P<bare>\$\w{1,200})(?=\)\s+must\s+be\b)"),
+    cued(r"(?P<keep>\bArgument\s+#\d{1,3}\s+\()(?P<bare>\$\w{1,200})(?=\)\s+must\s+be\b)"),
     # ... and, as bare, the IAM action AWS denied, the .NET argument that was null, the
     # SQLAlchemy dialect, the image docker could not pull, the SwiftUI environment object, the
     # PostgreSQL function (by its name: its schema and argument types are how it was called),
@@ -503,69 +503,69 @@ _KEEP_MODULE = (
     # interface conversion, the name Go calls undefined; not the host or port a connection
     # failed to (see _FP_RULES), nor an errno (macOS's and Windows' numbers for one failure are
     # not Linux's)
-    lazy(
+    cued(
         r"(?P<keep>\bis\s+not\s+authorized\s+to\s+perform:?\s+)"
         r"(?P<bare>[\w-]{1,100}:[\w*]{1,200})"
     ),
-    lazy(r"(?P<keep>\(Parameter\s+)(?P<num>'[\w.]{1,200}')(?=\))"),
-    lazy(r"(?P<keep>\bParameter\s+name:\s+)(?P<bare>[\w.]{1,200})"),
-    lazy(r"(?P<keep>\bCan't\s+load\s+plugin:\s+)(?P<bare>[\w.]{1,200}:[\w.]{1,200})"),
-    lazy(
+    cued(r"(?P<keep>\(Parameter\s+)(?P<num>'[\w.]{1,200}')(?=\))"),
+    cued(r"(?P<keep>\bParameter\s+name:\s+)(?P<bare>[\w.]{1,200})"),
+    cued(r"(?P<keep>\bCan't\s+load\s+plugin:\s+)(?P<bare>[\w.]{1,200}:[\w.]{1,200})"),
+    cued(
         r"(?P<keep>\bpull\s+access\s+denied\s+for\s+)"
         r"(?P<bare>(?:[\w.-]{1,200}:\d{1,5}/)?[\w./-]{1,200})(?:[:@][\w.:@-]{1,200})?(?=,)"
     ),
-    lazy(r"(?P<keep>\bNo\s+ObservableObject\s+of\s+type\s+)(?P<bare>\w{1,200})(?=\s+found\b)"),
-    lazy(
+    cued(r"(?P<keep>\bNo\s+ObservableObject\s+of\s+type\s+)(?P<bare>\w{1,200})(?=\s+found\b)"),
+    cued(
         r"(?P<keep>\benvironmentObject\(_:\)\s+for\s+)(?P<bare>\w{1,200})"
         r"(?=\s+may\s+be\s+missing\b)"
     ),
-    lazy(
+    cued(
         r"(?P<keep>\bfunction\s+(?:\w{1,100}\.)?)(?P<bare>\w{1,200})"
         r"(?=\([^()\n]{0,200}\)\s+does\s+not\s+exist\b)"
     ),
-    lazy(
+    cued(
         r"(?P<keep>\(Forbidden\):\s+)(?P<bare>[\w/-]{1,200})(?:\.[\w.-]{1,200})?"
         r"(?=\s+(?:\"[^\"\n]{0,253}\"\s+)?is\s+forbidden:)"
     ),
-    lazy(r"(?P<keep>\bresource\s+)(?P<num>\"[\w./-]{1,200}\")(?=\s+in\s+API\s+group\b)"),
-    lazy(r"(?P<keep>\bin\s+API\s+group\s+)(?P<num>\"[\w.-]{0,253}\")"),
-    lazy(
+    cued(r"(?P<keep>\bresource\s+)(?P<num>\"[\w./-]{1,200}\")(?=\s+in\s+API\s+group\b)"),
+    cued(r"(?P<keep>\bin\s+API\s+group\s+)(?P<num>\"[\w.-]{0,253}\")"),
+    cued(
         r"(?P<keep>\bA\s+(?:managed|data)\s+resource\s+)"
         r"(?P<num>\"[\w-]{1,200}\"\s+\"[\w-]{1,200}\")(?=\s+has\s+not\s+been\s+declared\b)"
     ),
     # (Rust's io::Error by its kind, "Os { code: 2, kind: NotFound, …" is not
     # "PermissionDenied", whatever its platform's errno: not _RUST_UNNAMED_IO_KINDS; Rails'
     # model not found, "Couldn't find User with 'id'=5")
-    lazy(
+    cued(
         r"(?P<keep>\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)"
         rf"(?P<bare>(?!(?:{'|'.join(_RUST_UNNAMED_IO_KINDS)})\b)\w{{1,100}})(?=,)"
     ),
-    lazy(
+    cued(
         r"(?P<keep>\bOs\s+\{\s+code:\s+)(?P<num>-?\d{1,5})"
         r"(?=,\s+kind:\s+(?:Other|Uncategorized),)"
     ),
-    lazy(
+    cued(
         r"(?P<keep>\bCouldn't\s+find\s+)(?P<bare>[A-Z]\w{0,200}(?:::\w{1,200}){0,10})(?=\s+with\b)"
     ),
-    lazy(
+    cued(
         r"(?P<keep>\bMatchError:\s+)(?P<bare>\w{1,200})"
         r"(?=\s+\(of\s+class\s+[\w.$]{0,300}\$\w{1,200}\$\))"
     ),
-    lazy(r"(?P<keep>\(of\s+class\s+)(?P<bare>[\w.$]{0,300}\$\w{1,200}\$)(?=\))"),
-    lazy(
+    cued(r"(?P<keep>\(of\s+class\s+)(?P<bare>[\w.$]{0,300}\$\w{1,200}\$)(?=\))"),
+    cued(
         r"(?P<keep>\binterface\s+conversion:\s+[\w.*]{1,200}(?:\s+\{\})?\s+is\s+)"
         r"(?P<bare>[\w.*\[\]{}]{1,200})(?=,\s+not\s+)"
     ),
-    lazy(
+    cued(
         r"(?P<keep>\binterface\s+conversion:\s+[\w.*]{1,200}(?:\s+\{\})?\s+is\s+\x00[a-z]+\x00,"
         r"\s+not\s+)(?P<bare>[\w.*\[\]{}]{1,200})"
     ),
-    lazy(r"(?P<keep>^(?:\S+:\d+:\d+:\s+)?undefined:\s+)(?P<bare>[\w.]{1,200})$"),
-    lazy(
+    cued(r"(?P<keep>^(?:\S+:\d+:\d+:\s+)?undefined:\s+)(?P<bare>[\w.]{1,200})$"),
+    cued(
         r"(?P<keep>\)\s+must\s+be\s+of\s+type\s+)(?P<bare>[\w\\|?]{1,200})"
         r"(?=,\s+[\w\\]{1,200}\s+given\b)"
     ),
-    lazy(
+    cued(
         r"(?P<keep>\)\s+must\s+be\s+of\s+type\s+\x00[a-z]+\x00,\s+)(?P<bare>[\w\\]{1,200})"
         r"(?=\s+given\b)"
     ),
@@ -574,7 +574,7 @@ _KEEP_MODULE = (
 #: ``"error":"dial tcp: …"``), as is the error yarn 1 ran into (``An unexpected error
 #: occurred: "…: ESOCKETTIMEDOUT".``): it is the error, not a quoted name, so its quotes are
 #: dropped and what varies inside it is masked as anywhere else.
-_LOG_MESSAGE = lazy(
+_LOG_MESSAGE = cued(
     r"(?P<key>\b(?:msg|message|err|error|exception|reason)=|\"(?:msg|message|err|error"
     r"|exception|reason|stderr)\"\s*:\s*|\bAn\s+unexpected\s+error\s+occurred:\s+)"
     r"\"(?P<value>(?:[^\"\\\n]|\\.){0,2000}?)\"",
@@ -583,19 +583,19 @@ _LOG_MESSAGE = lazy(
 #: Quoted text that is itself an error code stays (``'E2BIG'``, ```E0382```, ``"ERR_X"``),
 #: and so does Python's ``'NoneType'``: a value that was None is its own error (guard it),
 #: as Node's unquoted "of undefined" and "of null" are, not one of a type named in the code.
-_QUOTED_CODE = lazy(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5}|NoneType)$")
+_QUOTED_CODE = cued(r"^(?:E[A-Z0-9]{2,}|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5}|NoneType)$")
 
 
 #: An errno inside quoted text (requests quotes its cause: "…: [Errno 111] Connection
 #: refused"), its number already kept (a placeholder here): it stays beside the mask.
-_QUOTED_ERRNO = lazy(r"\[errno\s*\x00[a-z]+\x00\]", re.IGNORECASE)
+_QUOTED_ERRNO = cued(r"\[errno\s*\x00[a-z]+\x00\]", re.IGNORECASE)
 
 
 #: A quoted token (gcc's "expected ';' before '}' token", tsc's "',' expected.", Python's
 #: "'(' was never closed", JSON.parse's "Unexpected token '<'") is the syntax error itself,
 #: not a name: it stays, in one kind of quotes (gcc quotes ‘;’ so in a UTF-8 locale). An
 #: ellipsis (``…``) is a name left out, no token.
-_QUOTED_TOKEN = lazy(r"^[^\w\s'\"`‘’“”…]{1,3}$")
+_QUOTED_TOKEN = cued(r"^[^\w\s'\"`‘’“”…]{1,3}$")
 
 
 def _mask_quoted(m: re.Match[str]) -> str:
@@ -615,11 +615,11 @@ _HOST = r"[A-Za-z0-9](?:[\w.-]*[\w-])?"
 FINGERPRINT_MAX_CHARS = 2000
 _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     (
-        lazy(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+        cued(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
         "<uuid>",
     ),
     # (not over a quote that closes it: a quoted URL is a quoted value, as an ssh remote is)
-    (lazy(r"\b[a-z][a-z0-9+.-]*://[^\s'\"`]+", re.I), "<url>"),
+    (cued(r"\b[a-z][a-z0-9+.-]*://[^\s'\"`]+", re.I), "<url>"),
     # a host an error names unquoted (a quoted one is masked below): the same failure to
     # resolve or reach a server is one error whichever host it was (a compose service in
     # CI, localhost on a laptop): curl's and git's "Could not resolve host: X", ssh's
@@ -628,7 +628,7 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # and "lookup X on 127.0.0.11:53:", redis-py's "connecting to X:6379", Java's
     # "UnknownHostException: X"; the words after the same verbs in a sentence are no host
     (
-        lazy(
+        cued(
             r"(\b(?:resolve\s+host(?:name)?:?|getaddrinfo\s+E[A-Z_]+|UnknownHostException:"
             rf"|dial\s+(?:tcp|udp)[46]?:\s+lookup)\s+){_HOST}",
             re.I,
@@ -636,21 +636,21 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
         r"\1<host>",
     ),
     (
-        lazy(
+        cued(
             rf"(\b(?:connect\s+to\s+host|failed\s+to\s+connect\s+to)\s+){_HOST}(?=\s+port\b)", re.I
         ),
         r"\1<host>",
     ),
-    (lazy(rf"(\blookup\s+){_HOST}(?=\s+on\s+\S+:\d+:\s)"), r"\1<host>"),
-    (lazy(rf"(\bconnecting\s+to\s+){_HOST}(?=:\d)", re.I), r"\1<host>"),
+    (cued(rf"(\blookup\s+){_HOST}(?=\s+on\s+\S+:\d+:\s)"), r"\1<host>"),
+    (cued(rf"(\bconnecting\s+to\s+){_HOST}(?=:\d)", re.I), r"\1<host>"),
     # an IPv6 address a server listens on (Node's ":::3000", "[::1]:3000", "::ffff:…"),
     # read as a number as an IPv4 one is ("127.0.0.1:3000" is one number below)
-    (lazy(r"(?<![\w:\[])(?:\[::1?\]|::(?:1|ffff)?)(?=:\d)", re.I), "0"),
+    (cued(r"(?<![\w:\[])(?:\[::1?\]|::(?:1|ffff)?)(?=:\d)", re.I), "0"),
     # and any other IPv6 address (libpq's "(::1)", "(fe80::1%eth0)", "2001:db8::5"); not a
     # path of names ("std::vector", "tests::add_one", "cafe::beef": no digit), nor a slice
     # subscripting a name, a call or an index ("data[::2]", "a[1::2]", "f()[::2]")
     (
-        lazy(
+        cued(
             r"(?<![\w:.%])(?<![\w)\]]\[)(?=[0-9a-f:]*\d)(?=[0-9a-f:]*?::|(?:[0-9a-f]{1,4}:){7})"
             r"(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?:%\w+)?(?![\w:])",
             re.I,
@@ -660,7 +660,7 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # the host an ansible task ran on ("fatal: [web1]: FAILED! => …", "failed: [db-2]
     # (item=x) => …"): one of an inventory's, not the failure
     (
-        lazy(
+        cued(
             r"^((?:fatal|failed|ok|changed|skipping|ignoring|unreachable): \[)[^\]\n]{1,200}"
             r"(?=\](?::|\s+\(item=|\s+=>))",
             re.I,
@@ -670,7 +670,7 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # a date and time inside the message (a certificate's "current time … is after …"): its
     # parts joined by T, Z and colons escaped the number rule
     (
-        lazy(
+        cued(
             r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
             r"(?:Z|\s?[+-]\d{2}:?\d{2})?(?![\w:])"
         ),
@@ -679,23 +679,23 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # the ids a cloud's API gives each request (the AWS SDK's "RequestID: 8KX1…, HostID:
     # zz9+…=", S3's "x-amz-request-id"): a new one every call
     (
-        lazy(
+        cued(
             r"(\b(?:request\s*id|host\s*id|x-amz-request-id|x-amz-id-2|x-ms-request-id)"
             r"\s*[:=]\s*)[^\s,;)]{1,200}",
             re.I,
         ),
         r"\1<id>",
     ),
-    (lazy(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
+    (cued(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
     # Windows paths, with optional :line:col (and one a long signature shortened: "…\\x.cs")
-    (lazy(r"(?<![\w/])(?:[A-Za-z]:|…)\\[^\s:\"'`<>|]+(?::\d+)*"), "<path>"),
+    (cued(r"(?<![\w/])(?:[A-Za-z]:|…)\\[^\s:\"'`<>|]+(?::\d+)*"), "<path>"),
     # POSIX paths: absolute, ./, ../, ~/, …/ (a long signature's shortened path);
     # relative ones need two slashes or a file extension (so "and/or" stays; the file's name
     # may have dots before it, "src/cart.test.js", as an absolute path's may); with optional
     # :line:col, or an image's tag that starts with a digit ("docker.io/acme/web:1.2.3",
     # ":3.12-slim": its number's rest was left out of the mask, "<path>.2.3")
     (
-        lazy(
+        cued(
             # (and a URL path's query: "/api/users?page=2" is the path it asked)
             r"(?<![\w<>])(?:~|\.{1,2}|…)?/(?:[\w.@+-]+/)*[\w.@+-]+/?(?::\d+(?:[.-]\w+)*)*"
             r"(?:\?[^\s'\"`]*)?"
@@ -709,7 +709,7 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # package in a class's qualified name ("java.sql.SQLException", "Newtonsoft.Json.
     # JsonReaderException", "org.yaml.snakeyaml.…"): a class, capitalised, follows it
     (
-        lazy(
+        cued(
             rf"(?<![\w/.<>-])[\w.-]+\.(?:{_EXTS})\b(?!(?:\.[a-z_][\w$]*)*\.(?-i:[A-Z]))"
             r"(?:(?::\d+)+|\(\d+(?:,\d+)?\))?",
             re.I,
@@ -719,46 +719,46 @@ _FP_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # ids a run makes up: long tokens of digits and lowercase letters that are not hex
     # (buildkit's cache refs; hex ids are masked below), and a Kubernetes pod's name
     # (its ReplicaSet's hash and its own suffix, in Kubernetes' vowel-less alphabet)
-    (lazy(r"\b(?=[a-z0-9]*\d)(?=[a-z0-9]*[g-z])[a-z0-9]{20,}\b"), "<id>"),
+    (cued(r"\b(?=[a-z0-9]*\d)(?=[a-z0-9]*[g-z])[a-z0-9]{20,}\b"), "<id>"),
     (
-        lazy(
+        cued(
             r"(?<=[a-z0-9])-[bcdfghjklmnpqrstvwxz2-9]{8,10}"
             r"-[bcdfghjklmnpqrstvwxz2-9]{5}(?![a-z0-9])"
         ),
         "-<pod>",
     ),
     # long hex ids (commit hashes, object ids) that contain at least one digit
-    (lazy(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I), "<hex>"),
+    (cued(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I), "<hex>"),
 )
 #: The rules that mask a signature's literals, its quoted values and numbers (after
 #: :data:`_FP_RULES`): not in a failed assert's, whose values are the failure.
 _LITERAL_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
     # quoted identifiers / values
-    (lazy(r"(?<![\w\\])'[^'\n]{0,200}?'(?!\w)"), _mask_quoted),
-    (lazy(r"(?<!\\)\"[^\"\n]{0,200}?(?<!\\)\""), _mask_quoted),
-    (lazy(r"`[^`\n]{0,200}?`"), _mask_quoted),
+    (cued(r"(?<![\w\\])'[^'\n]{0,200}?'(?!\w)"), _mask_quoted),
+    (cued(r"(?<!\\)\"[^\"\n]{0,200}?(?<!\\)\""), _mask_quoted),
+    (cued(r"`[^`\n]{0,200}?`"), _mask_quoted),
     # Ruby quotes a name `like this' (once its location, which quotes the method so, is cut
     # off; an expression so quoted, as a C assert's `count > 0', is not a name; an operator
     # method, `+' or `[]', is one)
-    (lazy(r"`[\w:#.<>?!=@$+*/%&|^~\[\]-]{1,200}'"), _mask_quoted),
-    (lazy(r"‘[^’\n]{0,200}’|“[^”\n]{0,200}”"), _mask_quoted),
+    (cued(r"`[\w:#.<>?!=@$+*/%&|^~\[\]-]{1,200}'"), _mask_quoted),
+    (cued(r"‘[^’\n]{0,200}’|“[^”\n]{0,200}”"), _mask_quoted),
     # versions (v18.17.0) and numbers, with a unit (0.12s, 512mb, 80%); not inside
     # identifiers such as E0382 or TS2322
-    (lazy(r"\bv\d+(?:\.\d+)+\b"), "<n>"),
+    (cued(r"\bv\d+(?:\.\d+)+\b"), "<n>"),
     # durations of several units (Kubernetes ages, Go: 4m58s, 1h2m3.5s) and the repeat
     # count of a Kubernetes event ("x17 over 4m")
     (
-        lazy(
+        cued(
             r"(?<![\w.])\d+(?:\.\d+)?(?:ms|us|µs|ns|h|m|s)"
             r"(?:\d+(?:\.\d+)?(?:ms|us|µs|ns|h|m|s))+(?!\w)"
         ),
         "<n>",
     ),
-    (lazy(r"\bx\d+(?=\s+over\b)"), "x<n>"),
+    (cued(r"\bx\d+(?=\s+over\b)"), "x<n>"),
     # (a size's unit also after a space, "20.00 MiB" as "512mb": "<n> mib" and "<n> gib" were
     # two fingerprints of one out-of-memory error)
     (
-        lazy(
+        cued(
             r"(?<![\w.])[-+]?\d+(?:[.,:]\d+)*(?:ms|s|m|h|[kmgt]i?b|b|%|\s[kmgtp]i?b\b)?(?!\w)",
             re.I,
         ),
@@ -768,12 +768,12 @@ _LITERAL_RULES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
 
 
 #: npm 10 prints ``npm error`` where npm 9 and older printed ``npm ERR!``: one error.
-_NPM_ERR = lazy(r"^npm\s+ERR!(?=\s|$)", re.IGNORECASE)
+_NPM_ERR = cued(r"^npm\s+ERR!(?=\s|$)", re.IGNORECASE)
 
 
 #: Node before 16: ``Cannot read property 'x' of undefined``; since: ``Cannot read
 #: properties of undefined (reading 'x')`` (``set`` / ``setting`` alike): one error.
-_NODE_OLD_PROPERTY = lazy(
+_NODE_OLD_PROPERTY = cued(
     r"\bCannot\s+(?P<verb>read|set)\s+property\s+(?P<name>'[^'\n]{0,200}'|\"[^\"\n]{0,200}\")"
     r"\s+of\s+(?P<what>undefined|null)\b"
 )
@@ -789,19 +789,19 @@ def _node_property_now(m: re.Match[str]) -> str:
 #: said ``for nil:NilClass``, ``for #<User:0x…>`` (or a record's inspect, ``#<User id: 1,
 #: …>``), ``for "abc":String``, ``for User:Class``, ``for main:Object``: one error (also in
 #: the parentheses of Rails' log, ``NoMethodError (undefined method … for nil:NilClass)``).
-_RUBY_OLD_RECEIVER = lazy(
+_RUBY_OLD_RECEIVER = cued(
     r"(?P<head>\bundefined\s+(?:local\s+variable\s+or\s+)?method\s+\S{1,200}\s+for\s+)"
     r"(?P<receiver>\S[^\n]{0,300}?)(?=\s*\((?:NoMethodError|NameError)\)|\):|\)?\s*$)"
 )
 _RUBY_WORDS = {"nil:NilClass": "nil", "true:TrueClass": "true", "false:FalseClass": "false"}
-_RUBY_INSPECTED = lazy(
+_RUBY_INSPECTED = cued(
     r"^#<(?P<cls>[A-Z][\w:]*)[:\s][^\n]*>$|^(?P<value>.+?)(?<!:):(?!:)(?P<of>[A-Z][\w:]*)$"
 )
 
 
 #: Ruby 3.4 quotes the method it cannot find 'so' where 3.3 and older quoted it `so': one
 #: error (its name kept: the method is the error).
-_RUBY_OLD_METHOD_QUOTES = lazy(
+_RUBY_OLD_METHOD_QUOTES = cued(
     r"(\bundefined\s+(?:local\s+variable\s+or\s+)?method\s+)`([^'`\s]{1,200})'"
 )
 
@@ -826,14 +826,14 @@ def _ruby_receiver_now(m: re.Match[str]) -> str:
 #: quotes are dropped (what varies in it, a worker's number, is masked as anywhere else);
 #: the thread's id recent Rust prints after it (``thread 'main' (1193) panicked``), which
 #: every run changes, is left out (rules 32: it was kept, and the name masked as a value).
-_RUST_THREAD = lazy(r"^thread\s+'(?P<name>[^'\s]{1,200})'(?:\s+\(\d{1,20}\))?(?=\s+panicked\b)")
+_RUST_THREAD = cued(r"^thread\s+'(?P<name>[^'\s]{1,200})'(?:\s+\(\d{1,20}\))?(?=\s+panicked\b)")
 
 
 #: What a runtime says before an exception's class: a browser's ``Uncaught`` (``(in
 #: promise)``), .NET's ``Unhandled exception.``, the JVM's ``Exception in thread "main"``,
 #: a chain's ``Caused by:``. The same exception quoted alone, or logged by a framework, is
 #: the same error (also a bare ``Error``: React's "Uncaught Error: Too many re-renders").
-_EXCEPTION_INTRO = lazy(
+_EXCEPTION_INTRO = cued(
     r"^(?:Uncaught(?:\s+\(in\s+promise\))?|Unhandled(?:\s+exception\.)?|Caused\s+by:"
     r"|Exception\s+in\s+thread\s+\"[^\"\n]{0,200}\")\s+"
     r"(?=(?:[A-Za-z_][\w$]*\.)*(?:[A-Z][\w$]*\+)?(?:[A-Z][\w$]*)?(?:Error|Exception|Rejection)\b)"
@@ -845,7 +845,7 @@ _EXCEPTION_INTRO = lazy(
 #: ``SocketException (0x80004005): …``), as its ``ToString()`` does, not as a log or a
 #: message quotes it: one error (a nested class's too: ``SocketExceptionFactory+
 #: ExtendedSocketException (111)``).
-_DOTNET_HRESULT = lazy(
+_DOTNET_HRESULT = cued(
     r"^((?:[A-Za-z_][\w$]*\.)*(?:[A-Z][\w$]*\+)?[A-Z][\w$]*(?:Error|Exception))"
     r"\s+\((?:0x[0-9A-Fa-f]{1,16}|\d{1,10})\)(?=:)"
 )
@@ -853,28 +853,28 @@ _DOTNET_HRESULT = lazy(
 
 #: MSBuild names the project after an error (``… [C:\src\Shop\Shop.csproj]``, ``[/src/Shop.
 #: csproj::TargetFramework=net8.0]``), where .NET 8's terminal logger names it above: one error.
-_MSBUILD_PROJECT = lazy(r"\s+\[[^\[\]\n]{1,300}\.\w{2,8}proj(?:::[^\[\]\n]{0,200})?\]$")
+_MSBUILD_PROJECT = cued(r"\s+\[[^\[\]\n]{1,300}\.\w{2,8}proj(?:::[^\[\]\n]{0,200})?\]$")
 
 
 #: git push names the ref the remote refused (``! [rejected] main -> main (fetch first)``):
 #: the reason is the error, on any branch.
-_GIT_REJECTED_REF = lazy(r"^(!\s+\[(?:remote\s+)?rejected\])\s+\S+\s+->\s+\S+")
+_GIT_REJECTED_REF = cued(r"^(!\s+\[(?:remote\s+)?rejected\])\s+\S+\s+->\s+\S+")
 
 
 #: docker build (BuildKit) says why a step failed twice: under the step (``#9 ERROR: process
 #: "/bin/sh -c npm ci" did not complete successfully: exit code: 137``) and last (``ERROR:
 #: failed to solve: process …``): one error.
-_BUILDKIT_FAILED_TO_SOLVE = lazy(r"^(ERROR:\s+)failed\s+to\s+solve:\s+(?=process\s)", re.I)
+_BUILDKIT_FAILED_TO_SOLVE = cued(r"^(ERROR:\s+)failed\s+to\s+solve:\s+(?=process\s)", re.I)
 
 #: The level word before a message (psql's and gcc's ``ERROR: …``, ``error: …``, Node's bare
 #: ``Error: …``), which a log that stamps its lines gives apart (PostgreSQL's server log:
 #: ``2024-05-01 12:00:01 UTC [4242] ERROR:  duplicate key …``) and a note often leaves out:
 #: one error with it or without (and alembic's ``FAILED: …``, not ansible's ``failed: [host]``).
-_LEVEL_WORD = lazy(r"^(?:error:\s+(?=\S)|failed:\s+(?=[^\s[]))", re.IGNORECASE)
+_LEVEL_WORD = cued(r"^(?:error:\s+(?=\S)|failed:\s+(?=[^\s[]))", re.IGNORECASE)
 
 #: pytest's failed assert (``assert 401 == 200``, ``assert 'draft' == 'published'``): its values
 #: are what failed; another status, another value is another failure.
-_ASSERT = lazy(
+_ASSERT = cued(
     r"^(?:assert\s|Assert\.\w+\(\)\s+Failure\b)"
     r"|\bexpect\(received\)\.\w+\(expected\)[^\n]*\b[Ee]xpected:"
     # chai's (vitest's, mocha's): "AssertionError: expected 500 to be 201"
@@ -894,13 +894,13 @@ _ASSERT = lazy(
 
 #: A message's closing full stop (tsc's, GitHub Actions' "… exit code 137."), which a note
 #: that quotes the error often leaves out; not an ellipsis.
-_FULL_STOP = lazy(r"(?<![.…])\.$")
+_FULL_STOP = cued(r"(?<![.…])\.$")
 
 #: npm names the package it could not find with the range it was asked for (``'@acme/ui@^2.0.0'
 #: is not in this registry.``, npm 11's ``The requested resource '@acme/ui@^2.0.0' could not be
 #: found or you do not have permission to access it.``): the package is the error, another
 #: range another version of it.
-_NPM_SPEC_RANGE = lazy(
+_NPM_SPEC_RANGE = cued(
     r"'(@?[\w.-]{1,200}(?:/[\w.-]{1,200})?)@[^'\s]{1,100}'"
     rf"(?=\s+is\s+not\s+in\s+(?:this|the\s+npm)\s+registry|{_NPM_11_NOT_FOUND})"
 )
@@ -909,19 +909,19 @@ _NPM_SPEC_RANGE = lazy(
 #: Bundler names the gem it cannot find with its version constraint (``Could not find gem
 #: 'rails (~> 7.0)' in locally installed gems.``): the gem is the error (its name is kept),
 #: another constraint on it another version of it.
-_GEM_CONSTRAINT = lazy(r"(\bfind\s+gem\s+'[\w.-]{1,200})\s+\([^()'\n]{0,100}\)'")
+_GEM_CONSTRAINT = cued(r"(\bfind\s+gem\s+'[\w.-]{1,200})\s+\([^()'\n]{0,100}\)'")
 
 
 #: pydantic 2 prints the value it was given (``[type=missing, input_value={'debug': True},
 #: input_type=dict]``): a run's data, not the error (its type and the field are).
-_PYDANTIC_INPUT = lazy(r"\binput_value=[^\n]{0,2000}?(?=,\s+input_type=)")
+_PYDANTIC_INPUT = cued(r"\binput_value=[^\n]{0,2000}?(?=,\s+input_type=)")
 
 
 #: libpq 14 reworded its connection errors: ``could not connect to server: Connection
 #: refused`` became ``connection to server at "db" (10.0.0.7), port 5432 failed: Connection
 #: refused`` (``… on socket "/var/run/postgresql/.s.PGSQL.5432" failed: …``), and a server's
 #: ``FATAL: …`` gained that prefix: one error, read as before 14.
-_LIBPQ_14 = lazy(
+_LIBPQ_14 = cued(
     r"\bconnection\s+to\s+server\s+(?:at\s+\"[^\"\n]{0,200}\"(?:\s+\([^()\n]{0,100}\))?,"
     r"\s+port\s+\d+|on\s+socket\s+\"[^\"\n]{0,300}\")\s+failed:\s+(?P<fatal>FATAL:\s+)?"
 )
@@ -933,8 +933,8 @@ def _libpq_before_14(m: re.Match[str]) -> str:
 
 #: Go 1.20 reworded its unused variable (``x declared but not used`` → ``declared and not
 #: used: x``) and import (``"os" imported but not used`` → ``… and not used``): one error.
-_GO_OLD_UNUSED_VARIABLE = lazy(r"^(?P<name>[A-Za-z_]\w*)\s+declared\s+(?:but|and)\s+not\s+used$")
-_GO_OLD_UNUSED_IMPORT = lazy(r"(\bimported(?:\s+as\s+\w+)?\s+)but(?=\s+not\s+used$)")
+_GO_OLD_UNUSED_VARIABLE = cued(r"^(?P<name>[A-Za-z_]\w*)\s+declared\s+(?:but|and)\s+not\s+used$")
+_GO_OLD_UNUSED_IMPORT = cued(r"(\bimported(?:\s+as\s+\w+)?\s+)but(?=\s+not\s+used$)")
 
 
 #: ``next build`` prints tsc's diagnostic without its code (``Type error: Type 'string' is
@@ -1012,13 +1012,13 @@ _TS_MESSAGES: tuple[tuple[int, str], ...] = (
     ),
 )
 _TS_TEMPLATES = tuple(
-    (code, lazy("^" + ".+".join(re.escape(part) for part in re.split(r"\{\d\}", message)) + "$"))
+    (code, cued("^" + ".+".join(re.escape(part) for part in re.split(r"\{\d\}", message)) + "$"))
     for code, message in _TS_MESSAGES
 )
-_NEXT_TYPE_ERROR = lazy(r"^Type error:\s+(?=\S)")
+_NEXT_TYPE_ERROR = cued(r"^Type error:\s+(?=\S)")
 #: webpack's checkers (fork-ts-checker, ts-loader) print tsc's code first (``TS2322: …``),
 #: Deno with its level (``error: TS2322 [ERROR]: …``): tsc's ``error TS2322: …``.
-_TS_CODE_FIRST = lazy(r"^(?:error:\s+)?TS(?P<code>\d{4,5})(?:\s+\[ERROR\])?:\s+(?=\S)")
+_TS_CODE_FIRST = cued(r"^(?:error:\s+)?TS(?P<code>\d{4,5})(?:\s+\[ERROR\])?:\s+(?=\S)")
 
 
 def _with_ts_code(text: str) -> str:
@@ -1040,7 +1040,7 @@ def _with_ts_code(text: str) -> str:
 #: variable]``, for ``warning: unused variable 'x' [-Wunused-variable]`` (gcc 14 and clang 16
 #: make some an error by default, their option unchanged). The option names the
 #: diagnostic: one error, read as the warning.
-_WERROR = lazy(
+_WERROR = cued(
     r"^(?:error|warning):(?P<message>\s.*\s)\[-W(?:error(?:=|,-W))?(?P<option>[\w+=-]+)\]$"
 )
 
@@ -1051,7 +1051,7 @@ _WERROR = lazy(
 #: error, read as the warning (as a -Werror one). Its id ends the line, in kebab case
 #: (``@typescript-eslint/no-unused-vars``, ``react-hooks/exhaustive-deps``), after Next's
 #: message's full stop; a sentence ends in its full stop.
-_ESLINT_LEVEL = lazy(
+_ESLINT_LEVEL = cued(
     r"^(?i:error|warning)(?::(?=.*\.\s\S+$))?\s+(?![A-Z]{2,}\d)(?P<message>\S.*?)\.?\s"
     r"(?P<rule>(?:@[\w-]+/|[\w-]+/)?[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$"
 )
@@ -1102,7 +1102,7 @@ _DARWIN_ERRNO: dict[tuple[str, str], tuple[str, str]] = {
 }
 #: (Python's ``[Errno 48] Address already in use``, redis-py's ``Error 61 connecting to
 #: localhost:6379. Connection refused.``)
-_DARWIN_ERRNO_LINE = lazy(
+_DARWIN_ERRNO_LINE = cued(
     r"(?P<head>\[Errno\s+|\bError\s+)(?P<num>\d{2})"
     r"(?P<mid>\]\s+|\s+connecting\s+to\s+[^\s.]+(?:\.[^\s.]+)*\.\s+)(?P<words>"
     + "|".join(sorted((re.escape(w) for _, w in _DARWIN_ERRNO), key=len, reverse=True))
@@ -1137,24 +1137,24 @@ def _errno_as_on_linux(m: re.Match[str]) -> str:
 #: Kotlin 2's compiler quotes the name it cannot resolve (``Unresolved reference 'foo'.``)
 #: where Kotlin 1's did not (``Unresolved reference: foo``): one error, and the name stays
 #: as Kotlin 1's kept it (another name is another error).
-_KOTLIN_NEW_UNRESOLVED = lazy(r"\bUnresolved\s+reference\s+'(?P<name>[\w.$]{1,200})'\.?$")
+_KOTLIN_NEW_UNRESOLVED = cued(r"\bUnresolved\s+reference\s+'(?P<name>[\w.$]{1,200})'\.?$")
 
 
 #: pytest reports a failed assert as ``assert 401 == 200`` (its short summary, its ``E``
 #: line) and names its class under the report (``AssertionError``, joined to it in the
 #: report's signature): one error, said with or without its class.
-_PYTEST_ASSERT_CLASS = lazy(r"^(?:builtins\.)?AssertionError:\s+(?=assert\s)")
+_PYTEST_ASSERT_CLASS = cued(r"^(?:builtins\.)?AssertionError:\s+(?=assert\s)")
 
 
 #: Python 3.10+'s suggestion after a NameError, AttributeError or ImportError ("Did you
 #: mean: 'x'?", 3.12's "Did you forget to import 'x'?"), which older Pythons do not print.
-_SUGGESTION = lazy(r"(?<=\S)\.?\s+Did\s+you\s+(?:mean|forget\s+to\s+import)\b[^?\n]{0,300}\?$")
+_SUGGESTION = cued(r"(?<=\S)\.?\s+Did\s+you\s+(?:mean|forget\s+to\s+import)\b[^?\n]{0,300}\?$")
 
 
 #: The package of the ES module Node could not ``require()`` (``require() of ES Module
 #: /repo/node_modules/.pnpm/chalk@5.3.0/node_modules/chalk/source/index.js from …``): the
 #: package is the error (its fix pins or imports that one), the path to it is the machine's.
-_ESM_REQUIRED_PACKAGE = lazy(
+_ESM_REQUIRED_PACKAGE = cued(
     r"(\brequire\(\)\s+of\s+ES\s+Module\s+)\S{0,500}node_modules/((?:@[\w.-]{1,100}/)?[\w.-]{1,100})"
     r"/(?:(?!node_modules/)[^\s'\"])*(?=\s|$)",
     re.IGNORECASE,
@@ -1165,19 +1165,19 @@ _ESM_REQUIRED_PACKAGE = lazy(
 #: ``… - no such package available``): the package is the error, which registry is the
 #: machine's (the URL was masked whole: every package's 404 was one error, and express' fix
 #: came first for yaml's, qa-s70b F6).
-_NPM_404_URL = lazy(
+_NPM_404_URL = cued(
     r"(\b(?:404\s+Not\s+Found\s+-|ERR_PNPM_FETCH_404)\s+GET\s+)https?://[^\s/'\"`]{1,300}"
     r"(/[^\s'\"`?#]{0,1000})"
     r"(?=\s+-\s+(?:Not\s+found|no\s+such\s+package\s+available)\b|:\s+Not\s+Found\s+-\s+404\b)",
     re.IGNORECASE,
 )
-_NPM_PACKAGE = lazy(r"(?:@[\w.-]{1,214}/)?[\w.-]{1,214}")
+_NPM_PACKAGE = cued(r"(?:@[\w.-]{1,214}/)?[\w.-]{1,214}")
 #: yarn classic's 404 of the registry's URL (``error An unexpected error occurred:
 #: "https://registry.yarnpkg.com/yaml-foo: Not found".``, a scoped package's
 #: ``…/@acme%2fui: Not found``, a tarball's ``…/yaml/-/yaml-2.4.1.tgz: Request failed \"404
 #: Not Found\"``): the URL was masked whole, so every package's 404 was every other's exact
 #: match. Read as the package in quotes, as npm's (:func:`_yarn_404_package`).
-_YARN_404_URL = lazy(
+_YARN_404_URL = cued(
     r"(\bAn\s+unexpected\s+error\s+occurred:\s+)\"https?://[^\s/'\"`]{1,300}"
     r"(/[^\s'\"`?#:]{0,1000}):\s+(?:(Not\s+found)|Request\s+failed\s+\\?\"404\s+Not\s+Found\\?\")\"",
     re.IGNORECASE,
@@ -1219,7 +1219,7 @@ def _yarn_404_package(m: re.Match[str]) -> str:
 #: error-inject@^1.0.0``): the package is the error (kept, in quotes, :data:`_KEEP_MODULE`),
 #: the range it was asked for another version of it. (It was left bare, the range's numbers
 #: masked: read as no missing name, another package's 404 fix came first for it, 0.92.)
-_NPM_NOT_FOUND_SPEC = lazy(
+_NPM_NOT_FOUND_SPEC = cued(
     r"(\b404\s+Not\s+Found:\s+)(@?[\w.-]{1,214}(?:/[\w.-]{1,214})?)@[^\s'\"`@]{1,100}(?=\s|$)",
     re.IGNORECASE,
 )
@@ -1227,27 +1227,27 @@ _NPM_NOT_FOUND_SPEC = lazy(
 
 #: The JDBC URL Java has no driver for: its subprotocol names the driver (the fix adds that
 #: one), its host and database are the machine's.
-_JDBC_URL = lazy(r"(\bNo\s+suitable\s+driver\s+found\s+for\s+)(jdbc:[\w-]{1,50}):\S*", re.I)
+_JDBC_URL = cued(r"(\bNo\s+suitable\s+driver\s+found\s+for\s+)(jdbc:[\w-]{1,50}):\S*", re.I)
 #: The file git could not merge, by its name: a lockfile's conflict is not a source file's
 #: (its fix regenerates it), and its folders are the checkout's.
-_MERGE_CONFLICT_FILE = lazy(r"(\bMerge\s+conflict\s+in\s+)(?:\S*/)?([^\s/]{1,200})$")
+_MERGE_CONFLICT_FILE = cued(r"(\bMerge\s+conflict\s+in\s+)(?:\S*/)?([^\s/]{1,200})$")
 #: A local module Deno cannot find (``Module not found "file:///home/dev/shop/lib/stripe.ts"``),
 #: by its file's name: its folders are the machine's.
-_DENO_LOCAL_MODULE = lazy(r'(\bModule\s+not\s+found\s+)"file://\S*/([^/"\s]{1,200})"')
+_DENO_LOCAL_MODULE = cued(r'(\bModule\s+not\s+found\s+)"file://\S*/([^/"\s]{1,200})"')
 #: The hash Flutter (Dart's describeIdentity) puts after an object's class, another each run
 #: (``RenderRepaintBoundary#a1b2c``).
-_OBJECT_IDENTITY = lazy(r"(?<=[A-Za-z])#[0-9a-f]{5}\b")
+_OBJECT_IDENTITY = cued(r"(?<=[A-Za-z])#[0-9a-f]{5}\b")
 #: An image on Docker Hub, named with one of its registry's hosts or its ``library/`` (a note
 #: may say ``docker.io/myorg/api`` where docker says ``myorg/api``).
-_DOCKER_HUB_IMAGE = lazy(
+_DOCKER_HUB_IMAGE = cued(
     r"(\bpull\s+access\s+denied\s+for\s+)(?:(?:index\.|registry-1\.)?docker\.io/)?(?:library/)?"
 )
 #: The verb Kubernetes refused a resource for: one missing Role refuses an informer "list"
 #: and "watch" (the resource refused is kept).
-_KUBERNETES_VERB = lazy(r"(\bcannot\s+)\w{1,50}(\s+resource\s+\")")
+_KUBERNETES_VERB = cued(r"(\bcannot\s+)\w{1,50}(\s+resource\s+\")")
 #: Resources an older cluster serves from the ``extensions`` API group, a newer one from
 #: their own: one resource (``deployments`` of ``extensions`` is ``apps``').
-_KUBERNETES_MOVED_GROUP = lazy(
+_KUBERNETES_MOVED_GROUP = cued(
     r"(\bresource\s+\"(?P<resource>deployments|daemonsets|replicasets|ingresses|networkpolicies"
     r"|podsecuritypolicies)(?:/[\w-]{1,50})?\"\s+in\s+API\s+group\s+\")extensions(?=\")"
 )
@@ -1262,21 +1262,21 @@ _KUBERNETES_GROUP_NOW = {
 #: Names a newer Go says otherwise: Go 1.16 made ``os.PathError``, ``os.FileMode``,
 #: ``os.FileInfo`` and ``os.DirEntry`` aliases of io/fs's (its runtime says ``*fs.PathError``
 #: where Go 1.15 said ``*os.PathError``).
-_GO_FS_ALIAS = lazy(r"\bos\.(?=(?:PathError|FileMode|FileInfo|DirEntry)\b)")
+_GO_FS_ALIAS = cued(r"\bos\.(?=(?:PathError|FileMode|FileInfo|DirEntry)\b)")
 #: A crate of Rust's own library rustc cannot find (``can't find crate for `core```, ``std``,
 #: ``alloc``…): the target is not installed (``rustup target add``), whichever of them it
 #: names, so each is read as ``std``; another crate (``serde``) is its own missing name.
-_RUST_SYSROOT_CRATE = lazy(
+_RUST_SYSROOT_CRATE = cued(
     r"(\bcan'?t\s+find\s+crate\s+for\s+)`(?:std|core|alloc|compiler_builtins|proc_macro|test"
     r"|panic_unwind|panic_abort)`"
 )
 #: Rust before 1.55 said an errno no kind names ``Other``, Rust since ``Uncategorized``.
-_RUST_OLD_CATCH_ALL = lazy(r"(\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)Other(?=,)")
+_RUST_OLD_CATCH_ALL = cued(r"(\bOs\s+\{\s+code:\s+-?\d{1,5},\s+kind:\s+)Other(?=,)")
 #: The package of the class a Scala match did not cover: moved, shaded, or left out of a note.
-_SCALA_CLASS_PACKAGE = lazy(r"(\(of\s+class\s+)(?:[a-z_]\w{0,100}\.){1,20}(?=\w{1,200}\$)")
+_SCALA_CLASS_PACKAGE = cued(r"(\(of\s+class\s+)(?:[a-z_]\w{0,100}\.){1,20}(?=\w{1,200}\$)")
 #: A thread the JVM could not start, in JDK 8's words ("unable to create new native thread")
 #: and JDK 11's (without "new", with its guess at the cause after a colon): one error.
-_JDK_NATIVE_THREAD = lazy(
+_JDK_NATIVE_THREAD = cued(
     r"\bunable\s+to\s+create\s+(?:new\s+)?native\s+thread(?::\s+possibly\s+out\s+of\s+memory\s+or"
     r"\s+process/resource\s+limits\s+reached)?",
     re.IGNORECASE,
@@ -1285,12 +1285,12 @@ _JDK_NATIVE_THREAD = lazy(
 #: locale), GNU's `so' (C), and rustc's `serde` (both ends: its name read as ``'serde`` kept
 #: no value, so another crate's ``unresolved import`` entry was not held as another name's,
 #: qa-s69a F1).
-_UNICODE_QUOTES = lazy(r"^[‘`]|[’`]$")
+_UNICODE_QUOTES = cued(r"^[‘`]|[’`]$")
 
 
 #: An exit status a runner quotes (Azure Pipelines' "Bash exited with code '137'."): a status
 #: all the same, not a quoted name.
-_QUOTED_EXIT_STATUS = lazy(r"(\bexit(?:ed)?\s+with\s+(?:exit\s+)?(?:code|status)\s+)'(-?\d{1,5})'")
+_QUOTED_EXIT_STATUS = cued(r"(\bexit(?:ed)?\s+with\s+(?:exit\s+)?(?:code|status)\s+)'(-?\d{1,5})'")
 #: The first port a kernel hands out to a socket bound to port 0 (Linux's
 #: ``ip_local_port_range`` starts there; macOS and Windows start at 49152): a test server's
 #: port from there up is a new one every run, not the service it is.
@@ -1335,19 +1335,19 @@ _ADDRESS = r"(?:\[[\w:.%]{2,60}\]|[\w:.%-]{1,200}?)"
 #: exact). Not a tool's that says which service it is
 #: (ssh's, curl's, redis-py's, psycopg's): one failure whichever port it was given.
 _CONNECTION_PORT = (
-    lazy(
+    cued(
         rf"(?P<before>\bconnect\s+E[A-Z]{{2,20}}\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})"
         r"(?![\w:%]|\.\d)"
     ),
-    lazy(
+    cued(
         rf"(?P<before>\bdial\s+(?:tcp|udp)[46]?\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})(?=:)"
     ),
-    lazy(
+    cued(
         r"(?P<before>\bConnect\s+call\s+failed\s+\()'[^'\n]{1,200}'(?P<between>,\s*)"
         r"(?P<port>\d{1,5})(?:,\s*\d{1,10},\s*\d{1,10})?(?=\))",
         re.IGNORECASE,
     ),
-    lazy(
+    cued(
         r"(?P<before>\bHTTPS?Connection(?:Pool)?\(host=)'[^'\n]{1,200}'(?P<between>,\s*port=)"
         r"(?P<port>\d{1,5})(?=\))"
     ),
@@ -1360,19 +1360,19 @@ _CONNECTION_PORT = (
 #: which service's port is taken, as a connection's does (qa-s69a F6: the fix stored for
 #: redis' 6379 came second at 0.67 for PostgreSQL's 5432).
 _BIND_PORT = (
-    lazy(rf"(?P<before>\bBind\s+for\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})(?=\s+failed\b)"),
-    lazy(
+    cued(rf"(?P<before>\bBind\s+for\s+){_ADDRESS}(?P<between>:)(?P<port>\d{{1,5}})(?=\s+failed\b)"),
+    cued(
         rf"(?P<before>\blisten\s+(?:tcp|udp)[46]?\s+){_ADDRESS}?(?P<between>:)(?P<port>\d{{1,5}})"
         r"(?=:\s*bind:\s*address\s+already\s+in\s+use)"
     ),
     # Node's "listen EADDRINUSE: address already in use :::3000" (or 127.0.0.1:3000), and
     # asyncio's (uvicorn's) "error while attempting to bind on address ('0.0.0.0', 8000)":
     # the port was masked, so every port's fix was the exact match (qa-s70b F4)
-    lazy(
+    cued(
         r"(?P<before>\blisten\s+EADDRINUSE:?\s+(?:address\s+already\s+in\s+use\s+)?)"
         rf"{_ADDRESS}?(?P<between>:)(?P<port>\d{{1,5}})(?![\w:%]|\.\d)"
     ),
-    lazy(
+    cued(
         r"(?P<before>\bbind\s+on\s+address\s+\()'[^'\n]{1,200}'(?P<between>,\s*)"
         r"(?P<port>\d{1,5})(?:,\s*\d{1,10},\s*\d{1,10})?(?=\))"
     ),
@@ -1384,18 +1384,18 @@ _BIND_PORT = (
 #: types it: one error, read as
 #: ``command not found: fd`` (its name kept, :data:`_KEEP_MODULE`).
 _SHELL_NOT_FOUND = (
-    lazy(
+    cued(
         r"(?:(?<=\s)|^)(?:[\w.-]*/)*(?:ba|da|k|z)?sh:\s+(?:line\s+\d+:\s+)?(?:\d+:\s+)?"
         r"(?P<name>[\w.+@-]{1,200}):\s+(?:command\s+)?not\s+found\b"
     ),
-    lazy(
+    cued(
         r"(?:(?<=\s)|^)(?:zsh:\s+command\s+not\s+found|fish:\s+Unknown\s+command):?\s+"
         r"(?P<name>\S{1,200})"
     ),
     # the command alone before it, as a person types it ("kubectl: command not found")
-    lazy(r"^(?P<name>[\w.+@-]{1,200}):\s+command\s+not\s+found\b"),
+    cued(r"^(?P<name>[\w.+@-]{1,200}):\s+command\s+not\s+found\b"),
     # a script bash runs names itself, and the line
-    lazy(
+    cued(
         r"(?:(?<=\s)|^)[^\s:]{1,300}:\s+line\s+\d+:\s+(?P<name>[\w.+@-]{1,200}):\s+command\s+not"
         r"\s+found\b"
     ),
@@ -1403,8 +1403,8 @@ _SHELL_NOT_FOUND = (
 #: What Docker says before a port it could not publish: the CLI's ``docker:`` before the
 #: daemon's answer (compose prints the answer alone), and the endpoint, named after the
 #: compose project and service, with its container's id (older Dockers print no id).
-_DOCKER_DAEMON_SAID = lazy(r"^docker:\s+(?=error\s+response\s+from\s+daemon\b)", re.IGNORECASE)
-_DOCKER_ENDPOINT = lazy(
+_DOCKER_DAEMON_SAID = cued(r"^docker:\s+(?=error\s+response\s+from\s+daemon\b)", re.IGNORECASE)
+_DOCKER_ENDPOINT = cued(
     r"(\bexternal\s+connectivity)\s+on\s+endpoint\s+[\w.-]{1,200}(?:\s+\([0-9a-f]{1,64}\))?(?=:)"
 )
 
@@ -1422,13 +1422,13 @@ def _keep_token(index: int) -> str:
 #: The project vitest names a failed test's file under (``FAIL |unit| src/auth.test.js >
 #: login returns 200: …``, vitest.config's ``test.projects``' name): left out, as vitest's
 #: JSON report, which names no project, gives the same failure.
-_VITEST_PROJECT = lazy(r"^(FAIL\s+)\|[^|\n]{1,100}\|\s+(?=\S+\s+>\s)")
+_VITEST_PROJECT = cued(r"^(FAIL\s+)\|[^|\n]{1,100}\|\s+(?=\S+\s+>\s)")
 
 #: The test file's line go test prints before what a test logged (``--- FAIL:
 #: TestSumsThePrices (0.00s): shop_test.go:13: Total([2 3]) = 6; want 5``, a note written as go
 #: prints it): left out, as the signature of the run leaves it (qa77 F5: that note was no
 #: exact match of the run, and came after a later test's exact fix).
-_GO_TEST_LOCATION = lazy(r"^(---\s+FAIL:\s+\S+\s+\([^)\n]{0,40}\):\s+)[\w.-]+_test\.go:\d+:\s+")
+_GO_TEST_LOCATION = cued(r"^(---\s+FAIL:\s+\S+\s+\([^)\n]{0,40}\):\s+)[\w.-]+_test\.go:\d+:\s+")
 
 
 def error_fingerprint(signature: str) -> str:
@@ -1623,24 +1623,24 @@ def _typing_spelled_now(kept: str) -> str:
     return _UNION.sub(lambda m: " | ".join(p.strip() for p in m.group(1).split(",")), kept)
 
 
-_OPTIONAL = lazy(r"\bOptional\[([^\[\]]{1,200})\]")
-_UNION = lazy(r"\bUnion\[([^\[\]]{1,200})\]")
+_OPTIONAL = cued(r"\bOptional\[([^\[\]]{1,200})\]")
+_UNION = cued(r"\bUnion\[([^\[\]]{1,200})\]")
 #: The two types of a type checker's message, the one given and the one wanted (lower-cased,
 #: as the fingerprint is by then).
 _TYPE_PAIRS = (
-    lazy(r'(incompatible type ")([^"]{1,200})("; expected ")([^"]{1,200})(")'),
-    lazy(r'(\(got ")([^"]{1,200})(", expected ")([^"]{1,200})(")'),
-    lazy(r'(\(expression has type ")([^"]{1,200})(", variable has type ")([^"]{1,200})(")'),
-    lazy(
+    cued(r'(incompatible type ")([^"]{1,200})("; expected ")([^"]{1,200})(")'),
+    cued(r'(\(got ")([^"]{1,200})(", expected ")([^"]{1,200})(")'),
+    cued(r'(\(expression has type ")([^"]{1,200})(", variable has type ")([^"]{1,200})(")'),
+    cued(
         r'(of type ")([^"]{1,200})(" cannot be assigned to parameter \S+ of type ")([^"]{1,200})(")'
     ),
-    lazy(
+    cued(
         r'(type ")([^"]{1,200})(" (?:is not assignable to|cannot be assigned to|is incompatible '
         r'with) (?:declared |return )?type ")([^"]{1,200})(")'
     ),
-    lazy(r"(type ')([^']{1,200})(' is not assignable to (?:parameter of )?type ')([^']{1,200})(')"),
+    cued(r"(type ')([^']{1,200})(' is not assignable to (?:parameter of )?type ')([^']{1,200})(')"),
 )
-_TYPE_NAME = lazy(r"^[\w.$]{1,100}(?:\[\])*$")
+_TYPE_NAME = cued(r"^[\w.$]{1,100}(?:\[\])*$")
 
 
 def _with_shared_type_abstracted(text: str) -> str:
@@ -1665,9 +1665,9 @@ def _with_shared_type_abstracted(text: str) -> str:
     return text
 
 
-_MASK = lazy(r"<(?:uuid|url|time|hex|path|id|pod|q|n|host|ref)>")
+_MASK = cued(r"<(?:uuid|url|time|hex|path|id|pod|q|n|host|ref)>")
 #: A word of three letters or more, or an error code (letters and digits: e0382, ts2322).
-_IDENTITY = lazy(r"[^\W\d_]{3,}|\b(?=\w*\d)(?=\w*[^\W\d_])\w{3,}\b")
+_IDENTITY = cued(r"[^\W\d_]{3,}|\b(?=\w*\d)(?=\w*[^\W\d_])\w{3,}\b")
 
 
 #: What a fingerprint says is missing, by the name it keeps (:data:`_MISSING_WORDS`'s, a
@@ -1734,7 +1734,7 @@ _MISSING_OF_KIND = (
 )
 #: All of them as one pattern, each wording's name its own group (the group that matched
 #: says the kind, :func:`missing_names`).
-_MISSING_NAME = lazy("|".join(pattern for _, pattern in _MISSING_OF_KIND))
+_MISSING_NAME = cued("|".join(pattern for _, pattern in _MISSING_OF_KIND))
 
 
 def missing_names(fingerprint: str) -> list[tuple[str, str]]:
@@ -1751,7 +1751,7 @@ def missing_names(fingerprint: str) -> list[tuple[str, str]]:
 
 #: What rustc's "cannot find 'nope' in 'fs'" (and "… in module 'crate::config'") says
 #: between the item and where it looked, as :data:`_MISSING_OF_KIND` reads it.
-_RUST_ITEM_IN = lazy(r"' in (?:[a-z]+ )?'")
+_RUST_ITEM_IN = cued(r"' in (?:[a-z]+ )?'")
 
 
 def _as_rust_path(name: str) -> str:
@@ -1854,12 +1854,12 @@ _ANY_FAILURE_STATUS = frozenset({"1", "2", "126", "127"})
 #: Rails' summary of a request that failed (``Completed 500 Internal Server Error in 23ms
 #: (ActiveRecord: …)``): every 500 of an app says it; its exception is logged under it (an
 #: orders page's fix was the exact match of the users page's, qa-s60c H3).
-_REQUEST_SUMMARY = lazy(r"^completed\s<n>\s[^\n]*\bin\s<n>")
+_REQUEST_SUMMARY = cued(r"^completed\s<n>\s[^\n]*\bin\s<n>")
 #: Node's and axios' aggregate of the connections tried, without the one that failed (an
 #: entry stored under it was every refused connection's exact match).
-_AGGREGATE_ALONE = lazy(r"^(?:axioserror\s\[aggregateerror\]|aggregateerror(?:\s\[[a-z_]+\])?):?$")
-_WORD = lazy(r"[^\W\d_]{2,}")
-_NUMBER = lazy(r"\d+")
+_AGGREGATE_ALONE = cued(r"^(?:axioserror\s\[aggregateerror\]|aggregateerror(?:\s\[[a-z_]+\])?):?$")
+_WORD = cued(r"[^\W\d_]{2,}")
+_NUMBER = cued(r"\d+")
 
 
 def specific(fingerprint: str) -> bool:

@@ -1,0 +1,56 @@
+"""kenning.lazyre's cued patterns: a substitution skipped where it cannot match gives what
+the regular expression gives."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kenning.lazyre import cued, required_literals
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags", "expected"),
+    [
+        (r"\bcannot\s+find", 0, (("cannot",), ("find",))),
+        (r"(?:exit|signal)\s+\d+", 0, (("exit", "signal"),)),
+        (r"(?i)ABC|DEF", 0, (("abc", "def"),)),
+        # an optional part, a repeat that may be absent, a class hold nothing certain
+        (r"(?:ab|c?)e", 0, (("e",),)),
+        (r"(?:foo)*bar", 0, (("bar",),)),
+        (r"[ab]cd", 0, (("cd",),)),
+        (r"\d+(?:ms|s)?", 0, ()),
+        # a lookahead that must hold is text the match is at; a negative one is not
+        (r"(?=abc)\w", 0, (("abc",),)),
+        (r"(?!abc)\w", 0, ()),
+        # (non-ASCII literals are left out: lower() of one depends on its neighbours)
+        (r"‘x’", 0, (("x",),)),
+        (r"Error", re.IGNORECASE, (("error",),)),
+    ],
+)
+def test_required_literals(pattern: str, flags: int, expected: tuple[tuple[str, ...], ...]) -> None:
+    assert required_literals(pattern, flags) == expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        # re.IGNORECASE takes ı and İ for i, ſ for s, the Kelvin sign for k, where lower()
+        # keeps ı and ſ and makes İ an i and a combining dot
+        (r"(?i)\bis\s+not\b", "it ıs not"),
+        (r"(?i)\bis\s+not\b", "IT İS NOT"),
+        (r"(?i)\bis\s+not\b", "it iſ not"),
+        (r"(?i)\bkind\b", "\u212aIND"),
+        (r"\bis\s+not\b", "it is not"),
+        (r"\bis\s+not\b", "it ıs not"),
+    ],
+)
+def test_a_cued_pattern_substitutes_as_the_regular_expression_does(pattern: str, text: str) -> None:
+    assert cued(pattern).sub("<x>", text) == re.sub(pattern, "<x>", text)
+    assert cued(pattern).sub("<x>", text, count=1) == re.sub(pattern, "<x>", text, count=1)
+
+
+def test_a_cued_pattern_gives_the_text_back_where_it_cannot_match() -> None:
+    text = "TypeError: x is undefined"
+    assert cued(r"\bcannot\s+find\b").sub("<x>", text) is text
