@@ -54,3 +54,44 @@ def test_a_cued_pattern_substitutes_as_the_regular_expression_does(pattern: str,
 def test_a_cued_pattern_gives_the_text_back_where_it_cannot_match() -> None:
     text = "TypeError: x is undefined"
     assert cued(r"\bcannot\s+find\b").sub("<x>", text) is text
+
+
+def test_no_text_a_fingerprint_rule_matches_lacks_its_cue() -> None:
+    """Every rule of kenning.fingerprints is cued: each text of the error-fix tests that a
+    rule's pattern matches holds a literal of each of its cue's choices (a cue that missed
+    one would leave that rule out of the text's fingerprint, which is stored), and its
+    substitution is the regular expression's."""
+    import ast
+    from pathlib import Path
+
+    from kenning import fingerprints
+    from kenning.lazyre import CuedPattern, folded
+
+    def rules(value: object) -> list[CuedPattern]:
+        if isinstance(value, CuedPattern):
+            return [value]
+        if isinstance(value, (tuple, list)):
+            return [rule for item in value for rule in rules(item)]
+        return []
+
+    patterns = {id(r): r for value in vars(fingerprints).values() for r in rules(value)}
+    assert len(patterns) > 100
+    tree = ast.parse((Path(__file__).parent / "test_errorfix.py").read_text(encoding="utf-8"))
+    texts = {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) > 12
+    }
+    assert len(texts) > 1000
+    checked = 0
+    for rule in patterns.values():
+        cue = required_literals(rule._pattern, rule._flags)
+        compiled = re.compile(rule._pattern, rule._flags)
+        for text in texts:
+            if compiled.search(text) is None:
+                continue
+            checked += 1
+            lowered = folded(text)
+            assert all(any(r in lowered for r in choice) for choice in cue), (rule._pattern, text)
+            assert rule.sub("<x>", text) == compiled.sub("<x>", text)
+    assert checked > 1000

@@ -12,9 +12,13 @@ for the short lines of a log (half of an error signature's extraction).
 from __future__ import annotations
 
 import re
-from re import _constants as _c  # type: ignore[attr-defined]
-from re import _parser  # type: ignore[attr-defined]
 from typing import Any
+
+try:  # (re's own parser, private: a Python that moves it only loses the cues, never a match)
+    from re import _constants as _c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - not on 3.11-3.13
+    _c = _parser = None
 
 
 class LazyPattern:
@@ -92,10 +96,13 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[tuple[str, ...], ..
             found.append((run,))
         return found
 
-    found = [
-        tuple(dict.fromkeys(r.lower() for r in choice))
-        for choice in needs(_parser.parse(pattern, flags))
-    ]
+    if _parser is None:
+        return ()
+    try:
+        parsed = needs(_parser.parse(pattern, flags))
+    except Exception:  # a parser whose shapes differ: no cue, every substitution runs
+        return ()
+    found = [tuple(dict.fromkeys(r.lower() for r in choice)) for choice in parsed]
     # the strongest three, of a few runs each (a choice of thirty costs more than the scan)
     found = sorted(dict.fromkeys(found), key=strength, reverse=True)
     return tuple([c for c in found if len(c) <= 8][:3] or found[:1])
