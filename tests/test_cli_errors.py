@@ -1560,3 +1560,37 @@ def test_a_local_qdrant_folder_another_process_holds_is_said_in_each_command_s_w
         assert r.stderr == f"error: knowledge base NOT consulted: {held}\n", r.stderr
     finally:
         holder.communicate("", timeout=60)
+
+
+def test_input_not_utf8_says_the_place_the_byte_and_the_command_that_converts_it(
+    project: Path, tmp_path: Path
+) -> None:
+    """qa81 F5: "(byte 1)" read as the byte's value, import's "(byte 5163)" counted from
+    the start of the 8 KiB its reader was decoding (not of the file) and gave no fix, and
+    UTF-16 with its byte order mark (Windows tools) was "not valid UTF-8 (byte 0)"."""
+    latin = run_cli(project, "remember", "-", stdin=b"caf\xe9 au lait")
+    assert latin.returncode == 1, latin.stderr
+    assert "not valid UTF-8 at byte 3 (0xE9)" in latin.stderr, latin.stderr
+    assert "pipe it through iconv -f LATIN1 -t UTF-8, if it is Latin-1" in latin.stderr
+    utf16 = run_cli(project, "remember", "-", stdin="a note".encode("utf-16"))
+    assert utf16.returncode == 1, utf16.stderr
+    assert "it is UTF-16 (it starts with the byte order mark FF FE)" in utf16.stderr
+    assert "pipe it through iconv -f UTF-16 -t UTF-8)" in utf16.stderr, utf16.stderr
+    # an import's bad byte far into the file (past the reader's first chunks): its place
+    lines = [json.dumps({"n": n, "text": "x" * 90}) + "\n" for n in range(200)]
+    data = "".join(lines).encode() + b'{"text": "caf\xe9"}\n'
+    latin_file = tmp_path / "latin.jsonl"
+    latin_file.write_bytes(data)
+    refused = run_cli(project, "import", str(latin_file))
+    assert refused.returncode == 1, refused.stderr
+    place = data.index(b"\xe9")
+    assert f"not UTF-8 text at byte {place} (0xE9, on line 201)" in refused.stderr
+    assert f"iconv -f LATIN1 -t UTF-8 {latin_file} | kenning import -" in refused.stderr
+    assert refused.stderr.count("\n") == 1, refused.stderr
+    utf16_file = tmp_path / "utf16.jsonl"
+    utf16_file.write_bytes("".join(lines).encode("utf-16"))
+    for args, stdin in (((str(utf16_file),), None), (("-",), utf16_file.read_bytes())):
+        refused = run_cli(project, "import", *args, stdin=stdin)
+        assert refused.returncode == 1, refused.stderr
+        assert "it is UTF-16 (it starts with the byte order mark FF FE)" in refused.stderr
+        assert "iconv -f UTF-16 -t UTF-8" in refused.stderr, refused.stderr

@@ -762,6 +762,10 @@ def test_unusable_timeout_is_said_and_the_default_applies(seeded: MemoryStore, v
         (b"", "the hook input on stdin is empty"),
         (b" \n", "the hook input on stdin is empty"),
         (b"{not json", "not JSON"),
+        # qa81 F5: "(Invalid control character at at line 1 …)", "(byte 1)" read as a value
+        (b'{"prompt": "a\x00b"}', "not JSON (Invalid control character at line 1 column 14)"),
+        (b'{"prompt": "caf\xe9"}', "not UTF-8 at byte 15 (0xE9)"),
+        ('{"prompt": "x"}'.encode("utf-16"), "it is UTF-16 (it starts with the byte order mark"),
         (b"[1, 2]", "not a JSON object"),
         (b'{"hook_event_name": "UserPromptSubmit"}', "no prompt"),
         # it said "has no prompt (is this a UserPromptSubmit hook?)" of a prompt it had

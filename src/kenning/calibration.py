@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .backends.base import Filters
-from .errors import UserInputError
-from .export_format import json_error_said
+from .errors import UserInputError, json_error_said
 
 if TYPE_CHECKING:
     from .store import MemoryStore

@@ -31,10 +31,13 @@ import click
 from . import protocol
 from .errors import (
     NOT_DONE,
+    UTF16_BOMS,
     KenningError,
     StoreUnavailable,
     UnknownMemoryError,
     UserInputError,
+    iconv_said,
+    not_utf8,
 )
 from .model import (
     COLLECTIONS,
@@ -610,14 +613,36 @@ def _let_go_as_read(lines: list[str]) -> Iterator[str]:
         yield line
 
 
+def _not_utf8_in(source: str, exc: UnicodeDecodeError) -> tuple[str, str]:
+    """:func:`~kenning.errors.not_utf8` of a file click read as UTF-8 text (``-``: standard
+    input): the decoder's error counts from the start of the chunk it read (8 KiB), so a
+    file is read again, a line at a time, for the place of the byte in it and its line."""
+    if source == "-":  # read once: its place is known at the start alone (a UTF-16 mark)
+        first = exc.start == 0 and exc.object[:2] in UTF16_BOMS
+        return not_utf8(exc.object, exc.start, 0 if first else -1)
+    place = 0
+    with suppress(OSError), open(source, "rb") as raw:
+        for number, line in enumerate(raw, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as found:
+                return not_utf8(line, found.start, place + found.start, number)
+            place += len(line)
+    return not_utf8(exc.object, exc.start, -1)
+
+
 def _read_file(handle: Any) -> str:
     """The whole text of a file argument opened by click as UTF-8."""
     try:
         return str(handle.read())
     except UnicodeDecodeError as exc:
-        name = _plain(str(getattr(handle, "name", "the input")))
+        name = str(getattr(handle, "name", "-"))
+        name = "-" if name == "<stdin>" else name
+        said, iconv = _not_utf8_in(name, exc)
+        shown = "standard input" if name == "-" else _plain(name)
+        target = "" if name == "-" else f"{shlex.quote(name)} > NEW"
         raise UserInputError(
-            f"{name} is not UTF-8 text (byte {exc.start}); pass a text file"
+            f"{shown} is not UTF-8 text{said}; re-encode it as UTF-8 ({iconv_said(iconv, target)})"
         ) from None
 
 
@@ -628,8 +653,9 @@ def _read_content(content: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        said, iconv = not_utf8(data, exc.start)
         raise UserInputError(
-            f"standard input is not valid UTF-8 (byte {exc.start}); re-encode it as UTF-8"
+            f"standard input is not valid UTF-8{said}; re-encode it as UTF-8 ({iconv_said(iconv)})"
         ) from None
 
 
@@ -2667,8 +2693,12 @@ def import_cmd(
                 what = not_an_export(raw.read(16))
         if what is not None:
             raise UserInputError(f"{source} is {what}; nothing was imported") from None
+        said, iconv = _not_utf8_in(source, exc)
+        named = "standard input" if source == "-" else _plain(source)
+        target = "" if source == "-" else f"{shlex.quote(source)} | kenning import -"
         raise UserInputError(
-            f"{source} is not UTF-8 text (byte {exc.start}); nothing was imported"
+            f"{named} is not UTF-8 text{said}; nothing was imported. Re-encode it as UTF-8 "
+            f"({iconv_said(iconv, target)})"
         ) from None
     if not any(line.strip() for line in lines):
         # not even an export's header: a backup whose writing failed, or an empty pipe, is

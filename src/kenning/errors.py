@@ -10,6 +10,7 @@ that says what was wrong and how to fix it, and an ``exit_code`` the CLI returns
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +33,9 @@ __all__ = [
     "StoreWriteFailed",
     "UnknownMemoryError",
     "UserInputError",
+    "iconv_said",
+    "json_error_said",
+    "not_utf8",
 ]
 
 
@@ -259,3 +263,46 @@ class StoreInUse(StoreUnavailable):
     @property
     def nothing_sent(self) -> bool:
         return True
+
+
+#: The byte order marks UTF-16 text starts with (little- and big-endian), as Windows tools
+#: (PowerShell's ``>``, Notepad's "Unicode") write it.
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+UTF16_ICONV = "iconv -f UTF-16 -t UTF-8"
+LATIN1_ICONV = "iconv -f LATIN1 -t UTF-8"
+
+
+def not_utf8(
+    data: bytes, start: int, place: int | None = None, line: int | None = None
+) -> tuple[str, str]:
+    """What is wrong with ``data``, which is not UTF-8 from ``data[start]`` on, and the
+    command that re-encodes it: ``(" at byte 5 (0xE9)", "iconv -f LATIN1 -t UTF-8")``, the
+    place said being ``place`` (``start`` by default; ``-1``: unknown, as of a stream read
+    in chunks) and ``line`` its line when known; of UTF-16 text with its byte order mark
+    ``(": it is UTF-16 (it starts with the byte order mark FF FE)", "iconv -f UTF-16 -t
+    UTF-8")``. "(byte 1)" read as the byte's value (qa81 F5), and a UTF-16 file was only
+    "not valid UTF-8 (byte 0)"."""
+    at = start if place is None else place
+    if at == 0 and data[:2] in UTF16_BOMS:
+        mark = f"{data[0]:02X} {data[1]:02X}"
+        return f": it is UTF-16 (it starts with the byte order mark {mark})", UTF16_ICONV
+    byte = f"0x{data[start]:02X}"
+    if at < 0:
+        return f" (a byte {byte} in it)", LATIN1_ICONV
+    return f" at byte {at} ({byte}{'' if line is None else f', on line {line}'})", LATIN1_ICONV
+
+
+def iconv_said(command: str, target: str = "") -> str:
+    """``command`` (of :func:`not_utf8`) as advice: run on ``target`` (``FILE | kenning
+    import -``) or, without one, to pipe the input through; a guess of Latin-1 said as one."""
+    run = f"{command} {target}" if target else f"pipe it through {command}"
+    return run if command == UTF16_ICONV else f"{run}, if it is Latin-1"
+
+
+def json_error_said(exc: json.JSONDecodeError, *, with_line: bool = False) -> str:
+    """What is wrong with a line ``json`` refused, and where in it (``with_line``: and the
+    line, of a text of many): its message ends with "at" for some errors (``Unterminated
+    string starting at``, ``Invalid control character at``), the place being apart."""
+    at = "" if exc.msg.endswith(" at") else " at"
+    line = f" line {exc.lineno}" if with_line else ""
+    return f"{exc.msg}{at}{line} column {exc.colno}"

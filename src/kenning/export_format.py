@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import UserInputError
+from .errors import UserInputError, json_error_said
 from .model import Provenance, check_memory_id, check_seen_count, parse_timestamp
 
 #: The export format's version, written in the header line.
@@ -320,13 +320,6 @@ def not_an_export(head: bytes) -> str | None:
     """What a file whose first bytes are ``head`` is, and what to run instead of an import,
     when it is a compressed export or a store rather than an export's JSON lines."""
     return next((said for magic, said in NOT_AN_EXPORT if head.startswith(magic)), None)
-
-
-def json_error_said(exc: json.JSONDecodeError) -> str:
-    """What is wrong with a line ``json`` refused, and where in it: its message ends with
-    "at" for some errors (``Unterminated string starting at``), the place being apart."""
-    at = "" if exc.msg.endswith(" at") else " at"
-    return f"{exc.msg}{at} column {exc.colno}"
 
 
 def read_export(lines: Iterable[str]) -> ExportFile:

@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errorfix import parse_error_fix
-from .errors import EditConflict, KenningError, UserInputError
+from .errors import EditConflict, KenningError, UserInputError, not_utf8
 from .freshness import blob_hash, blob_text, recorded_files
 from .model import (
     NEAR_DUPLICATE,
@@ -402,7 +402,7 @@ def _read_doc(
     try:
         return data, data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
-        return None, None, f"not UTF-8 text (byte {exc.start})"
+        return None, None, f"not UTF-8 text{not_utf8(data, exc.start)[0]}: save it as UTF-8"
 
 
 # --------------------------------------------------------------------------------------------

@@ -110,7 +110,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .. import config, protocol
-from ..errors import KenningError, StoreUnavailable
+from ..errors import KenningError, StoreUnavailable, json_error_said, not_utf8
 from ..log_window import PARTS_READ, Bounds
 
 if TYPE_CHECKING:
@@ -1064,12 +1064,11 @@ def _from_raw(
     try:
         payload = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise HookSkip(f"the hook input on stdin is not UTF-8 (byte {exc.start})") from None
+        said = not_utf8(raw, exc.start)[0]
+        raise HookSkip(f"the hook input on stdin is not UTF-8{said}") from None
     except json.JSONDecodeError as exc:
-        raise HookSkip(
-            f"the hook input on stdin is not JSON ({exc.msg} at line {exc.lineno} column "
-            f"{exc.colno})"
-        ) from None
+        said = json_error_said(exc, with_line=True)
+        raise HookSkip(f"the hook input on stdin is not JSON ({said})") from None
     except RecursionError:  # valid JSON, but nested past what Python's parser takes
         raise HookSkip(
             "the hook input on stdin is not JSON the hook can read (nested too deeply; Claude "

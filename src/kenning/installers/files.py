@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserInputError
+from ..errors import UserInputError, json_error_said
 from ..redaction import redact_secrets
 
 __all__ = [
@@ -234,7 +234,7 @@ def read_json_object(path: Path, label: str) -> tuple[str | None, dict[str, Any]
         doc = _DECODER.decode(body)
     except json.JSONDecodeError as exc:
         raise UserInputError(
-            f"{label} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+            f"{label} is not valid JSON ({json_error_said(exc, with_line=True)}); "
             "fix or remove it and run again — nothing was written"
         ) from None
     except _RepeatedKey:
