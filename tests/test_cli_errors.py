@@ -1594,3 +1594,17 @@ def test_input_not_utf8_says_the_place_the_byte_and_the_command_that_converts_it
         assert refused.returncode == 1, refused.stderr
         assert "it is UTF-16 (it starts with the byte order mark FF FE)" in refused.stderr
         assert "iconv -f UTF-16 -t UTF-8" in refused.stderr, refused.stderr
+
+
+def test_import_blames_the_line_that_is_not_json(project: Path, tmp_path: Path) -> None:
+    """qa81 F5: a file whose line 3 (after two blank lines) is not JSON was said to have
+    had "its first line" cut or edited."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n\n{not json\n")
+    refused = run_cli(project, "import", str(bad))
+    assert refused.returncode == 1 and "line 3 is not JSON" in refused.stderr, refused.stderr
+    assert "line 3, its first not blank, was cut" in refused.stderr, refused.stderr
+    assert "first line" not in refused.stderr
+    bad.write_text("{not json\n")
+    refused = run_cli(project, "import", str(bad))
+    assert "its first line was cut or edited" in refused.stderr, refused.stderr

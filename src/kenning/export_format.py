@@ -343,8 +343,9 @@ def read_export(lines: Iterable[str]) -> ExportFile:
         except json.JSONDecodeError as exc:
             said = (
                 # the first line: as likely a file that is no export at all (qa79 F8)
-                "the file is no kenning export (`kenning export -o FILE` writes one), or its "
-                "first line was cut or edited"
+                "the file is no kenning export (`kenning export -o FILE` writes one), or "
+                + ("its first line" if number == 1 else f"line {number}, its first not blank,")
+                + " was cut or edited"
                 if not parsed and header_line is None
                 else "the line was cut or edited; restore it from the export it came from, "
                 "or delete it"
