@@ -1608,3 +1608,18 @@ def test_import_blames_the_line_that_is_not_json(project: Path, tmp_path: Path) 
     bad.write_text("{not json\n")
     refused = run_cli(project, "import", str(bad))
     assert "its first line was cut or edited" in refused.stderr, refused.stderr
+
+
+def test_text_after_an_option_and_dashes_is_told_to_join_the_option(project: Path) -> None:
+    """qa81 F5: `recall --error -- "--- FAIL…"`: click took the -- as --error's value, and
+    the advice ("put -- before it", its example without --error) had been followed."""
+    text = "--- FAIL: TestLoad (0.00s)"
+    refused = run_cli(project, "recall", "--error", "--", text)
+    assert refused.returncode == 2, refused.stderr
+    said = refused.stderr
+    assert "--error took the -- as its value" in said, said
+    assert "recall '--error=--- FAIL: TestLoad (0...'" in said, said
+    assert "pass --error - and give the text on standard input" in said
+    assert "put -- before it" not in said
+    joined = run_cli(project, "recall", f"--error={text}")
+    assert joined.returncode in (0, 1) and "No such option" not in joined.stderr, joined

@@ -217,6 +217,19 @@ def _text_not_option(name: str) -> bool:
     return any(c.isspace() for c in name) or name.startswith("---")
 
 
+def _option_that_took_dashes(ctx: click.Context | None, given: list[Any], text: str) -> str | None:
+    """The option given just before ``-- TEXT`` when it takes a value (``--error``): click
+    took the ``--`` as that value, and TEXT was read as an option."""
+    at = next((i for i, a in enumerate(given) if a is text), -1)
+    if ctx is None or at < 2 or given[at - 1] != "--":
+        return None
+    name = given[at - 2]
+    for param in ctx.command.params:
+        if isinstance(param, click.Option) and not param.is_flag and name in param.opts:
+            return str(name)
+    return None
+
+
 class _ClosedPipeQuiet:
     """``--help`` and ``--version`` print while the arguments are parsed (``make_context``),
     before :func:`handle_errors` runs, and click ends a closed pipe met there with exit 1 (a
@@ -240,11 +253,21 @@ class _ClosedPipeQuiet:
             if text is not None:
                 shown = text if len(text) <= 24 else text[:21] + "..."
                 command = exc.ctx.command_path if exc.ctx else "kenning"
+                taken = _option_that_took_dashes(exc.ctx, given, text)
+                how = (
+                    # `--error -- "--- FAIL…"`: the option took the -- as its value (qa81 F5);
+                    # "put -- before it" was done, and its example dropped the option
+                    f"{taken} took the -- as its value, and the text after it was read as an "
+                    f"option: join them with = ({command} {shlex.quote(f'{taken}={shown}')}), "
+                    f"or pass {taken} - and give the text on standard input"
+                    if taken is not None
+                    else "Text that starts with '-' is read as an option: put -- before it "
+                    f"({command} -- {shlex.quote(shown)}), or pass - and give it on standard "
+                    "input"
+                )
                 raise click.NoSuchOption(
                     exc.option_name,
-                    f"{exc.message} Text that starts with '-' is read as an option: put -- "
-                    f"before it ({command} -- {shlex.quote(shown)}), or pass - and give it on "
-                    "standard input",
+                    f"{exc.message} {how}",
                     exc.possibilities,
                     exc.ctx,
                 ) from None
