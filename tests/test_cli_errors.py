@@ -1623,3 +1623,19 @@ def test_text_after_an_option_and_dashes_is_told_to_join_the_option(project: Pat
     assert "put -- before it" not in said
     joined = run_cli(project, "recall", f"--error={text}")
     assert joined.returncode in (0, 1) and "No such option" not in joined.stderr, joined
+
+
+def test_a_command_users_guess_is_pointed_to_the_one_that_does_it(project: Path) -> None:
+    """qa81 F5: `kenning list` (an agent's guess) was click's "No such command 'list'."
+    alone; the commands that list notes are named, exit 2 kept."""
+    for guess, said in (
+        ("list", "To list notes: kenning search, kenning export or kenning ui."),
+        ("LS", "To list notes:"),
+        ("delete", "To delete a note: kenning forget ID."),
+    ):
+        refused = run_cli(project, guess)
+        assert refused.returncode == 2, refused.stderr
+        assert f"No such command '{guess}'. {said}" in refused.stderr, refused.stderr
+    other = run_cli(project, "frobnicate")
+    assert other.returncode == 2 and "No such command 'frobnicate'." in other.stderr
+    assert "To " not in other.stderr

@@ -283,9 +283,44 @@ class _Command(_ClosedPipeQuiet, click.Command):
     pass
 
 
+#: Commands users (and agents) guess that kenning does not have, and the commands that do
+#: it: `kenning list` was click's "No such command 'list'." alone (qa81 F5).
+_GUESSED_COMMANDS = {
+    **dict.fromkeys(
+        ("list", "ls", "show", "all", "dump", "notes", "memories"),
+        "To list notes: kenning search, kenning export or kenning ui",
+    ),
+    **dict.fromkeys(
+        ("add", "save", "store", "note", "new", "learn", "write"),
+        "To store a note: kenning remember",
+    ),
+    **dict.fromkeys(
+        ("find", "get", "lookup", "ask"), "To find notes: kenning recall or kenning search"
+    ),
+    **dict.fromkeys(("delete", "rm", "remove", "del"), "To delete a note: kenning forget ID"),
+    **dict.fromkeys(("update", "change", "modify"), "To change a note: kenning edit ID"),
+    **dict.fromkeys(("init", "setup"), "To set kenning up: kenning install"),
+    **dict.fromkeys(("status", "info", "count"), "For counts and the store: kenning stats"),
+}
+
+
 class _Group(_ClosedPipeQuiet, click.Group):
     command_class = _Command
     group_class = type  # a subgroup is a _Group too
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.NoSuchCommand as exc:
+            top = ctx.parent is None  # (a subgroup's commands are its own)
+            hint = _GUESSED_COMMANDS.get(exc.command_name.lower()) if top else None
+            if hint is None:
+                raise
+            raise click.NoSuchCommand(
+                exc.command_name, f"{exc.message} {hint}.", ctx=exc.ctx
+            ) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         # between the arguments read and the command's own handle_errors (the group's
