@@ -4569,7 +4569,12 @@ def test_doc_without_problem_uses_title(tmp_path: Path) -> None:
     ("frontmatter", "reason"),
     [
         ("track: knowledge\nproblem: x", "track is knowledge, not bug"),
-        ("problem: x", "track is missing, not bug"),
+        # qa81 F5: and the fix
+        (
+            "problem: x",
+            "track is missing, not bug: add `track: bug` to its frontmatter (the "
+            "--- block at its top)",
+        ),
     ],
 )
 def test_doc_not_bug_track_is_skipped(tmp_path: Path, frontmatter: str, reason: str) -> None:

@@ -604,13 +604,19 @@ def source_path(source_prefix: str, rel: str) -> str:
     return f"{prefix}/{rel}" if prefix else rel
 
 
+#: Why a doc without ``track:`` is skipped, and the fix.
+_NO_TRACK = (
+    "track is missing, not bug: add `track: bug` to its frontmatter (the --- block at its top)"
+)
+
+
 def parse_solution_doc(
     path: Path, text: str, root: Path, *, source_prefix: str = "docs/solutions"
 ) -> DocOutcome:
     """Turn one solution document into ERROR-FIX entries (SPEC §6), or say why not.
 
     * frontmatter must parse (else skipped: ``malformed YAML frontmatter: …``) and have
-      ``track: bug`` (else skipped: ``track is X, not bug``);
+      ``track: bug`` (else skipped: ``track is X, not bug``, or :data:`_NO_TRACK`);
     * fix = the first paragraph under ``## Fix`` / ``## Solution`` (a paragraph ending in
       ``:`` takes the block it introduces), fence-like lines stripped, whitespace collapsed,
       400 chars at a word boundary; no such section → skipped;
@@ -632,9 +638,9 @@ def parse_solution_doc(
         return DocOutcome(path, skipped_reason=f"malformed YAML frontmatter: {_short_error(exc)}")
     track = _meta_text(meta, "track")
     if track.lower() != "bug":
-        return DocOutcome(
-            path, skipped_reason=f"track is {track or 'missing'}, not bug", not_a_bug=True
-        )
+        # of a doc without one, the fix (qa81 F5); another track is the author's choice
+        why = f"track is {track}, not bug" if track else _NO_TRACK
+        return DocOutcome(path, skipped_reason=why, not_a_bug=True)
     from .redaction import redact_secrets, redaction_markers  # (RE2: loaded on first use)
 
     # Redacted here, as written: the entry joins the fix's lines into one, and a secret that
