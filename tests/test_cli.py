@@ -56,6 +56,32 @@ def test_the_readme_flow(project: Path) -> None:
     assert stats["protocol"]["recall_floor"] == protocol.RECALL_FLOOR
 
 
+def test_what_remember_says_of_case_is_what_dedup_does(project: Path) -> None:
+    """qa81 F6: the README and `remember --help` said a note "the same text up to case" is
+    not stored again, and one word in another case made a new note (dedup's rule 1: the
+    case of the whole text, `String`/`string` being two words). Both say it now, and it is
+    so: the examples they give are run."""
+    said = " ".join(kenning(project, "remember", "--help").stdout.split())
+    assert 'the case of the whole text: "USE RUFF" is "use ruff", but one word in another ' in said
+    assert 'case, "Python"/"python", makes a new note' in said
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    assert "the case of the whole text aside; one word in another case, `Python`/`python`, " in (
+        readme
+    )
+    first = kenning(project, "remember", "--type", "rule", "Use snake_case for Python functions")
+    assert first.stdout.startswith("stored "), first
+    one_word = kenning(project, "remember", "--type", "rule", "Use snake_case for python functions")
+    assert one_word.stdout.startswith("stored "), one_word
+    for whole in ("USE SNAKE_CASE FOR PYTHON FUNCTIONS", "use snake_case for python functions"):
+        again = kenning(project, "remember", "--type", "rule", whole)
+        assert again.stdout.startswith("near-duplicate of "), (whole, again)
+    ruff = kenning(project, "remember", "--type", "rule", "USE RUFF")
+    assert ruff.stdout.startswith("stored ")
+    assert kenning(project, "remember", "--type", "rule", "use ruff").stdout.startswith(
+        "near-duplicate of "
+    )
+
+
 def test_duplicate_and_json(project: Path) -> None:
     first = json.loads(
         kenning(project, "remember", "--json", "--type", "rule", "Use UTC everywhere").stdout

@@ -801,7 +801,9 @@ def remember(
     """Store a note (CONTENT, or - for standard input) unless it is already known.
 
     Secrets are redacted first. A note is not stored again when this project holds the
-    same text (up to case, whitespace and punctuation) or a near-duplicate: a memory above
+    same text (up to whitespace, punctuation and the case of the whole text: "USE RUFF" is
+    "use ruff", but one word in another case, "Python"/"python", makes a new note) or a
+    near-duplicate: a memory above
     the protocol's dedup cosine (`kenning stats --json` shows it) that says the same words,
     differing at most in articles and the like. A note that differs in a number, a
     negation, a name or an error signature is new knowledge and is stored. A near-duplicate

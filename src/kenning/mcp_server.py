@@ -246,9 +246,10 @@ the literal error first.
 type: one of {valid_types_message()}; default "{DEFAULT_TYPE}". Collections: {_collections_text()}.
 
 Secrets (private keys, API tokens, passwords) are redacted before anything is stored. \
-A note already known is not stored again: one with the same text (up to case, whitespace \
-and punctuation), or a near-duplicate — a memory above {protocol.DEDUP_THRESHOLD} cosine \
-similarity that says the same words, differing at most in articles and the like. A note \
+A note already known is not stored again: one with the same text (up to whitespace, \
+punctuation and the whole text's case: one word in another case is new), or a \
+near-duplicate — a memory above {protocol.DEDUP_THRESHOLD} cosine similarity that says \
+the same words, differing at most in articles and the like. A note \
 that differs in a number, a negation, a name or an error signature is new knowledge and \
 is stored. A near-duplicate is reported as "near-duplicate" with existing_id, score and \
 reason, and refreshes that memory (seen_count, last_seen_at). status: "stored" (id of the \
