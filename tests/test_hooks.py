@@ -2597,6 +2597,44 @@ def test_a_server_named_by_a_committed_env_gets_no_prompt(tmp_path: Path) -> Non
     assert "committed" not in proc.stderr and f"127.0.0.1:{port}" in proc.stderr, proc.stderr
 
 
+def test_a_committed_env_line_too_long_keeps_its_fix(tmp_path: Path) -> None:
+    """qa81 F3: the committed .env's line (431 characters) gave up its end, the fix ("…, or
+    remove it from the .env t…"), though no word was long enough to give up its middle. Its
+    middle goes now: its start (what went wrong) and its last sentence (the fix) are said."""
+    root = make_repo(tmp_path / "cloned", "git@github.com:someone/cloned.git")
+    (root / ".env").write_text("KENNING_STORE=postgresql://x:y@127.0.0.1:1/db\n")
+    subprocess.run(["git", "add", ".env"], cwd=root, check=True)
+    prompt = {
+        "cwd": str(root),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "why do we store timestamps in UTC",
+    }
+    proc = hook_here("prompt-submit", json.dumps(prompt).encode(), root)
+    assert_silent_failure(proc, "committed to the repository")
+    line = proc.stderr.strip().removeprefix("kenning hook prompt-submit: ")
+    assert len(line) <= claude_code._DIAGNOSTIC_CHARS, len(line)
+    assert line.startswith("KENNING_STORE in "), line
+    assert line.endswith(
+        "Set KENNING_STORE in your environment (or in an .env git does not track), or remove"
+        " it from the .env to use the project's own store"
+    ), line
+    assert "…" in line and "x:y" not in line, line
+
+
+def test_a_line_of_short_words_gives_up_its_middle() -> None:
+    """A line of no long word keeps its start and its last sentence; one whose last
+    sentence is longer than half the room keeps the last half of the line."""
+    chars = claude_code._DIAGNOSTIC_CHARS
+    message = "the store cannot be read " + "because of this and that " * 20 + ". Run it again"
+    line = claude_code._fitted(message, message, chars)
+    assert len(line) <= chars and line.startswith("the store cannot be read"), line
+    assert line.endswith("… Run it again") and "that . Run" not in line, line
+    message = "a " + "b " * 300 + "c"
+    line = claude_code._fitted(message, message, chars)
+    assert len(line) <= chars and line.startswith("a b") and line.endswith("b b c"), line
+    assert len(line) > chars - 5 and "…" in line, line
+
+
 @pytest.mark.parametrize(("code", "fixed"), [(401, True), (403, False)])
 def test_a_ci_log_pasted_in_a_prompt_recalls_its_fix_and_not_another_codes(
     seeded: MemoryStore, code: int, fixed: bool

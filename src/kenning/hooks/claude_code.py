@@ -1194,9 +1194,10 @@ def _fitted(message: str, said: str, chars: int) -> str:
     """``said`` (``message`` redacted and escaped, :func:`kenning.render.safe_message_start`)
     on one line of at most ``chars`` characters. A line too long gives up the middle of its
     longest words first (a path of hundreds of characters, kept as ``docs/xxx…xxx/db``),
-    then its end: cut at the end alone, the fix a line ends with was lost to a long path
-    before it. Only a message redacted whole is shortened so (one cut first, a huge input,
-    is said from its start)."""
+    then its middle (:func:`_middle_cut`): cut at the end alone, the fix a line ends with
+    was lost to a long path before it, or to a long explanation (qa81 F3). Only a message
+    redacted whole is shortened so (one cut first, a huge input, is said from its start,
+    and cut at its end)."""
     from ..render import CUT_CONTEXT_CHARS
 
     line = " ".join(said.split())
@@ -1219,9 +1220,31 @@ def _fitted(message: str, said: str, chars: int) -> str:
                 f"{w[:head]}…{w[len(w) - (keep - 1 - head) :]}" if len(w) > keep else w
                 for w in words
             )
+    if len(line) > chars and len(message) <= 2 * chars + CUT_CONTEXT_CHARS:
+        line = _middle_cut(line, chars)
     if len(line) > chars:
         line = line[: chars - 1] + "…"
     return line
+
+
+#: Where the last sentence of a diagnostic line starts (its fix: "…; set KENNING_STORE …",
+#: "… committed file. Set KENNING_STORE …").
+_LAST_SENTENCE = re.compile(r"[.;!?] (?=\S)")
+
+
+def _middle_cut(line: str, chars: int) -> str:
+    """``line`` of more than ``chars`` characters whose words were too short to give up
+    enough (no path of hundreds of characters) cut in its middle: its start (what went
+    wrong) and its last sentence (the fix) kept whole, ``…`` between them at a word's
+    end. A last sentence longer than half the line's room keeps its last half of it."""
+    starts = [m.end() for m in _LAST_SENTENCE.finditer(line)]
+    tail = line[starts[-1] :] if starts else ""
+    if not tail or len(tail) > chars // 2:
+        tail = line[len(line) - chars // 2 :]
+        tail = tail[tail.find(" ") + 1 :] if " " in tail else tail
+    head = line[: chars - 2 - len(tail)]
+    head = head[: head.rfind(" ")] if " " in head else head
+    return f"{head.rstrip(' ,;:')}… {tail}"
 
 
 def _no_answer_message(event: str, raw: bytes | None, seconds: float) -> str:
