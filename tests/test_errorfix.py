@@ -4072,6 +4072,14 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
         "Program.cs(14,7): error CS0246: The type or namespace name 'X' could not be found",
         "e: file:///home/dev/app/src/main/kotlin/App.kt:5:9 Unresolved reference: foo",
         "Bundler::GemNotFound: Could not find pg-1.5.4 in locally installed gems",
+        # ... kotlinc's older form, Ruby's uncaught exception (<= 3.3 and 3.4), Lua's (qa81 F7)
+        "e: /src/Main.kt: (3, 5): Unresolved reference: foo",
+        "app/models/order.rb:23:in `total': undefined method `each' for nil:NilClass"
+        " (NoMethodError)",
+        "app/models/order.rb:23:in 'Hash#fetch': key not found: :user (KeyError)",
+        "lib/net.rb:9:in `connect': getaddrinfo: Name or service not known (SocketError)",
+        "lib/foo.rb:3:in `<main>': boom (Foo::BarError)",
+        "lua: app.lua:3: attempt to call a nil value (global 'foo')",
         "Assert.Equal() Failure: Values differ",
         "bash: foo: command not found",
         "./main.go:12:5: undefined: foo",
@@ -4262,10 +4270,42 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
         "fix the no module named error in the loader",
         "How do we handle Cannot find module errors in the bundler?",
         "the linker's undefined reference to a symbol is the usual cause",
+        # Ruby's location with no class closing it, kotlinc's and Lua's words in prose
+        "app/models/order.rb:23:in `total': sums the items (see the docs)",
+        "e: the prefix kotlinc puts before an error (3, 5): see its docs",
+        "e: /src/Main.kt is where the entry point lives",
+        "lua: app.lua is the script we embed",
     ],
 )
 def test_does_not_look_like_error(text: str) -> None:
     assert not looks_like_error(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "reported"),
+    [
+        # Ruby's uncaught exception: its class closes the line after the message (qa81 F7)
+        (
+            "app/models/order.rb:23:in `total': undefined method `each' for nil:NilClass"
+            " (NoMethodError)\n\tfrom app/controllers/orders_controller.rb:8:in `show'",
+            True,
+        ),
+        ("app/models/order.rb:23:in 'Hash#fetch': key not found: :user (KeyError)", True),
+        ("lib/foo.rb:3:in `<main>': boom (Foo::BarError)", True),
+        ("e: /src/Main.kt: (3, 5): Unresolved reference: foo", True),
+        ("lua: app.lua:3: attempt to call a nil value (global 'foo')", True),
+        # ... a class a sentence names in parentheses is still named, not reported
+        ("we rescue the missing key (KeyError) in the loader", False),
+        ("the loader in `app.rb' raises it (KeyError)", False),
+        ("app/models/order.rb:23:in `total': sums the items", False),
+        ("app/models/order.rb:23:in `total' returns the sum (NoMethodError)", False),
+        ("e: is the prefix kotlinc gives an error", False),
+    ],
+)
+def test_reports_error_of_ruby_kotlin_and_lua(text: str, reported: bool) -> None:
+    from kenning.querybuild import reports_error
+
+    assert reports_error(text) is reported
 
 
 # --------------------------------------------------------------------------------------------

@@ -3201,6 +3201,59 @@ def test_a_failed_command_brings_back_the_fix_for_its_error(
     assert proc.stderr == ""
 
 
+RUBY_FIX = (
+    "ERROR-FIX: NoMethodError: undefined method `each' for nil:NilClass | FIX: Order#items is"
+    " nil for a draft order: initialise it to [] in Order#initialize"
+)
+KOTLIN_FIX = (
+    "ERROR-FIX: Unresolved reference: foo | FIX: foo moved to the util package: import "
+    "com.acme.util.foo"
+)
+LUA_FIX = (
+    "ERROR-FIX: attempt to call a nil value (global 'foo') | FIX: require('util') defines foo:"
+    " require it before main.lua calls it"
+)
+
+
+@pytest.mark.parametrize(
+    ("output", "fix"),
+    [
+        # Ruby's uncaught exception as Ruby <= 3.3 and 3.4 print it (qa81 F7)
+        (
+            "app/models/order.rb:23:in `total': undefined method `each' for nil:NilClass "
+            "(NoMethodError)\n\tfrom app/controllers/orders_controller.rb:8:in `show'\n",
+            RUBY_FIX,
+        ),
+        (
+            "app/models/order.rb:23:in 'Order#total': undefined method 'each' for nil "
+            "(NoMethodError)\n\tfrom app/controllers/orders_controller.rb:8:in 'show'\n",
+            RUBY_FIX,
+        ),
+        # kotlinc's error, the older form and Kotlin 2's
+        ("e: /src/Main.kt: (3, 5): Unresolved reference: foo\n", KOTLIN_FIX),
+        ("e: file:///src/Main.kt:3:5 Unresolved reference: foo\n", KOTLIN_FIX),
+        # Lua's
+        (
+            "lua: app.lua:3: attempt to call a nil value (global 'foo')\nstack traceback:\n"
+            "\t[C]: in ?\n",
+            LUA_FIX,
+        ),
+    ],
+)
+def test_a_ruby_kotlin_or_lua_failure_brings_back_its_fix(
+    store: MemoryStore, output: str, fix: str
+) -> None:
+    """qa81 F7: Ruby's line for an exception nothing rescued (its class in parentheses
+    after the message, which reports_error took for a class a sentence names), kotlinc's
+    older `e: FILE: (L, C): …` and Lua's `lua: FILE:L: …` were no error to the hook, which
+    added nothing; `kenning recall --error` found their fixes."""
+    for note in (RUBY_FIX, KOTLIN_FIX, LUA_FIX):
+        assert store.remember(note, "error_fix").status == "stored"
+    data = failed_command("tool_failure_go", store.project.root, error=f"Exit code 1\n{output}")
+    proc = hook_here("tool-failure", data, Path("/"))
+    assert findings(context_of(proc, "PostToolUseFailure"))[0][0] == fix, proc.stderr
+
+
 @pytest.mark.parametrize(
     ("runner", "command"),
     [("vitest", "npx vitest run --reporter=json"), ("jest", "npx jest --json")],

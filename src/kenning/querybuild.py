@@ -40,6 +40,7 @@ from .safety import has_visible_text
 from .signatures import (
     BARE_ERROR_MESSAGE,
     FAILED_ASSERT,
+    RUBY_UNCAUGHT,
     SYSTEM_CALL_ERRORS,
     clean_line,
     extract_error_signature,
@@ -1429,6 +1430,8 @@ _PROSE_WORD = lazy(r"(?:^|\s)[a-z][a-z']*[^\S\n]")
 #: The same, or a word with its first letter capitalised, as a sentence starts ("Raise",
 #: "Catch"; not a class name such as "KeyError", whose later capital it does not take).
 _SENTENCE_WORD = lazy(r"(?:^|\s)[A-Za-z][a-z']*[^\S\n]")
+#: Ruby's line for an uncaught exception (:data:`kenning.signatures.RUBY_UNCAUGHT`).
+_RUBY_UNCAUGHT = lazy(RUBY_UNCAUGHT)
 
 
 @remembered
@@ -1444,8 +1447,11 @@ def reports_error(text: str) -> bool:
         return False
 
     def masked(line: str) -> str:
-        # a name after the line's first word of a sentence is named by the sentence
+        # a name after the line's first word of a sentence is named by the sentence; not
+        # the class closing Ruby's uncaught exception (its message's words before it)
         prose = _SENTENCE_WORD.search(line)
+        if prose is not None and "in" in line and _RUBY_UNCAUGHT.match(line):
+            return line
         if prose is None:
             return line
         return line[: prose.end()] + _NAMED_EXCEPTION.sub("exception", line[prose.end() :])

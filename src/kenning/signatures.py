@@ -1683,15 +1683,25 @@ BARE_ERROR_MESSAGE = (
     r"|package\s[\w.-]+(?:/[\w.@+-]+)*\sis\snot\sin\s(?:std|GOROOT)\b"
     r"|[Cc]annot\sload\ssuch\sfile\s--\s\S|[Cc]an't\sfind\scrate\sfor\s`)"
 )
+#: Ruby's line for an exception nothing rescued, ``FILE:LINE:in `METHOD': MESSAGE (Class)``
+#: (Ruby 3.4 quotes ``in 'Hash#fetch'``): the class closes the line, in parentheses, as a
+#: sentence names one (qa81 F7). Multi-line: its ``^`` and ``$`` are the line's.
+RUBY_UNCAUGHT = (
+    r"^[^\S\n]*[^\s:]+:\d+:in[^\S\n]+[`'][^'\n]*':[^\S\n][^\n]*?[^\S\n]"
+    r"\((?:[A-Z]\w*::)*[A-Z]\w*\)[^\S\n]*$"
+)
 #: (A line's leading space is ``[^\S\n]*``: ``^\s*`` ran from every line's start over all
 #: the blank lines after it, time quadratic in their number.)
-_LOOKS_LIKE_ERROR_SOURCE = r"""(?:
+_LOOKS_LIKE_ERROR_SOURCE = (
+    r"""(?:
       ^[^\S\n]*(?i:ERROR-FIX:)
     | Traceback\s\(most\srecent\scall\slast\)
     | \berror\[E\d+\]
     | \berror\s+TS\d+
     | \berror\s+(?:CS|NU|MSB|NETSDK|BC|FS|LNK|C)\d{3,5}\b      # .NET, NuGet, MSBuild, MSVC
-    | ^[^\S\n]*e:\s+(?:file://)?\S+\.kts?:\d                   # kotlinc
+    | ^[^\S\n]*e:\s+(?:file://)?\S+\.kts?:(?:\d|\s\(\d+,\s\d+\):\s)  # kotlinc (2, 1)
+    | RUBY_UNCAUGHT                                       # Ruby's uncaught exception
+    | ^[^\S\n]*lua(?:jit)?[\d.]*:\s(?:[A-Za-z]:)?[^\s:]+\.lua:\d+:\s  # Lua's
     | \b[A-Z]\w*::[A-Z]\w*(?:NotFound|Invalid|Missing)\w*\b      # Ruby (Bundler::GemNotFound)
     | \bAssert\.\w+\(\)\sFailure\b                           # xUnit
     | (?:^|\s)[\w.$]*(?:Error|Exception)\b(?::|\s*$|\s+in\b)
@@ -1787,8 +1797,9 @@ _LOOKS_LIKE_ERROR_SOURCE = r"""(?:
     | ^[^\S\n]*\*\*\s\((?:exit|EXIT|Mix|[A-Z][\w.]*(?:Error|Exception))\)\s  # Elixir
     | ^==\d+==\s+(?:Invalid\s|Mismatched\s|Conditional\sjump\b|Use\sof\suninitialised\b)  # valgrind
     | ^[^\S\n]*(?:\S*/)?(?:(?:GNU)?[Mm]akefile(?:\.\w+)?|[\w.-]+\.mk):\d+:\s\*\*\*\s  # make
-    )""".replace("SYSTEM_CALL_ERRORS", _SYSTEM_CALL_ERRORS).replace(
-    "BARE_ERROR_MESSAGE", BARE_ERROR_MESSAGE
+    )""".replace("SYSTEM_CALL_ERRORS", _SYSTEM_CALL_ERRORS)
+    .replace("BARE_ERROR_MESSAGE", BARE_ERROR_MESSAGE)
+    .replace("RUBY_UNCAUGHT", RUBY_UNCAUGHT)
 )
 _LOOKS_LIKE_ERROR_FLAGS = re.VERBOSE | re.MULTILINE
 #: Whether ``_LOOKS_LIKE_ERROR_SOURCE`` (compiled with its flags) is found in a text, asked
