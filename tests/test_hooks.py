@@ -595,6 +595,33 @@ def test_a_team_store_whose_addresses_none_answers_is_said_when_the_budget_ends(
     assert "pw-never-shown-7a1c" not in proc.stdout + proc.stderr
 
 
+def test_the_budget_is_counted_from_the_process_start(project: Path, tmp_path: Path) -> None:
+    """qa81 F4: under load a hook with the 5 s budget took 6.6–8.7 s, since the budget was
+    counted from after Python's start and kenning's imports. It counts from the process's
+    start now: a start made 2 s slower (a sitecustomize that sleeps) with a 3 s budget and a
+    store that never answers gives up within 3 s and a margin, not 2 + 3."""
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("the process's start time is read from /proc (elsewhere: the import's)")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import time\ntime.sleep(2)\n")
+    path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
+    with contextlib.ExitStack() as stack:
+        ports = [stack.enter_context(_a_server_that_never_answers()) for _ in range(3)]
+        hosts = ",".join(f"127.0.0.1:{port}" for port in ports)
+        env = {
+            "KENNING_STORE": f"postgresql://kenning:pw@{hosts}/kenning",
+            "KENNING_HOOK_TIMEOUT": "3",
+            "PYTHONPATH": path,
+        }
+        started = time.monotonic()
+        proc = run_hook("prompt-submit", payload("prompt_submit_error", project), project, env)
+        took = time.monotonic() - started
+    assert proc.returncode == 0
+    assert "gave up after 3 s (KENNING_HOOK_TIMEOUT)" in proc.stderr, proc.stderr
+    assert 3 <= took < 3 + 1.5, took
+
+
 def test_a_team_store_whose_table_is_held_is_said_when_the_budget_ends(
     project: Path,
     pg_url: str,  # noqa: F811

@@ -81,7 +81,8 @@ turn, whose hook said it, and may run many times in it).
 
 A hook never fails or blocks the session: no store, a broken store, bad input, any
 exception, or running past the time budget (:data:`DEFAULT_BUDGET_SECONDS`, or
-``KENNING_HOOK_TIMEOUT`` seconds) means exit 0, nothing on stdout and one line on stderr
+``KENNING_HOOK_TIMEOUT`` seconds, counted from the process's start: :func:`process_started`)
+means exit 0, nothing on stdout and one line on stderr
 (a terminal on stdin, a hook typed by hand, is said at once, not after the budget; a
 stdin its caller never closes is named as what the budget ran out on; an input over
 :data:`MAX_INPUT_BYTES` is not read further).
@@ -103,6 +104,7 @@ import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -227,6 +229,12 @@ MAX_INPUT_BYTES = 64 * 1024 * 1024
 #: The hook gives up after this many seconds (``KENNING_HOOK_TIMEOUT`` overrides it).
 DEFAULT_BUDGET_SECONDS = config.DEFAULT_HOOK_TIMEOUT_S
 BUDGET_ENV = "KENNING_HOOK_TIMEOUT"
+#: When this module was imported (:func:`time.monotonic`): what the budget is counted from
+#: where the process's own start cannot be read.
+_IMPORTED = time.monotonic()
+#: A process older than this when it asks is no hook that just started: its start time was
+#: misread (a clock of another namespace), and the module's import is taken instead.
+_STARTED_AGO_MAX_S = 3600.0
 #: What session-start lists: the newest error fixes, then the newest conventions.
 SESSION_ERROR_FIXES = 3
 SESSION_CONVENTIONS = 2
@@ -1275,18 +1283,43 @@ def _no_answer_message(event: str, raw: bytes | None, seconds: float) -> str:
     )
 
 
+def process_started() -> float:
+    """The :func:`time.monotonic` time this process started: on Linux its start time in
+    ``/proc/self/stat`` (clock ticks since boot) against ``CLOCK_BOOTTIME`` (the clock it is
+    counted on, ``/proc/uptime``'s), so that the budget holds Python's start-up and
+    kenning's imports, which grow under load (qa81 F4: a 5 s hook took 6.6–8.7 s with six
+    others starting); elsewhere, or a start time that cannot be read or is out of reason,
+    this module's import."""
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()  # (the name may hold ") ")
+        ticks = int(fields[19])  # the 22nd field, starttime
+        booted = time.clock_gettime(time.CLOCK_BOOTTIME)
+        now = time.monotonic()
+        ago = booted - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError, AttributeError):
+        return _IMPORTED
+    if not 0.0 <= ago <= _STARTED_AGO_MAX_S:
+        return _IMPORTED
+    return min(now - ago, _IMPORTED)
+
+
 def run(
     event: str,
     stdin: IO[bytes] | None = None,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
     budget: float | None = None,
+    started: float | None = None,
 ) -> bool:
     """Run hook ``event``: read the input, write Claude Code's JSON or nothing.
 
     Never raises. Returns False when the time budget ran out (the work is abandoned on a
-    daemon thread: the caller should exit the process right away), True otherwise.
+    daemon thread: the caller should exit the process right away), True otherwise. The
+    budget is counted from ``started`` (:func:`time.monotonic`; ``kenning hook`` gives its
+    process's start, :func:`process_started`), else from this call.
     """
+    started = time.monotonic() if started is None else started
     # A stream the agent closed (`>&-`) is None in Python: nothing is read from it or
     # written to it, and the hook still ends as it should
     stdin = stdin if stdin is not None else getattr(sys.stdin, "buffer", None) or io.BytesIO()
@@ -1303,7 +1336,7 @@ def run(
     root = logging.getLogger()
     root.addHandler(warnings)
     try:
-        return _run(event, stdin, stdout, stderr, seconds, warnings, said)
+        return _run(event, stdin, stdout, stderr, seconds, started + seconds, warnings, said)
     finally:
         root.removeHandler(warnings)
 
@@ -1321,12 +1354,14 @@ def _run(
     stdout: IO[str],
     stderr: IO[str],
     seconds: float,
+    deadline: float,
     warnings: _Warnings,
     said: list[str],
 ) -> bool:
-    """The hook's work; everything it has to say (``said`` on the way: a bad budget, a
-    re-seed that failed, the notes under another project id, a cold model cache; its
-    diagnosis; what was logged) is said on one line of ``stderr`` at the end."""
+    """The hook's work, given up at ``deadline`` (:func:`time.monotonic`: the budget of
+    ``seconds`` from the process's start); everything it has to say (``said`` on the way: a
+    bad budget, a re-seed that failed, the notes under another project id, a cold model
+    cache; its diagnosis; what was logged) is said on one line of ``stderr`` at the end."""
 
     def diagnose(message: str) -> None:
         _diagnose(stderr, event, *list(said), warnings.said_with(message))
@@ -1361,7 +1396,7 @@ def _run(
                 raw,
                 said.append,
                 lambda listing: outcome.setdefault("listed", listing),
-                seconds,
+                max(deadline - time.monotonic(), 0.0),  # (what a server's connection waits)
                 shown,
             )
         except BaseException as exc:  # a hook must never fail the session
@@ -1369,7 +1404,7 @@ def _run(
 
     worker = threading.Thread(target=work, name=f"kenning-hook-{event}", daemon=True)
     worker.start()
-    worker.join(seconds)
+    worker.join(max(deadline - time.monotonic(), 0.0))
     if worker.is_alive():
         if outcome.get("reading") and _left_open(stdin):
             # not the work but its input that never came to an end
@@ -1418,8 +1453,9 @@ def _run(
 def main(event: str) -> None:
     """Entry point of ``kenning hook EVENT``: run, flush, and exit 0 at once (an abandoned
     worker thread, or the model's teardown, must not hold the session up)."""
+    started = process_started()
     try:
-        run(event)
+        run(event, started=started)
     finally:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):  # closed, gone, or None
