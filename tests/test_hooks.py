@@ -1817,6 +1817,36 @@ def test_an_error_that_names_its_exception_is_still_an_error_query(prompt: str) 
     assert any(is_error for _, is_error in claude_code.prompt_queries(prompt))
 
 
+GO_PANIC_FIX = (
+    "ERROR-FIX: panic: runtime error: invalid memory address or nil pointer dereference | "
+    "FIX: the config loader returns nil when APP_ENV is unset; set APP_ENV=dev in tests"
+)
+
+
+def test_another_errors_fix_found_by_the_words_is_left_out_beside_an_exact_fix(
+    store: MemoryStore,
+) -> None:
+    """qa81 F2: a prompt telling a Python error whose fix is stored also got a Go panic's
+    fix at 0.68, found by the prompt's other words ("the config tests fail with"), worded
+    as a fix of an error the user does not have. With the prompt's error matched exactly,
+    another error's fix that only its words find is left out; without the error, the words
+    find it as before."""
+    for note in (YAML_FIX, GO_PANIC_FIX):
+        assert store.remember(note, "error_fix").status == "stored"
+
+    def found(prompt: str) -> list[str]:
+        payload = {"cwd": str(store.project.root), "prompt": prompt}
+        return [text for text, _ in findings(claude_code.context_for("prompt-submit", payload))]
+
+    told = (
+        "the config tests fail with ModuleNotFoundError: No module named 'yaml' when I run "
+        "pytest, can you fix it?"
+    )
+    assert [(q, e) for q, e in claude_code.prompt_queries(told) if not e], "a words query"
+    assert found(told) == [YAML_FIX]
+    assert GO_PANIC_FIX in found("the config tests fail when I run them, can you fix it?")
+
+
 @pytest.mark.parametrize("prompt", ["KeyError: 'user'", "  KeyError: 'user'\n"])
 def test_a_short_prompt_that_is_a_whole_error_is_recalled(prompt: str, store: MemoryStore) -> None:
     """Prompts under 20 characters were skipped, so a complete error pasted alone got

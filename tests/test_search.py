@@ -357,3 +357,26 @@ def test_a_coloured_query_scores_as_its_words(store: MemoryStore) -> None:
     ):
         assert ask(coloured) == ask(plain)
     assert store.recall(coloured).hits[0].memory.id == fixture.id
+
+
+@pytest.mark.parametrize(
+    ("entry", "another"),
+    [
+        ("panic: runtime error: invalid memory address or nil pointer dereference", True),
+        ("KeyError: 'user'", True),
+        # a word in common ("module") is enough to keep it: the rule leaves out only what
+        # shares nothing
+        ("AttributeError: module 'numpy' has no attribute 'float'", False),
+        ("ModuleNotFoundError: No module named 'toml'", False),  # one class
+        ("ImportError: cannot import name 'safe_load' from 'yaml'", False),  # one word
+    ],
+)
+def test_about_another_error_than_an_exact_match(entry: str, another: bool) -> None:
+    """qa81 F2: beside the exact fix of a prompt's error, a fix its words found is left out
+    when it is about another error (no class and no message word in common)."""
+    from kenning.fingerprints import error_fingerprint
+    from kenning.search import about_another_error
+
+    exact = [error_fingerprint("ModuleNotFoundError: No module named 'yaml'")]
+    assert about_another_error(exact, error_fingerprint(entry)) is another
+    assert not about_another_error(exact, None)

@@ -815,6 +815,26 @@ def names_another_exception(query_fingerprints: Sequence[str], entry_fingerprint
     return True
 
 
+def about_another_error(exact_fingerprints: Iterable[str], entry_fingerprint: object) -> bool:
+    """Whether an ERROR-FIX entry is about another error than each of those a request's
+    error queries matched exactly (``exact_fingerprints``): no exception class of the
+    entry's is one of theirs (nor named after one, as :func:`names_another_exception`
+    reads them) and its message shares no word with theirs. A Go panic's fix is about
+    another error than ``ModuleNotFoundError: No module named 'yaml'``; the fix of numpy's
+    ``'float'`` is not, beside the exact fix of its ``'int'`` (one class, one message but
+    the name: numpy 1.24 removed them together). An entry without a fingerprint is not."""
+    if not isinstance(entry_fingerprint, str):
+        return False
+    entry, said = _exception_classes(entry_fingerprint), _message_words(entry_fingerprint)
+    for fingerprint in exact_fingerprints:
+        if said & _message_words(fingerprint):
+            return False
+        for one in _exception_classes(fingerprint):
+            if any(one.endswith(other) or other.endswith(one) for other in entry):
+                return False
+    return True
+
+
 def _another_code(query_fingerprint: str, entry_fingerprint: object) -> bool:
     """:func:`another_code_or_name`, told by codes or numbers alone (an exit code, a status,
     an errno, an assert's values, an error code), no name: ``exit code 137`` is not 139's

@@ -38,6 +38,7 @@ from .search import (
     Candidate,
     LexicalEvidence,
     SearchResponse,
+    about_another_error,
     check_limit,
     check_whole_number,
     expansion_reason,
@@ -475,7 +476,10 @@ class StoreReads(StoreFreshness):
         or it looks like one) is a pasted log, recalled by its parsed signature and each error
         a line of it tells in a sentence (:func:`~kenning.querybuild.queries_of_pasted_error`),
         as queries of their own. The result's ``query`` is the first query as recalled, its
-        ``floor`` the lowest applied, and it is an error recall when any query was one.
+        ``floor`` the lowest applied, and it is an error recall when any query was one. When
+        an error query matches a fix exactly, an ERROR-FIX about another error
+        (:func:`~kenning.search.about_another_error`) that only a words query found is
+        left out (qa81 F2).
 
         ``fallbacks``, pairs as ``queries`` (at most :data:`MOST_FALLBACKS`; a pasted log's
         are the causes its chain prints and the errors its warnings name above its crash,
@@ -629,9 +633,22 @@ class StoreReads(StoreFreshness):
             if is_error:  # (a words query that looks like an error tells none of its own)
                 fingerprints += result.fingerprints
                 lookups += result.lookups
+        # the errors a query of the request matched exactly: an ERROR-FIX about another
+        # error that only its words found ("the config tests fail with" a Go panic's fix,
+        # 0.68, beside the exact fix of the prompt's ModuleNotFoundError) is no fix of the
+        # request's error, and is left out (qa81 F2); one a query of the error holds stays,
+        # and so does the fix of another name of the same error (about_another_error)
+        exactly = {
+            entry
+            for is_error, candidates in zip(kinds, found, strict=True)
+            if is_error and not fallbacks
+            for c in candidates
+            if c.match == "fingerprint"
+            and isinstance(entry := c.memory.metadata.get("error_fingerprint"), str)
+        }
         scores: dict[str, float] = {}  # every candidate's best semantic score (the log's)
         best: dict[str, SearchResult] = {}
-        for floor, candidates in zip(floors, found, strict=True):
+        for floor, is_error, candidates in zip(floors, kinds, found, strict=True):
             # ERROR-FIX entries are long against short queries, so MiniLM's cosine compresses
             # toward the middle for them too: they are held to the error floor (SPEC §5) —
             # the lower floor, as the seed means it; a project's calibrated error floor can be
@@ -648,6 +665,13 @@ class StoreReads(StoreFreshness):
                 semantic = held_for(c, fingerprints, lookups)
                 scores[memory_id] = max(scores.get(memory_id, semantic), semantic)
                 entry = c.memory.metadata.get("error_fingerprint")
+                if (
+                    exactly
+                    and not is_error
+                    and is_error_fix(c.memory)
+                    and about_another_error(exactly, entry)
+                ):
+                    continue  # (another error's fix, by the request's words alone)
                 if not is_error_fix(c.memory):
                     bar = floor
                 elif names_another_exception(fingerprints, entry):
