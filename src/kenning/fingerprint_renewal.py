@@ -3,14 +3,16 @@
 each entry's ``metadata.error_fingerprint`` brought up to this kenning's rules, once per
 version of the rules (recorded in the store). On a store on a disk (SQLite) it runs only
 when the disk has the room it needs, and one that fails for lack of room leaves no grown
-WAL (qaup F1).
+WAL (qaup F1). And an entry's fingerprint under this kenning's rules
+(:func:`fingerprint_now`), by which a recall finds an entry whose stored one is older
+(:func:`matching_fingerprint`) before any renewal has run.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,13 +20,66 @@ from typing import Any
 from .backends.base import Backend, Filters, NeedsRoomToRewrite
 from .errors import DiskFull
 from .model import Memory, known_kind, served
-from .store_read import _fingerprint_now
 
 log = logging.getLogger("kenning")
 
 #: The version of the fingerprint rules (:data:`kenning.fingerprints.RULES_VERSION`) the
 #: stored error fingerprints were last brought up to: meta key (none: written before any).
 FINGERPRINT_RULES_KEY = "kenning:fingerprint_rules"
+
+
+def error_fingerprint_of(content: str) -> str | None:
+    """The normalised fingerprint of an ERROR-FIX entry's signature, for exact matching."""
+    from .errorfix import parse_error_fix
+    from .fingerprints import error_fingerprint, identifies
+
+    # Only an ERROR-FIX entry names its signature; guessing one from free text would make
+    # unrelated notes "exact" matches.
+    entry = parse_error_fix(content)
+    if entry is not None:
+        found = error_fingerprint(entry.signature)
+        # all masks ("<q>" for a quoted message) is every such error's: no exact match
+        return found if identifies(found) else None
+    return None
+
+
+#: Each ERROR-FIX entry's fingerprint under this kenning's rules, by content hash (bounded).
+_FINGERPRINTS_NOW: dict[str, str | None] = {}
+_FINGERPRINTS_KEPT = 4096
+
+
+def fingerprint_now(memory: Memory) -> str | None:
+    """``memory``'s error fingerprint under this kenning's rules. The one stored with it was
+    computed when it was written: rules that changed since (a missing module's name kept, a
+    tool's banner no longer the signature) leave it stale, and the exact match would miss
+    (or, where the old rules masked more, name a different error)."""
+    key = memory.content_hash
+    # one lookup, not a test then a read: another thread may clear the cache between them
+    known = _FINGERPRINTS_NOW.get(key, "")
+    if known != "":
+        return known
+    found = error_fingerprint_of(memory.content)
+    if len(_FINGERPRINTS_NOW) >= _FINGERPRINTS_KEPT:
+        _FINGERPRINTS_NOW.clear()
+    _FINGERPRINTS_NOW[key] = found
+    return found
+
+
+def matching_fingerprint(
+    memories: Iterable[Memory], fingerprints: Sequence[str], known: Iterable[Memory] = ()
+) -> list[Memory]:
+    """The error-fix entries among ``memories`` (not already in ``known``) whose fingerprint
+    under this kenning's rules is one of ``fingerprints``, though the one stored with them
+    is not: entries written under older rules, found among a query's candidates."""
+    seen = {m.id for m in known}
+    found = []
+    for memory in memories:
+        stored = memory.metadata.get("error_fingerprint")
+        stale = stored and stored not in fingerprints and memory.id not in seen
+        if stale and fingerprint_now(memory) in fingerprints:
+            found.append(memory)
+            seen.add(memory.id)
+    return found
 
 
 def rules_version(recorded: str | None) -> int:
@@ -39,7 +94,7 @@ def rules_version(recorded: str | None) -> int:
 def renewed_fingerprint(memory: Memory) -> dict[str, Any] | None:
     """``memory``'s metadata with its error fingerprint under this kenning's rules, or None
     when the stored one already is (only that key changes)."""
-    now = _fingerprint_now(memory)
+    now = fingerprint_now(memory)
     if memory.metadata.get("error_fingerprint") == now:
         return None
     if now is None and "error_fingerprint" not in memory.metadata:
@@ -60,8 +115,6 @@ def stale_as_stored(
     is not this kenning's rules' (:func:`renewed_fingerprint` would change it); a field
     that does not decode is no such row (doctor's rows check names it), nor is a row of a
     kind kenning does not know (:func:`stale_fingerprints` leaves it)."""
-    from .store_read import _error_fingerprint_of
-
     if not (
         isinstance(memory_type, str)
         and isinstance(collection, str)
@@ -74,7 +127,7 @@ def stale_as_stored(
         return False
     if not isinstance(found, dict) or not isinstance(content, str):
         return False
-    now = _error_fingerprint_of(content)
+    now = error_fingerprint_of(content)
     return found.get("error_fingerprint") != now and (
         now is not None or "error_fingerprint" in found
     )

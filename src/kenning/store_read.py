@@ -25,6 +25,7 @@ from .backends.base import (
     reads_directions,
 )
 from .errors import StoreClosed, UserInputError
+from .fingerprint_renewal import fingerprint_now, matching_fingerprint
 from .model import (
     Memory,
     RecallResult,
@@ -81,43 +82,6 @@ def _looks_like_error(query: str) -> bool:
     return judged(query)
 
 
-def _error_fingerprint_of(content: str) -> str | None:
-    """The normalised fingerprint of an ERROR-FIX entry's signature, for exact matching."""
-    from .errorfix import parse_error_fix
-    from .fingerprints import error_fingerprint, identifies
-
-    # Only an ERROR-FIX entry names its signature; guessing one from free text would make
-    # unrelated notes "exact" matches.
-    entry = parse_error_fix(content)
-    if entry is not None:
-        found = error_fingerprint(entry.signature)
-        # all masks ("<q>" for a quoted message) is every such error's: no exact match
-        return found if identifies(found) else None
-    return None
-
-
-#: Each ERROR-FIX entry's fingerprint under this kenning's rules, by content hash (bounded).
-_FINGERPRINTS_NOW: dict[str, str | None] = {}
-_FINGERPRINTS_KEPT = 4096
-
-
-def _fingerprint_now(memory: Memory) -> str | None:
-    """``memory``'s error fingerprint under this kenning's rules. The one stored with it was
-    computed when it was written: rules that changed since (a missing module's name kept, a
-    tool's banner no longer the signature) leave it stale, and the exact match would miss
-    (or, where the old rules masked more, name a different error)."""
-    key = memory.content_hash
-    # one lookup, not a test then a read: another thread may clear the cache between them
-    known = _FINGERPRINTS_NOW.get(key, "")
-    if known != "":
-        return known
-    found = _error_fingerprint_of(memory.content)
-    if len(_FINGERPRINTS_NOW) >= _FINGERPRINTS_KEPT:
-        _FINGERPRINTS_NOW.clear()
-    _FINGERPRINTS_NOW[key] = found
-    return found
-
-
 def query_fingerprints(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The error fingerprints of an error query: those of the errors it tells, and those it
     finds its entries by, which add its whole signature's. A signature that tells its error
@@ -145,23 +109,6 @@ def query_fingerprints(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         found.append(error_fingerprint(extract_error_signature(beside)))
     found = [f for f in dict.fromkeys(found) if identifies(f)]
     return tuple(found), tuple(dict.fromkeys(f for f in [*found, whole] if specific(f)))
-
-
-def _matching_fingerprint(
-    memories: Iterable[Memory], fingerprints: Sequence[str], known: Iterable[Memory] = ()
-) -> list[Memory]:
-    """The error-fix entries among ``memories`` (not already in ``known``) whose fingerprint
-    under this kenning's rules is one of ``fingerprints``, though the one stored with them
-    is not: entries written under older rules, found among a query's candidates."""
-    seen = {m.id for m in known}
-    found = []
-    for memory in memories:
-        stored = memory.metadata.get("error_fingerprint")
-        stale = stored and stored not in fingerprints and memory.id not in seen
-        if stale and _fingerprint_now(memory) in fingerprints:
-            found.append(memory)
-            seen.add(memory.id)
-    return found
 
 
 class _Retrieved(NamedTuple):
@@ -275,9 +222,9 @@ class StoreReads(StoreFreshness):
             # a stored fingerprint is the one of the rules it was written under: a match is
             # checked under this kenning's (and a lexical hit stored under older ones found)
             stored = self.backend.find_by_fingerprint(fingerprint, filters)
-            matches += [m for m in stored if _fingerprint_now(m) == fingerprint]
+            matches += [m for m in stored if fingerprint_now(m) == fingerprint]
         if lookups:
-            matches += _matching_fingerprint((h.memory for h in hits), lookups, matches)
+            matches += matching_fingerprint((h.memory for h in hits), lookups, matches)
         # the hits' BM25 inputs too: tokenising candidates is the larger part of scoring
         counted = {h.memory.id: text_statistics(h.memory.content) for h in hits}
         idfs = lexical_idfs(statistics.rows, statistics.frequencies)
@@ -391,7 +338,7 @@ class StoreReads(StoreFreshness):
         hits = self.backend.vector_search(vector, pool, filters)
         dense = [(h.memory, h.score) for h in hits if served(h.memory)]  # (model.known_kind)
         if found is not None and found.lookups:
-            stale = _matching_fingerprint(
+            stale = matching_fingerprint(
                 (m for m, _ in dense), found.lookups, found.fingerprint_matches
             )
             if stale:  # dense candidates stored under older fingerprint rules

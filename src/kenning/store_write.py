@@ -28,6 +28,8 @@ from .errors import (
 from .fingerprint_renewal import (
     FINGERPRINT_RULES_KEY,
     FingerprintRenewal,
+    error_fingerprint_of,
+    fingerprint_now,
 )
 from .model import (
     DEDUP_CHECK_FAILED,
@@ -51,7 +53,7 @@ from .model import (
 )
 from .project import GROUP_ID_ARGUMENT, check_group_id, group_id_redactions
 from .store_base import _check_text, check_list_of, check_not_only_credentials
-from .store_read import StoreReads, _error_fingerprint_of, _fingerprint_now
+from .store_read import StoreReads
 from .vectors import vector_problem
 
 log = logging.getLogger("kenning")
@@ -330,7 +332,7 @@ class StoreWrites(StoreReads):
             )
         if str(item.type).strip().lower() != memory_type:
             metadata.setdefault("given_type", str(item.type))
-        fingerprint = _error_fingerprint_of(text)
+        fingerprint = error_fingerprint_of(text)
         if fingerprint:
             metadata["error_fingerprint"] = fingerprint
         if item.source is not None and not isinstance(item.source, str):
@@ -836,7 +838,7 @@ class StoreWrites(StoreReads):
                 new_fingerprint=fingerprint,
                 # under the rules now, as the new note's: the one stored with it is the
                 # rules' it was written under
-                existing_fingerprint=_fingerprint_now(other),
+                existing_fingerprint=fingerprint_now(other),
             )
             if decision.duplicate:
                 return other, float(min(score, 1.0)), decision.reason
