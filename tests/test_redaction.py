@@ -66,6 +66,8 @@ PEM = (
 
 
 PA = "password_assignment"
+#: A random 32-character key, as qa81 F1 generated them.
+GLUED_KEY = "C3J27XDCG2LmlZGEONYlgCtjfIZ4SOcM"
 
 
 def R(kind: str) -> str:
@@ -1333,6 +1335,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "net_commands": _repeat("net user a b c net use \\\\a /b psexec cmdkey "),
     "oracle_logons": _repeat("sqlplus -s rman target userid= a/"),
     "password_said": _repeat("pass: a= password b pw c "),
+    # glued service "pass" keys (qa81 F1), and keys without a separator
+    "glued_pass_keys": _repeat(f"SSHPASS={GLUED_KEY} dbpass: a rootpass sshpass -e "),
     "config_sets": _repeat("config set --global a.token config http-basic.x u "),
     "keygen_broker_tools": _repeat("ssh-keygen -N mosquitto_pub lftp -u a wpa_passphrase b "),
     "login_tools": _repeat("hydra medusa ncftp evil-winrm nxc winrs -r:a -p:"),
@@ -4355,6 +4359,50 @@ def test_ansibles_ssh_and_become_passwords_are_redacted(text: str) -> None:
         'ansible_become_pass: \'{{ lookup("env", "BECOME_PASS") }}\'',
         "ssh_pass = 0",
         "become_pass_count: 3",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"SSHPASS={GLUED_KEY}",
+        f"export SSHPASS={GLUED_KEY}",
+        f'SSHPASS="{GLUED_KEY}"',
+        f"sshpass: {GLUED_KEY}",
+        f"SSHPASS='{GLUED_KEY}' sshpass -e ssh deploy@prod",
+        f"DBPASS={GLUED_KEY}",
+        f"dbpass={GLUED_KEY}",
+        f"ADMINPASS={GLUED_KEY}",
+        f"MYSQLPASS={GLUED_KEY}",
+        f"ROOTPASS={GLUED_KEY}",
+        f"SMTPPASS={GLUED_KEY}",
+        f"MAILPASS={GLUED_KEY}",
+        f"dbPass = '{GLUED_KEY}'",
+        "DBPASS=hunter2",  # a chosen one, as DB_PASS=hunter2 is taken
+    ],
+)
+def test_a_service_pass_key_written_glued_is_redacted(text: str) -> None:
+    """qa81 F1: a service's *_pass key (DB_PASS, SSH_PASS) was a secret's name, the same
+    name glued (SSHPASS, which sshpass -e reads; DBPASS, ROOTPASS, SMTPPASS) was not, and
+    its value was stored in clear. The glued name is read as the *_pass one is; a word's
+    "pass" (bypass, compass), the sshpass command, counts and references are kept."""
+    out, counts = redact_secrets(text)
+    assert GLUED_KEY not in out and "hunter2" not in out and counts == {PA: 1}, out
+    for kept in (
+        "sshpass -e ssh deploy@prod",
+        "sshpass is a tool to pass the password",
+        "the tests passes",
+        "bypass=1",
+        "compass: north",
+        "DBPASS=5",
+        "DBPASS=${DB_PASS}",
+        'SSHPASS="${DEPLOY_PASS:?DEPLOY_PASS required}" sshpass -e ssh',
+        "ProxyPass /app http://backend/",
+        "proxy_pass http://backend;",
+        "vault auth enable userpass",
+        "PGPASSFILE=~/.pgpass",
+        "userpass_auth = True",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
 

@@ -30,7 +30,8 @@ replaced once, under the more specific kind:
    only its surroundings say it is a secret: PEM/PGP private-key blocks (also unterminated),
    passwords in URLs (``scheme://user:pa/ss+w@host``), ``password=``/``*_SECRET=``/
    ``*_CREDENTIALS=`` assignments in env, code, JSON (also escaped in a string) and YAML
-   (also a block scalar, ``password: |`` and the lines below),
+   (also a block scalar, ``password: |`` and the lines below), a service's ``*_PASS``
+   also glued (``SSHPASS=``, ``DBPASS=``),
    XML settings named by a key or name attribute (``<add key="Password" value="…"/>``),
    ``Authorization:`` headers, a bearer token outside one, session cookies (``Cookie:`` and
    ``Set-Cookie:`` values), ``curl -u user:pass``, a Docker config's or ``.npmrc``'s base64
@@ -689,12 +690,14 @@ _PW = r"(?-i:(?<![A-Za-z0-9])(?:pw|PW|Pw)|(?<=[a-z0-9])Pw)(?![A-Za-z])"
 # max_tokens= and tokenizer: no.
 _SECRET_KEYWORD = (
     r"(?:pass(?:word|wd|phrase|code)|pwd"
-    # a service's password written PASS (DB_PASS, SMTP_PASS): never a bare "_pass", which
-    # is as often a counter or a compiler pass (MAX_PASS=5, first_pass = 1)
+    # a service's password written PASS (DB_PASS, SMTP_PASS), or glued to its name as
+    # sshpass reads it from SSHPASS (DBPASS, ROOTPASS, smtpPass): never a bare "_pass", which
+    # is as often a counter or a compiler pass (MAX_PASS=5, first_pass = 1), nor a word's
+    # "pass" (bypass, compass, passes)
     r"|(?:db|database|smtp|mail|email|mysql|pg|postgres|redis|rabbitmq_default|rabbitmq|mongo"
     r"|mongodb|amqp|ftp|sftp|ldap|admin|root|user|proxy|auth|basic_auth|http"
     # and Ansible's ansible_ssh_pass, ansible_become_pass, ansible_sudo_pass
-    r"|ssh|become|sudo)[_\-]pass(?![A-Za-z])"
+    r"|ssh|become|sudo)[_\-]?pass(?![A-Za-z])"
     # and an environment variable's (APP_PASS, MINIO_PASS): upper case, and not a number
     # (MAX_PASS=5), which _assignment_hit leaves
     rf"|{_UPPER_PASS}"
