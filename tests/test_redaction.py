@@ -1335,7 +1335,10 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "net_commands": _repeat("net user a b c net use \\\\a /b psexec cmdkey "),
     "oracle_logons": _repeat("sqlplus -s rman target userid= a/"),
     "password_said": _repeat("pass: a= password b pw c "),
-    # glued service "pass" keys (qa81 F1), and keys without a separator
+    # keys whose last word is "auth" or "dsn" and glued service "pass" keys (qa81 F1): many
+    # keys, long runs of a key's characters, and keys without a separator
+    "auth_keys": _repeat(f"REDIS_AUTH={GLUED_KEY} a.dsn: b basicAuth='c' DBAUTH "),
+    "auth_name_runs": _repeat("-auth_dsn"),
     "glued_pass_keys": _repeat(f"SSHPASS={GLUED_KEY} dbpass: a rootpass sshpass -e "),
     "config_sets": _repeat("config set --global a.token config http-basic.x u "),
     "keygen_broker_tools": _repeat("ssh-keygen -N mosquitto_pub lftp -u a wpa_passphrase b "),
@@ -4405,6 +4408,53 @@ def test_a_service_pass_key_written_glued_is_redacted(text: str) -> None:
         "userpass_auth = True",
     ):
         assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"REDIS_AUTH={GLUED_KEY}",
+        f"redis_auth: {GLUED_KEY}",
+        f"REGISTRY_AUTH={GLUED_KEY}",
+        f"HTTP_AUTH={GLUED_KEY}",
+        f"basic_auth={GLUED_KEY}",
+        f"proxy_auth={GLUED_KEY}",
+        f"DBAUTH={GLUED_KEY}",
+        f"AUTH={GLUED_KEY}",
+        f"redisAuth = '{GLUED_KEY}'",
+        f'{{"REDIS_AUTH": "{GLUED_KEY}"}}',
+        f"export REDIS_AUTH={GLUED_KEY} && redis-cli ping",
+        f"SENTRY_DSN={GLUED_KEY}",
+    ],
+)
+def test_a_random_value_under_an_auth_or_dsn_key_is_redacted(text: str) -> None:
+    """qa81 F1: a key whose last word is "auth" (REDIS_AUTH, basic_auth, DBAUTH) or "dsn"
+    (SENTRY_DSN) named no secret, and a random value under it was stored in clear. Such a
+    key names a setting as often ("auth: jwt", AUTH=oauth2), so only a random value after
+    it is taken, as after a bare "pass:"; a URL query's ?auth= stays its own rule's, and a
+    Sentry DSN's URL keeps its public key (made to ship in a browser's code)."""
+    out, counts = redact_secrets(text)
+    assert GLUED_KEY not in out and counts == {PA: 1}, out
+    for kept in (
+        'auth = "basic"',
+        "AUTH=oauth2",
+        "auth: jwt",
+        "auth: true",
+        f"auth_type={GLUED_KEY}",
+        "AUTH_MODE=none",
+        "--auth none",
+        'REGISTRY_AUTH: "htpasswd"',
+        "REDIS_AUTH=yourpassword",
+        "AUTH=<your-auth>",
+        "auth: ${REDIS_AUTH}",
+        "proxy_auth=self._proxy_auth",
+        "auth = HTTPBasicAuth",
+        "author: Hy6tB1qZr0Wv2Lx9Kq",
+        "SENTRY_DSN=https://0123456789abcdef0123456789abcdef@o1.ingest.sentry.io/1",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+    query = f"https://db.example.com/x.json?auth={GLUED_KEY}"
+    assert redact_secrets(query)[1] == {"authorization_header": 1}
 
 
 @pytest.mark.parametrize(

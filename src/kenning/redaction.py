@@ -31,7 +31,8 @@ replaced once, under the more specific kind:
    passwords in URLs (``scheme://user:pa/ss+w@host``), ``password=``/``*_SECRET=``/
    ``*_CREDENTIALS=`` assignments in env, code, JSON (also escaped in a string) and YAML
    (also a block scalar, ``password: |`` and the lines below), a service's ``*_PASS``
-   also glued (``SSHPASS=``, ``DBPASS=``),
+   also glued (``SSHPASS=``, ``DBPASS=``), a random value under an ``*_AUTH`` or ``*_DSN``
+   key (``REDIS_AUTH=``, ``SENTRY_DSN=``),
    XML settings named by a key or name attribute (``<add key="Password" value="…"/>``),
    ``Authorization:`` headers, a bearer token outside one, session cookies (``Cookie:`` and
    ``Set-Cookie:`` values), ``curl -u user:pass``, a Docker config's or ``.npmrc``'s base64
@@ -2030,10 +2031,52 @@ def _next_assignment(text: str, pos: int, starts: list[int]) -> re.Match[str] | 
     return None
 
 
+#: A key whose last word is "auth" (REDIS_AUTH, HTTP_AUTH, basic_auth, proxy_auth, DBAUTH,
+#: redisAuth, AUTH) or "dsn" (SENTRY_DSN): as often a setting's ("auth: jwt", AUTH=oauth2,
+#: auth = "basic", auth: true) as a secret's, so only a random value after it is taken, as
+#: after a bare "pass". A key starts after no key's character and reads at most 48 of them
+#: before its word, so each run of them is read once (linear).
+_AUTH_KEY = lazy(
+    r"(?<![\w.\-])(?P<name>[\w.\-]{0,48}?(?:auth|dsn))(?![A-Za-z0-9])[\"']?[ \t]*"
+    r"(?:=>|:=|[:=：])[ \t]*"
+    rf"(?:{_QUOTED_VALUE}|(?P<val>[^\s\"'`,;&]{{1,1024}}))",
+    re.IGNORECASE,
+)
+
+
+def _find_auth_keys(text: str) -> Iterator[_Hit]:
+    for m in _AUTH_KEY.finditer(text):
+        name = m.group("name").lower()
+        if name == "auth" and text[m.start() - 1 : m.start()] in ("?", "&"):
+            continue  # a URL query's auth parameter: _find_query_auth's
+        group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
+        if group == "val":
+            value = text[m.start(group) : _value_end(text, m.end(group), m.start())]
+            value = value.rstrip(".!?:)")
+        else:
+            value = m.group(group)
+        if name in ("auth", "_auth") and _base64_of_text(value):
+            continue  # a Docker config's or an .npmrc's: _find_auth_blobs judges what it says
+        if _looks_random(value) and not _is_placeholder(value):
+            yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
+
+
+def _base64_of_text(value: str) -> bool:
+    """``value`` is base64 that decodes to printable text (a random key decodes to bytes
+    that are not: 24 of them all printable one time in ~10^12)."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+        return decoded.decode("utf-8").isprintable()
+    except (ValueError, UnicodeDecodeError):
+        return False
+
+
 def _find_assignments(text: str) -> Iterator[_Hit]:
     lower = text.lower()
     if "auth" in lower:  # (a pair names no secret: HTTPBasicAuth('admin', '…'))
         yield from _find_basic_auth_pairs(text)
+    if "auth" in lower or "dsn" in lower:
+        yield from _find_auth_keys(text)
     yield from _find_said_credentials(text, lower)  # (a login's pair names none either)
     stem = _SECRET_STEM_LOWER.search(lower) if text.isascii() else _SECRET_STEM.search(text)
     if stem is None and not any(word in lower for word in _RARE_STEMS):
