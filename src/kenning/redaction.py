@@ -2049,16 +2049,22 @@ def _find_auth_keys(text: str) -> Iterator[_Hit]:
         name = m.group("name").lower()
         if name == "auth" and text[m.start() - 1 : m.start()] in ("?", "&"):
             continue  # a URL query's auth parameter: _find_query_auth's
-        group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
-        if group == "val":
-            value = text[m.start(group) : _value_end(text, m.end(group), m.start())]
-            value = value.rstrip(".!?:)")
-        else:
-            value = m.group(group)
+        group, value = _random_or_quoted_value(text, m)
         if name in ("auth", "_auth") and _base64_of_text(value):
             continue  # a Docker config's or an .npmrc's: _find_auth_blobs judges what it says
         if _looks_random(value) and not _is_placeholder(value):
             yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
+
+
+def _random_or_quoted_value(text: str, m: re.Match[str]) -> tuple[str, str]:
+    """The group of ``m`` holding a value taken only when random (``dq``, ``sq`` or ``val``:
+    _BARE_PASS's and _AUTH_KEY's) and the value: a quoted one as quoted, a bare one to its
+    end (:func:`_value_end`) without a sentence's closing punctuation."""
+    group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
+    if group != "val":
+        return group, m.group(group)
+    value = text[m.start(group) : _value_end(text, m.end(group), m.start())]
+    return group, value.rstrip(".!?:)")
 
 
 def _base64_of_text(value: str) -> bool:
@@ -2129,12 +2135,7 @@ def _find_assignment_rule(
     yield from _find_command_keys(text, lower)
     if "pass" in lower:
         for m in _BARE_PASS.finditer(text):
-            group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
-            if group == "val":
-                value = text[m.start(group) : _value_end(text, m.end(group), m.start())]
-                value = value.rstrip(".!?:)")
-            else:
-                value = m.group(group)
+            group, value = _random_or_quoted_value(text, m)
             if _looks_random(value):
                 yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
     if "PASS=" in text:
