@@ -240,6 +240,21 @@ def test_recall_and_search_read_a_query_of_dash_from_stdin(project: Path) -> Non
     assert [x["memory"]["content"] for x in json.loads(r.stdout)["results"]][:1] == [note]
 
 
+def test_recall_error_finds_the_fix_of_kotlincs_older_line_by_its_fingerprint(
+    project: Path,
+) -> None:
+    """kotlinc before 1.9 printed ``e: FILE: (L, C): MESSAGE``; its location stayed in the
+    fingerprint, so the fix stored as ``Unresolved reference: foo`` was no exact match."""
+    env = {"KENNING_EMBEDDER": "hashing"}
+    fix = "ERROR-FIX: Unresolved reference: foo | FIX: import com.acme.util.foo"
+    assert run_cli(project, "remember", "--type", "error_fix", fix, env=env).returncode == 0
+    line = "e: /home/dev/app/src/main/kotlin/Main.kt: (3, 5): Unresolved reference: foo\n"
+    r = run_cli(project, "recall", "--json", "--error", "-", stdin=line, env=env)
+    assert r.returncode == 0, r.stderr
+    hit = json.loads(r.stdout)["results"][0]
+    assert (hit["content"], hit["match"]) == (fix, "fingerprint"), hit
+
+
 def test_no_store_recall_is_quiet(project: Path) -> None:
     r = kenning(project, "recall", "--quiet", "anything at all")
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")

@@ -4275,6 +4275,8 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
         "e: the prefix kotlinc puts before an error (3, 5): see its docs",
         "e: /src/Main.kt is where the entry point lives",
         "lua: app.lua is the script we embed",
+        "lua: (command line) is what -e names its chunk",
+        'lua: [string "x"] is how load names a chunk',
     ],
 )
 def test_does_not_look_like_error(text: str) -> None:
@@ -4294,6 +4296,8 @@ def test_does_not_look_like_error(text: str) -> None:
         ("lib/foo.rb:3:in `<main>': boom (Foo::BarError)", True),
         ("e: /src/Main.kt: (3, 5): Unresolved reference: foo", True),
         ("lua: app.lua:3: attempt to call a nil value (global 'foo')", True),
+        ("lua: (command line):1: attempt to call a nil value (global 'foo')", True),
+        ("lua: [string \"foo()\"]:1: attempt to call a nil value (global 'foo')", True),
         # ... a class a sentence names in parentheses is still named, not reported
         ("we rescue the missing key (KeyError) in the loader", False),
         ("the loader in `app.rb' raises it (KeyError)", False),
@@ -5601,6 +5605,56 @@ def test_an_unresolved_kotlin_reference_has_one_fingerprint_across_kotlin_versio
     assert error_fingerprint(extract_error_signature(k2)) != error_fingerprint(
         extract_error_signature(k2.replace("'foo'", "'bar'"))
     )
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "e: /src/Main.kt: (3, 5): Unresolved reference: foo",
+        "e: C:\\src\\Main.kt: (3, 5): Unresolved reference: foo",
+        "e: /home/dev/app/build.gradle.kts: (12, 1): Unresolved reference: foo",
+        "e: /src/Main.kt: (3, 5): Unresolved reference: foo\nwarning: unused variable",
+    ],
+)
+def test_kotlincs_older_error_line_is_known_by_its_message(raw: str) -> None:
+    """kotlinc before 1.9 printed ``e: FILE: (L, C): MESSAGE``: the location stayed in the
+    signature (``e: <path>: (<n>): unresolved reference: foo``), so the fix stored as
+    ``Unresolved reference: foo``, or found under Kotlin 2's line, was not its exact match."""
+    assert extract_error_signature(raw) == "Unresolved reference: foo"
+    newer = "e: file:///src/Main.kt:3:5 Unresolved reference 'foo'."
+    assert (
+        error_fingerprint(extract_error_signature(raw))
+        == error_fingerprint("Unresolved reference: foo")
+        == error_fingerprint(extract_error_signature(newer))
+    )
+    bar = raw.replace("foo", "bar")  # another name is another error
+    assert error_fingerprint(extract_error_signature(bar)) != error_fingerprint(
+        "Unresolved reference: foo"
+    )
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "lua: (command line):1: attempt to call a nil value (global 'foo')",
+        "lua: [string \"foo()\"]:1: attempt to call a nil value (global 'foo')",
+        "lua5.4: [string \"local x = require('util'); foo()...\"]:1: attempt to call a nil"
+        " value (global 'foo')",
+        "luajit: (command line):1: attempt to call a nil value (global 'foo')",
+        "lua: app.lua:3: attempt to call a nil value (global 'foo')\nstack traceback:\n\t[C]: in ?",
+        "lua: /srv/app/main.lua:3: attempt to call a nil value (global 'foo')",
+    ],
+)
+def test_luas_error_is_known_by_its_message(raw: str) -> None:
+    """``lua -e`` names its chunk ``(command line)``, ``load`` ``[string "…"]``, a script its
+    file: the error is the message after them, one fingerprint wherever it ran (the chunk's
+    name and the interpreter's stayed in it)."""
+    from kenning.querybuild import reports_error
+
+    message = "attempt to call a nil value (global 'foo')"
+    assert looks_like_error(raw) and reports_error(raw)
+    assert extract_error_signature(raw) == message
+    assert error_fingerprint(extract_error_signature(raw)) == error_fingerprint(message)
 
 
 @pytest.mark.parametrize("level", ["ERROR", "CRITICAL"])

@@ -938,6 +938,9 @@ FINGERPRINT_RULES_PROBES = {
     # (38: a KeyError's key is kept when it reads as a name: 'items' is not 'user'; a number,
     # uuid, hash or id masked as before)
     38: "ccc283a663ba5a0c",
+    # (39: kotlinc's older location, "e: FILE: (L, C): ", and Lua's interpreter and chunk,
+    # "lua: (command line):1: ", are left out: the error is the message after them)
+    39: "0ed95d55fe1a28fa",
 }
 
 
@@ -1045,6 +1048,12 @@ def _fingerprint_probe() -> str:
         "KeyError: \"['cart_total'] not in index\"",
         "KeyError: 'a3f9c2e1-4b5d-4c6e-8f70-123456789abc'",
         "KeyError: 'order_12345'",
+    ]
+    raw += [  # (rules 39: kotlinc's older location and Lua's chunk are left out)
+        "e: /src/Main.kt: (3, 5): Unresolved reference: foo",
+        "lua: (command line):1: attempt to call a nil value (global 'foo')",
+        "lua: [string \"foo()\"]:1: attempt to call a nil value (global 'foo')",
+        "lua: app.lua:3: attempt to call a nil value (global 'foo')",
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):

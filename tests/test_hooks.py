@@ -3295,6 +3295,7 @@ LUA_FIX = (
             "\t[C]: in ?\n",
             LUA_FIX,
         ),
+        ("lua: (command line):1: attempt to call a nil value (global 'foo')\n", LUA_FIX),
     ],
 )
 def test_a_ruby_kotlin_or_lua_failure_brings_back_its_fix(

@@ -31,7 +31,7 @@ __all__ = [
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 38
+RULES_VERSION = 39
 
 #: An error that only wraps its cause, at a fingerprint's end (its line's whole message):
 #: Node's fetch (undici) throws ``TypeError: fetch failed`` for every network failure, the

@@ -372,9 +372,21 @@ _RULE_CODE_SCORE = 76
 #: after the traceback) reads as an exception line, but any error beside it is the error.
 _WARNING_CLASS = lazy(r"^(?:[A-Za-z_][\w$]*\.)*[A-Z][\w$]*Warning\b")
 _WARNING_SCORE = 52
-#: kotlinc's ``e: file:///…/App.kt:5:9 Unresolved reference: foo`` (through gradle): an
-#: error at a location, the location cut off.
-_KOTLIN_ERROR = lazy(r"^e:\s+(?:file://)?(?:[A-Za-z]:)?[^\s:()]*\.kts?(?::\d+){1,2}:?\s+(?=\S)")
+#: kotlinc's ``e: file:///…/App.kt:5:9 Unresolved reference: foo`` (through gradle), and
+#: before Kotlin 1.9 ``e: /src/Main.kt: (3, 5): Unresolved reference: foo``: an error at a
+#: location, the location cut off.
+_KOTLIN_ERROR = lazy(
+    r"^e:\s+(?:file://)?(?:[A-Za-z]:)?[^\s:()]*\.kts?(?:(?::\d+){1,2}:?|:\s\(\d+,\s\d+\):)"
+    r"\s+(?=\S)"
+)
+#: Lua's error, ``lua: app.lua:3: attempt to call a nil value (global 'foo')``: the
+#: interpreter's name and the chunk's (a file, ``lua -e``'s ``(command line)``, ``load``'s
+#: ``[string "…"]``) and its line, cut off (qa81 F7).
+LUA_ERROR_PREFIX = (
+    r"lua(?:jit)?[\d.]*:[^\S\n]+"
+    r"(?:(?:[A-Za-z]:)?[^\s:]+\.lua|\(command\sline\)|\[string\s\"[^\n]*?\"\]):\d+:[^\S\n]"
+)
+_LUA_ERROR = lazy(rf"^{LUA_ERROR_PREFIX}\s*(?=\S)")
 #: The Go toolchain's ``file.go:L:C:`` diagnostics are errors (it prints no warnings), also
 #: those without a word the rules score ("imported and not used", "missing return"): above
 #: ``go build``'s ``# package`` header before them.
@@ -718,15 +730,16 @@ def _candidate_lines(raw: str) -> list[tuple[str, int, bool]]:
             line = line[cause.end() :]
         if line.startswith("[") and line.endswith("{"):
             line = _NODE_PROPERTIES.sub("", line)
-        kotlin = _KOTLIN_ERROR.match(line)
-        loc = kotlin or LOCATION_PREFIX.match(line)
+        # kotlinc's and Lua's error: its location cut off, the message scored as a rule code's
+        tool_error = _KOTLIN_ERROR.match(line) or _LUA_ERROR.match(line)
+        loc = tool_error or LOCATION_PREFIX.match(line)
         if loc:
             line = line[loc.end() :]
         score = line_score(line)
         inline = _INLINE_EXCEPTION.search(line) if not score else None
         if inline is not None:
             line, score = line[inline.start() :], _INLINE_EXCEPTION_SCORE
-        if loc and (kotlin or _RULE_CODE.match(line) or _LEVEL_WORD_ERROR.match(line)):
+        if loc and (tool_error or _RULE_CODE.match(line) or _LEVEL_WORD_ERROR.match(line)):
             score = max(score, _RULE_CODE_SCORE)
         if loc and _GO_LOCATION.match(loc.group(0)):
             score = max(score, _GO_DIAGNOSTIC_SCORE)
@@ -1701,7 +1714,7 @@ _LOOKS_LIKE_ERROR_SOURCE = (
     | \berror\s+(?:CS|NU|MSB|NETSDK|BC|FS|LNK|C)\d{3,5}\b      # .NET, NuGet, MSBuild, MSVC
     | ^[^\S\n]*e:\s+(?:file://)?\S+\.kts?:(?:\d|\s\(\d+,\s\d+\):\s)  # kotlinc (2, 1)
     | RUBY_UNCAUGHT                                       # Ruby's uncaught exception
-    | ^[^\S\n]*lua(?:jit)?[\d.]*:\s(?:[A-Za-z]:)?[^\s:]+\.lua:\d+:\s  # Lua's
+    | ^[^\S\n]*LUA_ERROR_PREFIX                                   # Lua's
     | \b[A-Z]\w*::[A-Z]\w*(?:NotFound|Invalid|Missing)\w*\b      # Ruby (Bundler::GemNotFound)
     | \bAssert\.\w+\(\)\sFailure\b                           # xUnit
     | (?:^|\s)[\w.$]*(?:Error|Exception)\b(?::|\s*$|\s+in\b)
@@ -1800,6 +1813,7 @@ _LOOKS_LIKE_ERROR_SOURCE = (
     )""".replace("SYSTEM_CALL_ERRORS", _SYSTEM_CALL_ERRORS)
     .replace("BARE_ERROR_MESSAGE", BARE_ERROR_MESSAGE)
     .replace("RUBY_UNCAUGHT", RUBY_UNCAUGHT)
+    .replace("LUA_ERROR_PREFIX", LUA_ERROR_PREFIX)
 )
 _LOOKS_LIKE_ERROR_FLAGS = re.VERBOSE | re.MULTILINE
 #: Whether ``_LOOKS_LIKE_ERROR_SOURCE`` (compiled with its flags) is found in a text, asked
