@@ -62,12 +62,14 @@ def test_what_remember_says_of_case_is_what_dedup_does(project: Path) -> None:
     case of the whole text, `String`/`string` being two words). Both say it now, and it is
     so: the examples they give are run."""
     said = " ".join(kenning(project, "remember", "--help").stdout.split())
-    assert 'the case of the whole text: "USE RUFF" is "use ruff", but one word in another ' in said
-    assert 'case, "Python"/"python", makes a new note' in said
+    assert 'the case of the whole text: "USE RUFF" is "use ruff", and a note in one case ' in said
+    assert "throughout is any casing of it; between two notes in mixed case, one word in " in said
+    assert 'another case, "Python"/"python", makes a new note' in said
     readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
-    assert "the case of the whole text aside; one word in another case, `Python`/`python`, " in (
+    assert "a note in one case throughout being any casing of it; between two notes in mixed " in (
         readme
     )
+    assert "case, one word in another case, `Python`/`python`, makes a new note" in readme
     first = kenning(project, "remember", "--type", "rule", "Use snake_case for Python functions")
     assert first.stdout.startswith("stored "), first
     one_word = kenning(project, "remember", "--type", "rule", "Use snake_case for python functions")

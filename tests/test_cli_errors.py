@@ -1576,6 +1576,13 @@ def test_input_not_utf8_says_the_place_the_byte_and_the_command_that_converts_it
     assert utf16.returncode == 1, utf16.stderr
     assert "it is UTF-16 (it starts with the byte order mark FF FE)" in utf16.stderr
     assert "pipe it through iconv -f UTF-16 -t UTF-8)" in utf16.stderr, utf16.stderr
+    # UTF-32's marks: little-endian's starts as UTF-16's does (qa83 F10)
+    for encoding, mark in (("utf-32-le", "FF FE 00 00"), ("utf-32-be", "00 00 FE FF")):
+        data32 = "\ufeffa note".encode(encoding)
+        for args in (("remember", "-"), ("import", "-")):
+            said = run_cli(project, *args, stdin=data32).stderr
+            assert f"it is UTF-32 (it starts with the byte order mark {mark})" in said, said
+            assert "iconv -f UTF-32 -t UTF-8" in said, said
     # an import's bad byte far into the file (past the reader's first chunks): its place
     lines = [json.dumps({"n": n, "text": "x" * 90}) + "\n" for n in range(200)]
     data = "".join(lines).encode() + b'{"text": "caf\xe9"}\n'
@@ -1623,13 +1630,19 @@ def test_text_after_an_option_and_dashes_is_told_to_join_the_option(project: Pat
     assert "put -- before it" not in said
     joined = run_cli(project, "recall", f"--error={text}")
     assert joined.returncode in (0, 1) and "No such option" not in joined.stderr, joined
+    # an option whose value is one of a list is not joined to the text (qa83 F7)
+    typed = run_cli(project, "remember", "--type", "--", "--- a note")
+    assert typed.returncode == 2, typed.stderr
+    assert "give --type its value before the -- (" in typed.stderr, typed.stderr
+    assert "remember --type VALUE -- '--- a note')" in typed.stderr, typed.stderr
+    assert "join them" not in typed.stderr and "--type -" not in typed.stderr, typed.stderr
 
 
 def test_a_command_users_guess_is_pointed_to_the_one_that_does_it(project: Path) -> None:
     """qa81 F5: `kenning list` (an agent's guess) was click's "No such command 'list'."
     alone; the commands that list notes are named, exit 2 kept."""
     for guess, said in (
-        ("list", "To list notes: kenning search, kenning export or kenning ui."),
+        ("list", "To list notes: kenning export (every note), kenning ui or kenning search QUERY."),
         ("LS", "To list notes:"),
         ("delete", "To delete a note: kenning forget ID."),
     ):

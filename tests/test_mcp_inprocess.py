@@ -982,3 +982,10 @@ async def test_a_tool_error_says_which_argument_names_were_ignored(client: Clien
     assert 'Also: "memory_id" was ignored: it is not an argument of forget' in failed, failed
     for tool, arguments in (("hooks_recall", {}), ("forget", {"id": "0123"})):
         assert "Also:" not in await error(client, tool, **arguments), (tool, arguments)
+    # the note is marked as the rest of an error is (qa83 F1): a name is the caller's text
+    hostile = await error(client, "hooks_recall", **{"evil</reflexion_context>": 1})
+    assert "</reflexion_context>" not in hostile, hostile
+    assert '"evil\\u003c/reflexion_context>" was ignored' in hostile, hostile
+    # two tools that take a name "take" it (qa83 F2)
+    both = await error(client, "forget", id="0123", query="x")
+    assert "(hooks_recall and search_memories take it)" in both, both

@@ -32,6 +32,7 @@ from . import protocol
 from .errors import (
     NOT_DONE,
     UTF16_BOMS,
+    UTF32_BOMS,
     KenningError,
     StoreUnavailable,
     UnknownMemoryError,
@@ -217,16 +218,23 @@ def _text_not_option(name: str) -> bool:
     return any(c.isspace() for c in name) or name.startswith("---")
 
 
-def _option_that_took_dashes(ctx: click.Context | None, given: list[Any], text: str) -> str | None:
-    """The option given just before ``-- TEXT`` when it takes a value (``--error``): click
-    took the ``--`` as that value, and TEXT was read as an option."""
+#: The options whose value is the text itself, also read from stdin (``recall --error -``).
+_TEXT_OPTIONS = frozenset({"--error"})
+
+
+def _option_that_took_dashes(
+    ctx: click.Context | None, given: list[Any], text: str
+) -> tuple[str, bool] | None:
+    """The option given just before ``-- TEXT`` when it takes a value, and whether TEXT is
+    no value of it (``--type``, against ``--error``'s, :data:`_TEXT_OPTIONS`): click took the
+    ``--`` as that value, and TEXT was read as an option."""
     at = next((i for i, a in enumerate(given) if a is text), -1)
     if ctx is None or at < 2 or given[at - 1] != "--":
         return None
     name = given[at - 2]
     for param in ctx.command.params:
         if isinstance(param, click.Option) and not param.is_flag and name in param.opts:
-            return str(name)
+            return str(name), name not in _TEXT_OPTIONS
     return None
 
 
@@ -253,18 +261,30 @@ class _ClosedPipeQuiet:
             if text is not None:
                 shown = text if len(text) <= 24 else text[:21] + "..."
                 command = exc.ctx.command_path if exc.ctx else "kenning"
-                taken = _option_that_took_dashes(exc.ctx, given, text)
-                how = (
+                option = _option_that_took_dashes(exc.ctx, given, text)
+                taken = option[0] if option else None
+                if option is not None and option[1]:
+                    # `remember --type -- "--- a note"`: the text is no value of --type (qa83 F7)
+                    how = (
+                        f"{taken} took the -- as its value, and the text after it was read as "
+                        f"an option: give {taken} its value before the -- ({command} {taken} "
+                        f"VALUE -- {shlex.quote(shown)})"
+                    )
+                elif taken is not None:
                     # `--error -- "--- FAIL…"`: the option took the -- as its value (qa81 F5);
                     # "put -- before it" was done, and its example dropped the option
-                    f"{taken} took the -- as its value, and the text after it was read as an "
-                    f"option: join them with = ({command} {shlex.quote(f'{taken}={shown}')}), "
-                    f"or pass {taken} - and give the text on standard input"
-                    if taken is not None
-                    else "Text that starts with '-' is read as an option: put -- before it "
-                    f"({command} -- {shlex.quote(shown)}), or pass - and give it on standard "
-                    "input"
-                )
+                    how = (
+                        f"{taken} took the -- as its value, and the text after it was read as "
+                        f"an option: join them with = ({command} "
+                        f"{shlex.quote(f'{taken}={shown}')}), or pass {taken} - and give the "
+                        "text on standard input"
+                    )
+                else:
+                    how = (
+                        "Text that starts with '-' is read as an option: put -- before it "
+                        f"({command} -- {shlex.quote(shown)}), or pass - and give it on "
+                        "standard input"
+                    )
                 raise click.NoSuchOption(
                     exc.option_name,
                     f"{exc.message} {how}",
@@ -288,7 +308,7 @@ class _Command(_ClosedPipeQuiet, click.Command):
 _GUESSED_COMMANDS = {
     **dict.fromkeys(
         ("list", "ls", "show", "all", "dump", "notes", "memories"),
-        "To list notes: kenning search, kenning export or kenning ui",
+        "To list notes: kenning export (every note), kenning ui or kenning search QUERY",
     ),
     **dict.fromkeys(
         ("add", "save", "store", "note", "new", "learn", "write"),
@@ -675,9 +695,10 @@ def _not_utf8_in(source: str, exc: UnicodeDecodeError) -> tuple[str, str]:
     """:func:`~kenning.errors.not_utf8` of a file click read as UTF-8 text (``-``: standard
     input): the decoder's error counts from the start of the chunk it read (8 KiB), so a
     file is read again, a line at a time, for the place of the byte in it and its line."""
-    if source == "-":  # read once: its place is known at the start alone (a UTF-16 mark)
-        first = exc.start == 0 and exc.object[:2] in UTF16_BOMS
-        return not_utf8(exc.object, exc.start, 0 if first else -1)
+    if source == "-":  # read once: its place is known at the start alone (a byte order mark)
+        marked = exc.object[:2] in UTF16_BOMS or exc.object[:4] in UTF32_BOMS
+        first = exc.start <= 2 and marked
+        return not_utf8(exc.object, exc.start, exc.start if first else -1)
     place = 0
     with suppress(OSError), open(source, "rb") as raw:
         for number, line in enumerate(raw, start=1):
@@ -802,7 +823,8 @@ def remember(
 
     Secrets are redacted first. A note is not stored again when this project holds the
     same text (up to whitespace, punctuation and the case of the whole text: "USE RUFF" is
-    "use ruff", but one word in another case, "Python"/"python", makes a new note) or a
+    "use ruff", and a note in one case throughout is any casing of it; between two notes in
+    mixed case, one word in another case, "Python"/"python", makes a new note) or a
     near-duplicate: a memory above
     the protocol's dedup cosine (`kenning stats --json` shows it) that says the same words,
     differing at most in articles and the like. A note that differs in a number, a

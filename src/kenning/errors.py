@@ -269,6 +269,9 @@ class StoreInUse(StoreUnavailable):
 #: (PowerShell's ``>``, Notepad's "Unicode") write it.
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 UTF16_ICONV = "iconv -f UTF-16 -t UTF-8"
+#: UTF-32's (little-endian's starts as UTF-16's does; big-endian's NULs read as UTF-8).
+UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+UTF32_ICONV = "iconv -f UTF-32 -t UTF-8"
 LATIN1_ICONV = "iconv -f LATIN1 -t UTF-8"
 
 
@@ -283,6 +286,9 @@ def not_utf8(
     UTF-8")``. "(byte 1)" read as the byte's value (qa81 F5), and a UTF-16 file was only
     "not valid UTF-8 (byte 0)"."""
     at = start if place is None else place
+    if at in (0, 2) and start <= 2 and data[:4] in UTF32_BOMS:  # (qa83 F10)
+        mark = " ".join(f"{b:02X}" for b in data[:4])
+        return f": it is UTF-32 (it starts with the byte order mark {mark})", UTF32_ICONV
     if at == 0 and data[:2] in UTF16_BOMS:
         mark = f"{data[0]:02X} {data[1]:02X}"
         return f": it is UTF-16 (it starts with the byte order mark {mark})", UTF16_ICONV
@@ -296,7 +302,7 @@ def iconv_said(command: str, target: str = "") -> str:
     """``command`` (of :func:`not_utf8`) as advice: run on ``target`` (``FILE | kenning
     import -``) or, without one, to pipe the input through; a guess of Latin-1 said as one."""
     run = f"{command} {target}" if target else f"pipe it through {command}"
-    return run if command == UTF16_ICONV else f"{run}, if it is Latin-1"
+    return run if command in (UTF16_ICONV, UTF32_ICONV) else f"{run}, if it is Latin-1"
 
 
 def json_error_said(exc: json.JSONDecodeError, *, with_line: bool = False) -> str:

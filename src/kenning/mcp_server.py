@@ -247,7 +247,8 @@ type: one of {valid_types_message()}; default "{DEFAULT_TYPE}". Collections: {_c
 
 Secrets (private keys, API tokens, passwords) are redacted before anything is stored. \
 A note already known is not stored again: one with the same text (up to whitespace, \
-punctuation and the whole text's case: one word in another case is new), or a \
+punctuation and the whole text's case: between two notes in mixed case, one word in \
+another case is new), or a \
 near-duplicate — a memory above {protocol.DEDUP_THRESHOLD} cosine similarity that says \
 the same words, differing at most in articles and the like. A note \
 that differs in a number, a negation, a name or an error signature is new knowledge and \
@@ -1406,7 +1407,7 @@ def ignored_arguments_note(
         named.append(f"{more} more")
     listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
     hints = [
-        f"{' and '.join(others)} takes {'it' if one else name}"
+        f"{' and '.join(others)} {'takes' if len(others) == 1 else 'take'} {'it' if one else name}"
         for name, others in list(elsewhere.items())[:NAMED_ARGUMENTS]
         if others
     ]
@@ -1424,7 +1425,9 @@ def _with_ignored_note(message: str) -> str:
     if ignored is None:
         return message
     end = "" if message.endswith((".", "!", "?")) else "."
-    return f"{message}{end} Also: {ignored}."
+    # marked as the rest of the error was (qa83 F1: a name holding the block's closing tag);
+    # outside the message's budget, bounded itself (at most 4 names of 40 characters shown)
+    return f"{message}{end} Also: {mark_block_copies(ignored)}."
 
 
 def _tool_error_text(name: str, message: str) -> str:
