@@ -4619,6 +4619,11 @@ def test_doc_without_problem_uses_title(tmp_path: Path) -> None:
             "track is missing, not bug: add `track: bug` to its frontmatter (the "
             "--- block at its top)",
         ),
+        # qa83 F9: a key in another case was told to add the line it has
+        (
+            "Track: bug\nproblem: x",
+            "track is missing, not bug: its key is `Track`; write it `track:`",
+        ),
     ],
 )
 def test_doc_not_bug_track_is_skipped(tmp_path: Path, frontmatter: str, reason: str) -> None:

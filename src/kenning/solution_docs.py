@@ -640,6 +640,9 @@ def parse_solution_doc(
     if track.lower() != "bug":
         # of a doc without one, the fix (qa81 F5); another track is the author's choice
         why = f"track is {track}, not bug" if track else _NO_TRACK
+        other = next((k for k in meta if isinstance(k, str) and k.lower() == "track"), None)
+        if not track and other is not None:  # `Track: bug`: keys are read as written
+            why = f"track is missing, not bug: its key is `{other}`; write it `track:`"
         return DocOutcome(path, skipped_reason=why, not_a_bug=True)
     from .redaction import redact_secrets, redaction_markers  # (RE2: loaded on first use)
 
