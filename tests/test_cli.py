@@ -251,10 +251,17 @@ def test_recall_error_finds_the_fix_of_kotlincs_older_line_by_its_fingerprint(
     fix = "ERROR-FIX: Unresolved reference: foo | FIX: import com.acme.util.foo"
     assert run_cli(project, "remember", "--type", "error_fix", fix, env=env).returncode == 0
     line = "e: /home/dev/app/src/main/kotlin/Main.kt: (3, 5): Unresolved reference: foo\n"
-    r = run_cli(project, "recall", "--json", "--error", "-", stdin=line, env=env)
-    assert r.returncode == 0, r.stderr
-    hit = json.loads(r.stdout)["results"][0]
-    assert (hit["content"], hit["match"]) == (fix, "fingerprint"), hit
+    # ... and in the Kotlin Gradle plugin's output, Gradle's FAILURE after it (qa83 F3)
+    gradle = (
+        f"> Task :app:compileKotlin FAILED\n{line}\nFAILURE: Build failed with an exception."
+        "\n\n* What went wrong:\nExecution failed for task ':app:compileKotlin'.\n"
+        "> Compilation error. See log for more details\n"
+    )
+    for output in (line, gradle):
+        r = run_cli(project, "recall", "--json", "--error", "-", stdin=output, env=env)
+        assert r.returncode == 0, r.stderr
+        hit = json.loads(r.stdout)["results"][0]
+        assert (hit["content"], hit["match"]) == (fix, "fingerprint"), hit
 
 
 def test_no_store_recall_is_quiet(project: Path) -> None:

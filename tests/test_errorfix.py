@@ -5619,6 +5619,15 @@ def test_an_unresolved_kotlin_reference_has_one_fingerprint_across_kotlin_versio
         "e: C:\\src\\Main.kt: (3, 5): Unresolved reference: foo",
         "e: /home/dev/app/build.gradle.kts: (12, 1): Unresolved reference: foo",
         "e: /src/Main.kt: (3, 5): Unresolved reference: foo\nwarning: unused variable",
+        # as the Kotlin Gradle plugin prints it, Gradle's FAILURE after (qa83 F3)
+        "e: /src/Main.kt: (3, 5): Unresolved reference: foo\nFAILURE: Build failed",
+        "> Task :app:compileKotlin FAILED\n"
+        "w: /src/Util.kt: (7, 9): Variable 'x' is never used\n"
+        "e: /src/Main.kt: (3, 5): Unresolved reference: foo\n\n"
+        "FAILURE: Build failed with an exception.\n\n* What went wrong:\n"
+        "Execution failed for task ':app:compileKotlin'.\n"
+        "> Compilation error. See log for more details\n\n* Try:\n"
+        "> Run with --stacktrace option to get the stack trace.\n\nBUILD FAILED in 4s",
     ],
 )
 def test_kotlincs_older_error_line_is_known_by_its_message(raw: str) -> None:

@@ -3271,6 +3271,14 @@ LUA_FIX = (
     " require it before main.lua calls it"
 )
 
+#: kotlinc's error line (``{}``: its prefix) in the Kotlin Gradle plugin's output (qa83 F3)
+GRADLE_KOTLIN = (
+    "> Task :app:compileKotlin FAILED\n{}Unresolved reference: foo\n\n"
+    "FAILURE: Build failed with an exception.\n\n* What went wrong:\n"
+    "Execution failed for task ':app:compileKotlin'.\n"
+    "> Compilation error. See log for more details\n"
+)
+
 
 @pytest.mark.parametrize(
     ("output", "fix"),
@@ -3289,6 +3297,10 @@ LUA_FIX = (
         # kotlinc's error, the older form and Kotlin 2's
         ("e: /src/Main.kt: (3, 5): Unresolved reference: foo\n", KOTLIN_FIX),
         ("e: file:///src/Main.kt:3:5 Unresolved reference: foo\n", KOTLIN_FIX),
+        # ... as the Kotlin Gradle plugin prints them, Gradle's FAILURE after (qa83 F3)
+        (GRADLE_KOTLIN.format("e: /home/dev/app/src/main/kotlin/Main.kt: (3, 5): "), KOTLIN_FIX),
+        (GRADLE_KOTLIN.format("e: file:///home/dev/app/src/main/kotlin/Main.kt:3:5 "), KOTLIN_FIX),
+        ("e: /src/Main.kt: (3, 5): Unresolved reference: foo\nFAILURE: Build failed\n", KOTLIN_FIX),
         # Lua's
         (
             "lua: app.lua:3: attempt to call a nil value (global 'foo')\nstack traceback:\n"
