@@ -4298,12 +4298,22 @@ def test_does_not_look_like_error(text: str) -> None:
         ("lua: app.lua:3: attempt to call a nil value (global 'foo')", True),
         ("lua: (command line):1: attempt to call a nil value (global 'foo')", True),
         ("lua: [string \"foo()\"]:1: attempt to call a nil value (global 'foo')", True),
+        # ... wrapped whole in a colour, as a CI tool colours stderr (qa83 F4)
+        (
+            "\x1b[31mapp/models/order.rb:23:in `total': undefined method `each' for"
+            " nil:NilClass (NoMethodError)\x1b[0m",
+            True,
+        ),
+        ("\x1b[1;31mlib/foo.rb:3:in `<main>': boom (Foo::BarError)\x1b[0m", True),
         # ... a class a sentence names in parentheses is still named, not reported
         ("we rescue the missing key (KeyError) in the loader", False),
         ("the loader in `app.rb' raises it (KeyError)", False),
         ("app/models/order.rb:23:in `total': sums the items", False),
         ("app/models/order.rb:23:in `total' returns the sum (NoMethodError)", False),
         ("e: is the prefix kotlinc gives an error", False),
+        # ... coloured, too: the sentence is read without its colours
+        ("\x1b[33mwe rescue the missing key (KeyError) in the loader\x1b[0m", False),
+        ("add a handler for \x1b[1mKeyError\x1b[0m in the parser", False),
     ],
 )
 def test_reports_error_of_ruby_kotlin_and_lua(text: str, reported: bool) -> None:

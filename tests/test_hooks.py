@@ -3301,6 +3301,12 @@ GRADLE_KOTLIN = (
         (GRADLE_KOTLIN.format("e: /home/dev/app/src/main/kotlin/Main.kt: (3, 5): "), KOTLIN_FIX),
         (GRADLE_KOTLIN.format("e: file:///home/dev/app/src/main/kotlin/Main.kt:3:5 "), KOTLIN_FIX),
         ("e: /src/Main.kt: (3, 5): Unresolved reference: foo\nFAILURE: Build failed\n", KOTLIN_FIX),
+        # Ruby's, wrapped whole in a colour (a CI tool colouring stderr, qa83 F4)
+        (
+            "\x1b[31mapp/models/order.rb:23:in `total': undefined method `each' for nil:NilClass"
+            " (NoMethodError)\x1b[0m\n",
+            RUBY_FIX,
+        ),
         # Lua's
         (
             "lua: app.lua:3: attempt to call a nil value (global 'foo')\nstack traceback:\n"

@@ -1442,7 +1442,9 @@ def reports_error(text: str) -> bool:
     stack trace when the worker dies") is not one. A class with its message
     (``KeyError: 'user'``), one that starts its line (``KeyError in the login view``, a
     Java trace's ``Exception in thread "main" …``) and any other error form still are."""
-    text = read_of_log(text)  # (of a huge log, the part read: its lines are read here)
+    # (of a huge log, the part read: its lines are read here; without its colours, as
+    # looks_like_error reads it: a colour before Ruby's location or a named class hid it)
+    text = ANSI.sub("", read_of_log(text))
     if not looks_like_error(text):
         return False
 
