@@ -1277,6 +1277,10 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "amp_login_pass": _repeat("login with a / b&c pass: d&e Password: f&g h "),
     # every '&' starts no parameter, and every match's value reads on past it: was quadratic
     "amp_form_parts": _repeat("&(password=a"),
+    # an '&' before spaces and a name that no '=' follows, and spaced assignments after '&'
+    # (qa83 F6): the lookahead reads at most 64 blanks, 65 name characters and 64 blanks
+    "amp_spaced_names": _repeat("password=a&" + " " * 60 + "$b" + "c" * 60 + " " * 60),
+    "amp_spaced_assignments": _repeat("pass := a&$token := b& secret = c&"),
     "bare_lower_passwords": _repeat("password hunter2 pw abc123. password a1b2c3 works "),
     "local_said_for": _repeat("das Passwort für a b c ist a senha do x é la password per y è "),
     "hyphened_phrases": _repeat("the password is abc-1-def-ghi-jkl-2-mno-pqr-st-uvw "),
@@ -7274,3 +7278,32 @@ def test_new_constructing_a_type_and_not_negating_are_kept(text: str) -> None:
     """red15's guard: "new" before a class's name, a call or more of the expression, and
     Python's "not" (always a negation in real code: ``show_password = not show_password``)."""
     assert redact_secrets(text) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            f"sshpass := changeme&$client_secret := {GLUED_KEY}",
+            f"sshpass := changeme&$client_secret := {R(PA)}",  # (changeme: a placeholder)
+        ),
+        (f"MAILPASS = scram-sha-256&token = {GLUED_KEY}", f"MAILPASS = {R(PA)}&token = {R(PA)}"),
+        (f"password=hunter2&token = {GLUED_KEY}", f"password={R(PA)}&token = {R(PA)}"),
+        (f"password=hunter2& token = {GLUED_KEY}", f"password={R(PA)}& token = {R(PA)}"),
+        (f"password=hunter2&token := {GLUED_KEY}", f"password={R(PA)}&token := {R(PA)}"),
+    ],
+)
+def test_a_bare_value_ends_before_the_next_keys_spaced_assignment(text: str, redacted: str) -> None:
+    """qa83 F6: a bare value goes on past a '&' but stopped only before ``&name=``; before
+    ``&token = …`` or ``&$client_secret := …`` it took the next key's name in, the search
+    went on after it and the next key's value was stored in clear (43c50021's glued pass
+    keys brought it to ``sshpass := changeme&$client_secret := …``). The value ends before
+    a '&' that starts another assignment, spaced or ``:=``, and the next value is its own."""
+    assert redact_secrets(text)[0] == redacted
+    # a '&' that starts no assignment stays inside the value, as before
+    for whole, rest in (
+        ("DB_PASSWORD=Tr0ub4dor&3", ""),
+        ("password=Tr0ub4dor&x != y", " != y"),
+    ):
+        key = whole.split("=")[0]
+        assert redact_secrets(whole) == (f"{key}={R(PA)}{rest}", {PA: 1}), whole

@@ -828,10 +828,13 @@ _MAX_INDENT = 256
 # "the password is abc&Def123xyz"), up to a '&' that starts the next parameter of a form
 # body or a query written without its '?' ("password=abc&user=bob").
 #: The '&'-separated parts that go on a value (see :func:`_value_end`), one after another:
-#: each a '&' that does not start another parameter's ``name=``, then up to 1024 characters
-#: up to the next separator. A part holds no '&' but its first, so the parts start at the
-#: '&'s of the match.
-_AMP_PARTS = lazy(r"(?:&(?![A-Za-z_][\w.\-\[\]]{0,64}=)[^\s\"'`,;&]{0,1024})*")
+#: each a '&' that does not start another parameter's or assignment's ``name=`` (also
+#: spaced or a Go/Pascal ``:=``: ``password=hunter2&token = …``, ``sshpass := x&$secret :=
+#: …``, where the next key's value is its own), then up to 1024 characters up to the next
+#: separator. A part holds no '&' but its first, so the parts start at the '&'s of the match.
+_AMP_PARTS = lazy(
+    r"(?:&(?![ \t]{0,64}\$?[A-Za-z_][\w.\-\[\]]{0,64}[ \t]{0,64}:?=)[^\s\"'`,;&]{0,1024})*"
+)
 
 
 def _value_end(text: str, end: int, name_start: int) -> int:
