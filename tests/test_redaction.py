@@ -1344,6 +1344,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "auth_keys": _repeat(f"REDIS_AUTH={GLUED_KEY} a.dsn: b basicAuth='c' DBAUTH "),
     "auth_name_runs": _repeat("-auth_dsn"),
     "glued_pass_keys": _repeat(f"SSHPASS={GLUED_KEY} dbpass: a rootpass sshpass -e "),
+    # Java keystore pass keys (qa83 F14), glued, spaced and in an Ant task
+    "keystore_pass_keys": _repeat(f'KEYSTOREPASS={GLUED_KEY} keypass: a storepass="b" keyPass '),
     "config_sets": _repeat("config set --global a.token config http-basic.x u "),
     "keygen_broker_tools": _repeat("ssh-keygen -N mosquitto_pub lftp -u a wpa_passphrase b "),
     "login_tools": _repeat("hydra medusa ncftp evil-winrm nxc winrs -r:a -p:"),
@@ -7307,3 +7309,39 @@ def test_a_bare_value_ends_before_the_next_keys_spaced_assignment(text: str, red
     ):
         key = whole.split("=")[0]
         assert redact_secrets(whole) == (f"{key}={R(PA)}{rest}", {PA: 1}), whole
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"storepass={GLUED_KEY}",
+        f"keypass={GLUED_KEY}",
+        f"KEYSTOREPASS={GLUED_KEY}",
+        f"TRUSTSTOREPASS={GLUED_KEY}",
+        f"keyPass: {GLUED_KEY}",
+        f"export KEYSTORE_PASS={GLUED_KEY}",
+        f'<signjar jar="app.jar" alias="release" storepass="{GLUED_KEY}"/>',
+        f"keytool -list -keystore release.jks -storepass {GLUED_KEY}",
+    ],
+)
+def test_a_java_keystore_pass_key_is_redacted(text: str) -> None:
+    """qa83 F14: a Java keystore's pass keys (Ant's and jarsigner's storepass and keypass,
+    KEYSTOREPASS, TRUSTSTOREPASS, keyPass) named no secret and their value was stored in
+    clear, where KEYSTORE_PASS and jarsigner's -storepass were redacted. They are read as
+    the glued service pass keys are: counts, switches, references and prose stay kept."""
+    out, counts = redact_secrets(text)
+    assert GLUED_KEY not in out and counts == {PA: 1}, out
+    both = f'<signjar jar="a.jar" alias="r" storepass="{GLUED_KEY}" keypass="{GLUED_KEY}"/>'
+    out, counts = redact_secrets(both)
+    assert GLUED_KEY not in out and counts == {PA: 2}, out
+    for kept in (
+        "storepass=${env.STOREPASS}",
+        '<signjar jar="a.jar" storepass="${keystore.password}"/>',
+        "KeePass: my password manager",
+        "keypass is the key's password",
+        "first_key_pass = 1",
+        "KEY_PASS=yes",
+        "bypass=1",
+        "compass: north",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept

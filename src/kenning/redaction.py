@@ -31,7 +31,8 @@ replaced once, under the more specific kind:
    passwords in URLs (``scheme://user:pa/ss+w@host``), ``password=``/``*_SECRET=``/
    ``*_CREDENTIALS=`` assignments in env, code, JSON (also escaped in a string) and YAML
    (also a block scalar, ``password: |`` and the lines below), a service's ``*_PASS``
-   also glued (``SSHPASS=``, ``DBPASS=``), a random value under an ``*_AUTH`` or ``*_DSN``
+   also glued (``SSHPASS=``, ``DBPASS=``), a Java keystore's (``storepass=``,
+   ``KEYSTOREPASS=``), a random value under an ``*_AUTH`` or ``*_DSN``
    key (``REDIS_AUTH=``, ``SENTRY_DSN=``),
    XML settings named by a key or name attribute (``<add key="Password" value="…"/>``),
    ``Authorization:`` headers, a bearer token outside one, session cookies (``Cookie:`` and
@@ -698,7 +699,10 @@ _SECRET_KEYWORD = (
     r"|(?:db|database|smtp|mail|email|mysql|pg|postgres|redis|rabbitmq_default|rabbitmq|mongo"
     r"|mongodb|amqp|ftp|sftp|ldap|admin|root|user|proxy|auth|basic_auth|http"
     # and Ansible's ansible_ssh_pass, ansible_become_pass, ansible_sudo_pass
-    r"|ssh|become|sudo)[_\-]?pass(?![A-Za-z])"
+    r"|ssh|become|sudo"
+    # and a Java keystore's and its key's (Ant's and jarsigner's storepass, keypass;
+    # KEYSTOREPASS, TRUSTSTOREPASS, keyPass; KEYSTORE_PASS already)
+    r"|store|key)[_\-]?pass(?![A-Za-z])"
     # and an environment variable's (APP_PASS, MINIO_PASS): upper case, and not a number
     # (MAX_PASS=5), which _assignment_hit leaves
     rf"|{_UPPER_PASS}"
