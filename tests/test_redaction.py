@@ -1343,6 +1343,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     # keys, long runs of a key's characters, and keys without a separator
     "auth_keys": _repeat(f"REDIS_AUTH={GLUED_KEY} a.dsn: b basicAuth='c' DBAUTH "),
     "auth_name_runs": _repeat("-auth_dsn"),
+    # an auth key's user:password pairs (qa83 F5), and values of many colons
+    "auth_user_pairs": _repeat(f"HTTP_AUTH=admin:{GLUED_KEY} auth: a:b:c basic_auth='d:e' "),
     "glued_pass_keys": _repeat(f"SSHPASS={GLUED_KEY} dbpass: a rootpass sshpass -e "),
     # Java keystore pass keys (qa83 F14), glued, spaced and in an Ant task
     "keystore_pass_keys": _repeat(f'KEYSTOREPASS={GLUED_KEY} keypass: a storepass="b" keyPass '),
@@ -7343,5 +7345,40 @@ def test_a_java_keystore_pass_key_is_redacted(text: str) -> None:
         "KEY_PASS=yes",
         "bypass=1",
         "compass: north",
+    ):
+        assert redact_secrets(kept) == (kept, {}), kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"HTTP_AUTH=admin:{GLUED_KEY}",
+        f"BASIC_AUTH=admin:{GLUED_KEY}",
+        f"REDIS_AUTH=admin:{GLUED_KEY}",
+        f"proxy_auth=admin:{GLUED_KEY}",
+        f"auth: admin:{GLUED_KEY}",
+        f"HTTP_AUTH=elastic:{GLUED_KEY}",
+        f'basic_auth: "admin:{GLUED_KEY}"',
+        f"HTTP_AUTH=bob:{GLUED_KEY}",
+        f"HTTP_AUTH=root:{GLUED_KEY}",
+    ],
+)
+def test_a_user_password_pair_under_an_auth_key_is_redacted_whatever_the_user(text: str) -> None:
+    """qa83 F5: an auth key's ``user:password`` value (Traefik's, Elasticsearch's,
+    nginx-proxy's HTTP_AUTH) was judged whole, so a common user's name (admin, elastic)
+    made it read as words and it was kept, where bob's or root's was redacted. The password
+    is judged alone, and the pair redacted whole as before; a placeholder or a chosen word
+    after the user, a hash's ``$``, a URL and a module's ``path:Name`` stay kept."""
+    out, counts = redact_secrets(text)
+    assert GLUED_KEY not in out and counts == {PA: 1}, out
+    assert "admin" not in out and "elastic" not in out, out
+    for kept in (
+        "HTTP_AUTH=admin:changeme",
+        "HTTP_AUTH=admin:admin",
+        "HTTP_AUTH=<user>:<password>",
+        "HTTP_AUTH=user:${HTTP_PASSWORD}",
+        "BASIC_AUTH=admin:$apr1$H6uskkkW$IgXLP6ewTrSuBkTrqE8wj/",
+        f"auth: https://auth.example.com/{GLUED_KEY}",
+        "auth: myapp.auth:Authenticator",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

@@ -2059,8 +2059,26 @@ def _find_auth_keys(text: str) -> Iterator[_Hit]:
         group, value = _random_or_quoted_value(text, m)
         if name in ("auth", "_auth") and _base64_of_text(value):
             continue  # a Docker config's or an .npmrc's: _find_auth_blobs judges what it says
-        if _looks_random(value) and not _is_placeholder(value):
+        password = _user_pair_password(value)
+        if password is not None and not _is_placeholder(password):
+            if _looks_random(password) or _looks_random(value):
+                # (the whole pair, as one whose user reads random too is: HTTP_AUTH=bob:…)
+                yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
+        elif _looks_random(value) and not _is_placeholder(value):
             yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
+
+
+#: An HTTP or basic auth key's ``user:password`` (HTTP_AUTH=admin:…, basic_auth: "elastic:…",
+#: Traefik's, Elasticsearch's, nginx-proxy's): the user a login name, never a URL's scheme.
+_USER_PAIR = lazy(r"(?P<user>[A-Za-z0-9_.@\-]{1,64}):(?!//)(?P<password>[^:\s]{1,1024})")
+
+
+def _user_pair_password(value: str) -> str | None:
+    """The password of an auth key's ``user:password`` value, or None when it is no pair:
+    judged alone, as a common user's name (admin, elastic) made the whole value read as
+    words and kept it where a short one's (bob) was redacted (qa83 F5)."""
+    pair = _USER_PAIR.fullmatch(value)
+    return None if pair is None else pair.group("password")
 
 
 def _random_or_quoted_value(text: str, m: re.Match[str]) -> tuple[str, str]:
