@@ -3638,10 +3638,14 @@ def _find_context_tokens(text: str) -> Iterator[_Hit]:
 
 
 # An XML element named for a secret (Maven's settings.xml, .NET and Java configuration):
-# <password>…</password>, <apiKey>…</apiKey>.
+# <password>…</password>, <apiKey>…</apiKey>; a service's or a keystore's pass key as
+# _SECRET_KEYWORD reads one, glued or not (Maven's jarsigner plugin's <storepass>,
+# <keypass>; <db_pass>, <sshpass>: red17).
 _XML_SECRET = lazy(
     r"<(?P<tag>(?:[A-Za-z][\w.\-]*[_.\-])?(?:password|passwd|passphrase|secret|token"
-    r"|api[_\-]?key|private[_\-]?key|client[_\-]?secret))>(?P<val>[^<>\s]{1,1024})</(?P=tag)>",
+    r"|api[_\-]?key|private[_\-]?key|client[_\-]?secret"
+    r"|[A-Za-z]{0,32}?(?:db|database|smtp|mail|mysql|postgres|redis|ftp|ldap|admin|root|user"
+    r"|proxy|ssh|store|key)[_\-]?pass))>(?P<val>[^<>\s]{1,1024})</(?P=tag)>",
     re.IGNORECASE,
 )
 
