@@ -7390,5 +7390,7 @@ def test_a_user_password_pair_under_an_auth_key_is_redacted_whatever_the_user(te
         "BASIC_AUTH=admin:$apr1$H6uskkkW$IgXLP6ewTrSuBkTrqE8wj/",
         f"auth: https://auth.example.com/{GLUED_KEY}",
         "auth: myapp.auth:Authenticator",
+        "auth: jwt:HS256",  # a scheme and its algorithm
+        "AUTH=hmac:sha256",
     ):
         assert redact_secrets(kept) == (kept, {}), kept

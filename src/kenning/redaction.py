@@ -2061,7 +2061,9 @@ def _find_auth_keys(text: str) -> Iterator[_Hit]:
             continue  # a Docker config's or an .npmrc's: _find_auth_blobs judges what it says
         password = _user_pair_password(value)
         if password is not None and not _is_placeholder(password):
-            if _looks_random(password) or _looks_random(value):
+            # a scheme and its algorithm (auth: jwt:HS256) read random as a whole: a password
+            # too short to be one alone is taken only when it reads random itself
+            if _looks_random(password) or (_looks_random(value) and len(password) >= 8):
                 # (the whole pair, as one whose user reads random too is: HTTP_AUTH=bob:…)
                 yield _Hit(m.start(group), m.start(group) + len(value), "password_assignment", 1)
         elif _looks_random(value) and not _is_placeholder(value):
