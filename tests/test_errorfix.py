@@ -2761,6 +2761,24 @@ Invalid `prisma.order.create()` invocation in
 PRISMA_FOREIGN_KEY = "Foreign key constraint failed on the field: `Order_userId_fkey (index)`"
 
 SAME_ERROR = [
+    # Lua's nil value whose name is no name of the code's to fix (a nil local or upvalue, a
+    # nil field indexed: the value was nil at run time), and one nil global in two files
+    (
+        "lua: app.lua:3: attempt to perform arithmetic on a nil value (local 'count')",
+        "lua: app.lua:3: attempt to perform arithmetic on a nil value (local 'total')",
+    ),
+    (
+        "app.lua:5: attempt to call a nil value (upvalue 'callback')",
+        "app.lua:5: attempt to call a nil value (upvalue 'on_done')",
+    ),
+    (
+        "app.lua:5: attempt to index a nil value (field 'user')",
+        "app.lua:5: attempt to index a nil value (field 'order')",
+    ),
+    (
+        "lua: app.lua:3: attempt to call a nil value (global 'foo')",
+        "lua: src/main.lua:41: attempt to call a nil value (global 'foo')",
+    ),
     # a path rustc could not resolve, typed in a note in other quotes or spacing (its path is
     # kept whole, in one kind of quotes), and E0433 before rustc 1.95 ("failed to resolve:
     # could not find `x` in `y`") as 1.95 says it
@@ -3476,6 +3494,24 @@ DIFFERENT_ERROR = [
         "error CS0246: The type or namespace name 'JsonSerializer' could not be found",
     ),
     ("NameError: name 'np' is not defined", "NameError: name 'pd' is not defined"),
+    # ... Lua's nil global, and the function a table lacks, called (a stored fix of one was
+    # the exact match of every other)
+    (
+        "lua: app.lua:3: attempt to call a nil value (global 'foo')",
+        "lua: app.lua:3: attempt to call a nil value (global 'bar')",
+    ),
+    (
+        "lua: app.lua:7: attempt to index a nil value (global 'config')",
+        "lua: app.lua:7: attempt to index a nil value (global 'settings')",
+    ),
+    (
+        "app.lua:9: attempt to call a nil value (method 'run')",
+        "app.lua:9: attempt to call a nil value (method 'stop')",
+    ),
+    (
+        "app.lua:9: attempt to call a nil value (field 'render')",
+        "app.lua:9: attempt to call a nil value (field 'draw')",
+    ),
     (
         "error[E0433]: failed to resolve: use of undeclared type `HashMap`",
         "error[E0433]: failed to resolve: use of undeclared type `BTreeMap`",

@@ -941,6 +941,9 @@ FINGERPRINT_RULES_PROBES = {
     # (39: kotlinc's older location, "e: FILE: (L, C): ", and Lua's interpreter and chunk,
     # "lua: (command line):1: ", are left out: the error is the message after them)
     39: "0ed95d55fe1a28fa",
+    # (40: Lua's nil global keeps its name, "(global 'foo')", as a NameError's does, and so
+    # does the function a table lacks, called: "attempt to call a nil value (method 'run')")
+    40: "149ac3b9198fcf15",
 }
 
 
@@ -1054,6 +1057,12 @@ def _fingerprint_probe() -> str:
         "lua: (command line):1: attempt to call a nil value (global 'foo')",
         "lua: [string \"foo()\"]:1: attempt to call a nil value (global 'foo')",
         "lua: app.lua:3: attempt to call a nil value (global 'foo')",
+    ]
+    raw += [  # (rules 40: Lua's nil global, and a function a table lacks, keep their names)
+        "lua: app.lua:7: attempt to index a nil value (global 'config')",
+        "app.lua:9: attempt to call a nil value (method 'run')",
+        "app.lua:9: attempt to call a nil value (field 'render')",
+        "app.lua:5: attempt to index a nil value (field 'user')",
     ]
     entries = [r["content"] for r in rows("yellow-solutions/error_fix_entries.jsonl")]
     for split in ("queries_dev", "queries_masked_dev"):
@@ -1755,6 +1764,41 @@ def test_the_fix_of_another_exception_is_held_to_the_generic_floor(store: Memory
     hits = store.recall(asked).hits
     assert own.id in [h.memory.id for h in hits], hits
     assert other.id not in [h.memory.id for h in hits], hits
+
+
+def test_a_lua_nil_global_is_known_by_its_name(project: Path) -> None:
+    """Lua's fingerprint masked the nil global's name (``attempt to call a nil value (global
+    <q>)``), so a fix stored for ``foo`` (require the module that defines it) was the exact
+    match of ``bar``'s error. The name is kept, as a NameError's: each fix comes for its own
+    name, exact; the other's is no exact match (nor a nil local's, whose name stays masked)."""
+
+    def recall(error: str) -> list[tuple[str, str]]:
+        r = run_cli(project, "recall", "--json", "--error", error)
+        assert r.returncode == 0, r.stderr
+        return [
+            (h["content"].split("| FIX: ")[1], h["match"]) for h in json.loads(r.stdout)["results"]
+        ]
+
+    for note in (
+        "ERROR-FIX: attempt to call a nil value (global 'foo') | FIX: require('util') defines "
+        "foo: require it before main.lua calls it",
+        "ERROR-FIX: app.lua:9: attempt to call a nil value (method 'render') | FIX: the widget "
+        "API renamed render to draw in 2.0",
+    ):
+        r = run_cli(project, "remember", "--type", "error_fix", note)
+        assert r.returncode == 0 and "stored" in r.stdout, (r.stdout, r.stderr)
+    found = recall("lua: app.lua:3: attempt to call a nil value (global 'foo')\nstack traceback:")
+    assert found[0] == (
+        "require('util') defines foo: require it before main.lua calls it",
+        "fingerprint",
+    ), found
+    for other in (
+        "lua: app.lua:3: attempt to call a nil value (global 'bar')",
+        "lua: src/ui.lua:12: attempt to call a nil value (method 'paint')",
+    ):
+        assert "fingerprint" not in [match for _, match in recall(other)], (other, recall(other))
+    found = recall("lua: src/ui.lua:12: attempt to call a nil value (method 'render')")
+    assert found[0] == ("the widget API renamed render to draw in 2.0", "fingerprint"), found
 
 
 def test_a_keyerror_is_known_by_its_key_when_the_key_is_a_name(project: Path) -> None:

@@ -31,7 +31,7 @@ __all__ = [
 #: test_the_fingerprint_rules_version_names_the_rules says when): a number, not a digest of
 #: the code, because a store shared by two kennings must know which rules are the newer (the
 #: older one leaves the newer one's fingerprints as they are).
-RULES_VERSION = 39
+RULES_VERSION = 40
 
 #: An error that only wraps its cause, at a fingerprint's end (its line's whole message):
 #: Node's fetch (undici) throws ``TypeError: fetch failed`` for every network failure, the
@@ -265,6 +265,19 @@ _KEEP_MODULE = (
     cued(
         rf"(?P<keep>)(?P<num>{_QUOTED_NAME})"
         r"(?=\s+is\s+not\s+defined\s+\(reportUndefinedVariable\))"
+    ),
+    # Lua's nil global, which a typo or a missing require leaves undefined (``attempt to
+    # call a nil value (global 'foo')``, also indexed or computed with), and the function a
+    # table lacks, called (``(method 'run')``, ``(field 'render')``, as Ruby's undefined
+    # method): a nil local's or upvalue's name, or a nil field indexed, stays masked (a value
+    # that was nil at run time: its fix is the pattern, whatever the name)
+    cued(
+        r"(?P<keep>\battempt\s+to\s+[a-z]{1,20}\s+a\s+nil\s+value\s+\(global\s+)"
+        rf"(?P<num>{_QUOTED_NAME})(?=\))"
+    ),
+    cued(
+        r"(?P<keep>\battempt\s+to\s+call\s+a\s+nil\s+value\s+\((?:method|field)\s+)"
+        rf"(?P<num>{_QUOTED_NAME})(?=\))"
     ),
     cued(rf"(?P<keep>\buse\s+of\s+undeclared\s+type\s+)(?P<num>{_QUOTED_NAME})"),
     cued(
