@@ -279,6 +279,21 @@ POSITIVES = [
         f"git clone https://x-access-token:{R('connection_string')}@github.com/acme/app",
         {"connection_string": 1},
     ),
+    # a generated key after the bare word "token" or "secret", no verb nor colon between
+    # (qa81: prose kept them in clear where "password Hy6t…" was redacted); Django REST
+    # framework's tokens are 40 hex digits
+    (
+        f"the deploy uses Token {GLUED_KEY} for the registry",
+        f"the deploy uses Token {R(PA)} for the registry",
+        {PA: 1},
+    ),
+    (
+        "curl -H 'X-Note: our secret 9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c rotates monthly'",
+        f"curl -H 'X-Note: our secret {R(PA)} rotates monthly'",
+        {PA: 1},
+    ),
+    ("Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b", f"Token {R(PA)}", {PA: 1}),
+    (f"use the token {GLUED_KEY}.", f"use the token {R(PA)}.", {PA: 1}),
     # "password" in the team's own language
     *(
         (f"{key}{sep}{pw}", f"{key}{sep}{R('password_assignment')}", {PA: 1})
@@ -1122,6 +1137,16 @@ NEAR_MISSES = [
     # `config github.token <token>` are still taken)
     "The config token refresh, ticket 4411, broke the deploy",
     "Seen in config token work, ticket 80603",
+    # after the bare word "token" or "secret", a word, a name, an id with hyphens or a short
+    # word with digits qualifies it (a generated key alone is taken)
+    "The Token Ring network failed over",
+    "secret management with vault",
+    "the token refresh2 flow",
+    "token v2fix landed",
+    "the secret SuperSecretValue2024 works",
+    "see token ENABLE_FEATURE_FLAGS_V2 docs",
+    "the token 550e8400-e29b-41d4-a716-446655440000 is the request id",
+    "user.signingkey 4AEE18F83AFDEB23F5D1F2A9B0C3E7D1A2B3C4D5",
 ]
 
 

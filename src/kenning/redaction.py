@@ -2683,8 +2683,7 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
             return None
         said_variable = True
     setting = bool(qualifier) and not _says_which_secret(qualifier)
-    if not sep and not (_PASSWORD_KEY.search(m.group("key")) or m.group("key").lower() == "pw"):
-        return None  # "token ghp_…_old": a token said so is known by its form, where it ends
+    password_word = bool(_PASSWORD_KEY.search(m.group("key"))) or m.group("key").lower() == "pw"
     words = sep.lower().split()
     # (a colon may follow the verb: "password is: …")
     if not sep or words[-1].rstrip(":") in _SAID_VERBS or words[0] in _FOR_WORDS:
@@ -2704,11 +2703,23 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
         # after its closing quote, when quoted, "the password is 'hunter2'.")
         at = m.start(group) + len(said) if group == "val" else m.end()
         ends = _ends_clause(text, at, bool(sep))
-        reads = (
-            _said_secret(m.group("key"), said, ends)
-            if sep
-            else _password_after_its_word(said, ends)
-        )
+        if sep:
+            reads = _said_secret(m.group("key"), said, ends)
+        elif password_word:
+            reads = _password_after_its_word(said, ends)
+        else:
+            # after the bare word "token" or "secret" ("Token 9f8a…", "our secret Hy6t…"), a
+            # generated key of letters and digits alone: a word or a name qualifies it ("the
+            # token refresh flow"), a token of a known form ("token ghp_…_old") is its own
+            # rule's, to where it ends, and a key's word names a public one as often ("git
+            # config user.signingkey 0xA1B2…", "DeepL-Auth-Key …", an Authorization scheme)
+            reads = (
+                m.group("key").lower() in ("token", "secret")
+                and len(said) >= _GENERATED_KEY_MIN_CHARS
+                and said.isascii()
+                and said.isalnum()
+                and _looks_random(said)
+            )
         if (
             said_variable
             and not _looks_random(said)
@@ -3486,6 +3497,12 @@ def _short_chosen_password(value: str, ends_clause: bool) -> bool:
         and _LOWER_CHOSEN.fullmatch(value) is not None
         and not any(w in _NAMING_WORDS for w in _LETTER_RUN.findall(value))
     )
+
+
+#: A generated key's least length after the bare word "token" or "secret" ("Token 9f8a7b6c…",
+#: "our secret Hy6tq9…"): 16 characters, as :func:`_looks_random` asks of a key of letters
+#: alone (a shorter word with digits is a name as often: "token v2fix").
+_GENERATED_KEY_MIN_CHARS = 16
 
 
 def _password_after_its_word(value: str, ends_clause: bool = False) -> bool:
