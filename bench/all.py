@@ -1,7 +1,8 @@
 """Every benchmark in one run: JSON under ``bench/results/``, plots and ``docs/benchmarks.md``.
 
 Steps, each in its own process (one failing step is recorded with its reason and the others
-still run; no number is ever filled in for a step that did not run):
+still run; no number is ever filled in for a step that did not run; ``--smoke`` runs them in
+this process, see :func:`run_step_in_process`):
 
 * ``quality`` — ``bench/quality.py``: dense MiniLM vs BM25 vs kenning's hybrid, stores built
   by ``remember_many`` (as remembered vs all documents);
@@ -23,8 +24,8 @@ still run; no number is ever filled in for a step that did not run):
     python -m bench merge scaling|scale OTHER.json [--results DIR]   # add another run's sizes
     python -m bench scaling [--smoke] [--full] [--sizes 1000,10000]
 
-``--smoke`` runs tiny sizes (seconds per step; what the CI test runs) and never touches the
-docs. Default mode fits ~15 minutes on 2 cores.
+``--smoke`` runs tiny sizes (seconds per step; what the CI test runs), each step in this
+process, and never touches the docs. Default mode fits ~15 minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +137,78 @@ def run_step(step: str, argv: list[str], log: Path) -> tuple[int | None, float, 
     return proc.returncode, time.perf_counter() - started, "\n".join(tail)
 
 
+def run_step_in_process(step: str, argv: list[str], log: Path) -> tuple[int | None, float, str]:
+    """:func:`run_step` for ``--smoke``: the step's ``python -m bench …`` command run in this
+    process. A smoke run checks that every step still runs and writes its JSON, not its
+    figures, and a process per step cost it a Python start, the imports, the model's load
+    and the redaction patterns' compilation again for every step (~0.5 CPU-s each). As in
+    its own process, the step runs from the checkout's top with its own ``sys.argv``; what
+    it and the processes it starts write to stdout and stderr is echoed with its name and
+    saved to ``log``; an exception or ``sys.exit`` is its exit code, with its traceback or
+    message. It gets back the environment and folder it started in (a step's
+    ``KENNING_ANN_MIN_ROWS`` is not the next one's). The processes a step starts (cold CLI
+    runs, hooks, the MCP server, scaling's points) are still processes of their own."""
+    from bench.__main__ import main as bench_main
+
+    assert argv[:3] == [sys.executable, "-m", "bench"], argv
+    started = time.perf_counter()
+    tail: list[str] = []
+    environ, cwd, sys_argv = dict(os.environ), Path.cwd(), sys.argv
+    streams = sys.stdout, sys.stderr
+    code: int | None = 0
+    sys.stdout.flush()
+    sys.stderr.flush()
+    echo, saved_err = os.dup(1), os.dup(2)
+    read_end, write_end = os.pipe()
+
+    def copy_output() -> None:  # what run_step's loop does with a step process's output
+        with (
+            os.fdopen(read_end, encoding="utf-8", errors="replace") as pipe,
+            log.open("w", encoding="utf-8") as fh,
+        ):
+            for line in pipe:
+                fh.write(line)
+                os.write(echo, f"[{step}] {line}".encode())
+                tail[:] = [*tail[-11:], line.rstrip()]
+
+    copier = threading.Thread(target=copy_output, daemon=True)
+    copier.start()
+    os.dup2(write_end, 1)
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    # print() to the pipe too where sys.stdout is not fd 1 (a test's captured output); never
+    # closed: a module imported in the step may keep one (mcp's stdio_client, as its default)
+    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", closefd=False)  # noqa: SIM115
+    try:
+        os.chdir(ROOT)
+        try:
+            bench_main(argv[3:])
+        except SystemExit as exit_:  # as the interpreter turns it into an exit code
+            if exit_.code is None or isinstance(exit_.code, int):
+                code = exit_.code or 0
+            else:
+                print(exit_.code, file=sys.stderr)
+                code = 1
+        except Exception:
+            traceback.print_exc()
+            code = 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = streams
+        os.dup2(echo, 1)
+        os.dup2(saved_err, 2)
+        copier.join()  # the pipe's end: the step's processes have exited, as run_step waits
+        os.close(echo)
+        os.close(saved_err)
+        os.chdir(cwd)
+        sys.argv = sys_argv
+        os.environ.clear()
+        os.environ.update(environ)
+    return code, time.perf_counter() - started, "\n".join(tail)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m bench all",
@@ -205,15 +280,16 @@ def main(argv: list[str] | None = None) -> None:
         with contextlib.suppress(FileNotFoundError):
             out.unlink()  # a stale file must not pass for this run's result
         argv_ = step_command(step, args.smoke, args.full, results, args.cache)
+        runner = run_step_in_process if args.smoke else run_step
         print(f"[{step}] {' '.join(argv_[1:])}", flush=True)
-        code, seconds, tail = run_step(step, argv_, logs / f"{step}.log")
+        code, seconds, tail = runner(step, argv_, logs / f"{step}.log")
         if (code != 0 or not out.is_file()) and seconds < RETRY_BELOW_S:
             # One retry, recorded: the machines are shared and a step can fail for reasons
             # of its own (the first failure's output stays in the record).
             record["first_attempt"] = {"returncode": code, "seconds": round(seconds, 1)}
             record["first_attempt"]["reason"] = tail[-1500:]
             print(f"[{step}] failed (exit {code}); retrying once", flush=True)
-            code, seconds, tail = run_step(step, argv_, logs / f"{step}.retry.log")
+            code, seconds, tail = runner(step, argv_, logs / f"{step}.retry.log")
         record.update(seconds=round(seconds, 1), returncode=code)
         if out.is_file():
             record["sha256"] = hashlib.sha256(out.read_bytes()).hexdigest()

@@ -1,6 +1,11 @@
 """``python -m bench all --smoke``: every benchmark still runs and writes its JSON.
 
 Tiny sizes, results in a temporary folder, no docs (matplotlib is not a test dependency).
+``--smoke`` runs each step in ``bench all``'s own process (``run_step_in_process``), where the
+other modes start one per step (``run_step``): what the steps check is the same (each step's
+command, its JSON, its record), and the processes a step measures (cold CLI runs, hooks, the
+MCP server, scaling's points) are still started; a test below holds the two runners to the
+same exit code, log and record.
 The ruvector peer runs only when an install is already cached (smoke mode never asks the
 npm registry); otherwise it must be skipped with its reason while kenning's side still runs.
 The group run that holds the peer step runs without node on PATH (what a machine without
@@ -162,6 +167,24 @@ def test_all_smoke_writes_every_json(tmp_path: Path, steps: tuple[str, ...]) -> 
         assert peer["ratios"] == {}
         assert summary["peer_skipped"] == {n: s["reason"] for n, s in skipped.items()}
     assert not (tmp_path / "docs").exists()
+
+
+def test_a_step_run_in_process_is_recorded_as_its_process_would_be(tmp_path: Path) -> None:
+    """``--smoke`` runs a step in ``bench all``'s process, the other modes in a process of
+    its own: for a step that ends well and one that exits with a message, both runners give
+    the same exit code, log and last lines, and the in-process one leaves the environment
+    and the working folder as they were."""
+    from bench.all import run_step, run_step_in_process
+
+    environ, cwd = dict(os.environ), Path.cwd()
+    for args, code in ((["--help"], 0), (["no-such-step"], 1)):
+        argv = [sys.executable, "-m", "bench", *args]
+        own = run_step("x", argv, tmp_path / "own.log")
+        here = run_step_in_process("x", argv, tmp_path / "here.log")
+        assert own[0] == here[0] == code, (own, here)
+        assert own[2] == here[2] and here[2], (own, here)
+        assert (tmp_path / "here.log").read_text() == (tmp_path / "own.log").read_text()
+    assert dict(os.environ) == environ and Path.cwd() == cwd
 
 
 def test_peer_runs_a_cached_ruvector(tmp_path: Path) -> None:
