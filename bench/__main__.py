@@ -10,7 +10,8 @@
                                                  # one benchmark [ARGS]
 
 ``python -m bench run-module MODULE RESULTS_DIR [ARGS]`` runs one existing benchmark's
-``main()`` with its results written to RESULTS_DIR (how ``all`` runs them, one process each).
+``main()`` with its results written to RESULTS_DIR (how ``all`` runs them: one process each,
+all in its own with ``--smoke``).
 """
 
 from __future__ import annotations
