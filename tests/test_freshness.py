@@ -397,9 +397,7 @@ def test_a_file_this_user_may_not_read_is_not_marked_stale(store: MemoryStore, f
     of date (qa74 F4). Left unmarked now, as the freshness model has no state for "not
     known"; a note whose file did change is still stale. Run as a user without root's file
     rights (as root, chmod 000 stops nothing)."""
-    import sys
-
-    from .test_store_folder import _as_a_user
+    from .test_store_folder import _kenning_as_a_user
 
     in_folder = store.remember("Use WAL mode for docs/solutions/db.md's fix.", "rule").id
     in_file = store.remember("Check sessions first.", "rule", source="src/auth.py").id
@@ -411,24 +409,8 @@ def test_a_file_this_user_may_not_read_is_not_marked_stale(store: MemoryStore, f
     folder.chmod(0)
     file.chmod(0)
     try:
-        listed = subprocess.run(
-            _as_a_user(
-                sys.executable,
-                "-m",
-                "kenning",
-                "search",
-                "--json",
-                "--threshold",
-                "0",
-                "--limit",
-                "10",
-                "x",
-            ),
-            cwd=files,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
+        listed = _kenning_as_a_user(
+            files, "search", "--json", "--threshold", "0", "--limit", "10", "x"
         )
     finally:
         folder.chmod(0o755)

@@ -33,10 +33,11 @@ from kenning.seeding import (
 )
 from kenning.store import NewMemory
 
+from .as_a_user import as_a_user, command_as_a_user
 from .cli_runner import CliRun, run_cli
 from .conftest import git
 from .test_hooks import hook_here
-from .test_store_folder import _as_a_user, _kenning_as_a_user
+from .test_store_folder import _kenning_as_a_user
 
 ERRORS = {
     "db": "sqlite3.OperationalError: database is locked",
@@ -1485,13 +1486,10 @@ def _session_payload(root: Path) -> str:
     )
 
 
-def session_start(
-    root: Path, *, as_a_user: bool = False, **extra: str
-) -> subprocess.CompletedProcess[str]:
+def session_start(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     # the hook as Claude Code runs it: a process of its own (it ends with os._exit)
-    command = [sys.executable, "-m", "kenning", "hook", "session-start"]
     return subprocess.run(
-        _as_a_user(*command) if as_a_user else command,
+        [sys.executable, "-m", "kenning", "hook", "session-start"],
         cwd=root,
         env=env(**extra),
         input=_session_payload(root),
@@ -1503,17 +1501,20 @@ def session_start(
 
 
 def session_start_as_a_user(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
-    """:func:`session_start` as a user without root's file rights (setpriv: as root, a
-    chmod stops nothing), for the sessions that meet a folder or a file it may not read."""
-    return session_start(root, as_a_user=True, **extra)
+    """:func:`session_start_here` as a user without root's file rights (as root, a chmod
+    stops nothing: :func:`tests.as_a_user.as_a_user`), for the sessions that meet a folder
+    or a file it may not read: what the session says of them, without a Python start and a
+    model load for each."""
+    with as_a_user():
+        return hook_here("session-start", _session_payload(root).encode("utf-8"), root, extra)
 
 
 def session_start_here(root: Path) -> subprocess.CompletedProcess[str]:
     """:func:`session_start`'s work in this process (tests/test_hooks.py's hook_here: its
     folder, environment, stdin, stdout and stderr as the process has them), for a session
     whose answer is checked and not the process (a Python start and a model load, ~0.4
-    CPU-s). The sessions that re-seed first, outlast their budget or run as another user
-    keep a process of their own."""
+    CPU-s). The sessions that re-seed first or outlast their budget keep a process of
+    their own."""
     return hook_here("session-start", _session_payload(root).encode("utf-8"), root)
 
 
@@ -1654,7 +1655,7 @@ def test_a_read_only_store_is_refused_before_the_model_is_loaded(
     payload = {"cwd": str(root), "hook_event_name": "SessionStart", "source": "startup"}
     try:
         proc = subprocess.run(
-            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
+            command_as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
             cwd=root,
             env=env(KENNING_MODEL_DIR=str(no_model)),
             input=json.dumps(payload),

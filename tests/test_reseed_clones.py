@@ -696,8 +696,8 @@ def test_a_session_on_a_server_store_reseeds_past_an_unreadable_category(
     docs/solutions/db unreadable (chmod 000, or 644: listed, not searched) and the db and
     npm docs changed and committed says the db category with its chmod, re-seeds npm for
     the team, and keeps db's entry and seed record as they are (not retired, not taken for
-    gone); readable again, the next session re-seeds db. The hook runs in a process of its
-    own, as a user without root's file rights (as root, chmod stops nothing)."""
+    gone); readable again, the next session re-seeds db. The hook runs as a user without
+    root's file rights (as root, chmod stops nothing)."""
     from .test_reseed import session_start_as_a_user
 
     a, _ = clones

@@ -15,6 +15,7 @@ import pytest
 from kenning import open_store
 from kenning.embedders.base import Embedder
 
+from .as_a_user import as_a_user, command_as_a_user
 from .cli_runner import CliRun, run_cli
 from .conftest import PROJECT_REMOTE, git, make_repo
 
@@ -71,32 +72,12 @@ def test_a_store_kept_elsewhere_gets_no_gitignore(project: Path, minilm: Embedde
     assert not (project / ".kenning").exists()
 
 
-def _as_a_user(*command: str) -> list[str]:
-    """``command`` without the rights that let root write any file (as root, a read-only
-    folder is read-only only to a process that dropped them)."""
-    import os
-    import shutil
-
-    import pytest
-
-    if os.geteuid() != 0:
-        return list(command)
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.skip("running as root without setpriv: cannot make a folder read-only")
-    caps = "-dac_override,-dac_read_search,-fowner"
-    return [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}", *command]
-
-
-def _kenning_as_a_user(
-    cwd: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    """``kenning *args`` in a process of its own in ``cwd``, without the rights that let root
-    write any file (:func:`_as_a_user`)."""
-    import sys
-
-    command = _as_a_user(sys.executable, "-m", "kenning", *args)
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
+def _kenning_as_a_user(cwd: Path, *args: str, env: dict[str, str] | None = None) -> CliRun:
+    """``kenning *args`` in ``cwd`` as a user without root's file rights, in this process
+    (:func:`tests.as_a_user.as_a_user`): what a command says of a folder or file it may not
+    read or write, without a Python start and a model load for each."""
+    with as_a_user():
+        return run_cli(cwd, *args, env=env)
 
 
 def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
@@ -117,7 +98,7 @@ def test_a_read_only_store_is_read_and_refuses_writes_in_one_line(
     os.chmod(folder, 0o555)
     try:
 
-        def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+        def kenning(*args: str) -> CliRun:
             return _kenning_as_a_user(project, *args)
 
         recalled = kenning("recall", "--json", "which day do we deploy")
@@ -172,7 +153,7 @@ def test_a_write_to_a_read_only_store_is_refused_before_the_model_is_loaded(
             ("forget", memory_id),
             ("import", str(project / "backup.jsonl")),
         ):
-            command = _as_a_user(sys.executable, "-m", "kenning", *write)
+            command = command_as_a_user(sys.executable, "-m", "kenning", *write)
             refused = subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
             assert refused.returncode == 1, (write, refused.stderr)
             (line,) = refused.stderr.splitlines()
@@ -197,7 +178,7 @@ def test_a_read_only_shm_left_by_a_read_is_named_by_every_write(
         memory_id = store.remember("Deploys happen on Tuesdays only", "rule").id
     db = project / ".kenning" / "memory.db"
 
-    def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+    def kenning(*args: str) -> CliRun:
         return _kenning_as_a_user(project, *args)
 
     os.chmod(db, 0o444)
@@ -513,14 +494,12 @@ def test_export_does_not_replace_a_read_only_backup(project: Path) -> None:
     it without a word (a rename needs only the folder's permission), where `>` and cp
     refuse. It refuses too, and the backup is as it was."""
     import os
-    import sys
 
     assert run_cli(project, "remember", "Deploys happen on Tuesdays only.").returncode == 0
     backup = project / "backup.jsonl"
     backup.write_text("the backup of last week\n")
     os.chmod(backup, 0o444)
-    command = _as_a_user(sys.executable, "-m", "kenning", "export", "-o", str(backup))
-    r = subprocess.run(command, cwd=project, capture_output=True, text=True)
+    r = _kenning_as_a_user(project, "export", "-o", str(backup))
     assert r.returncode == 1, r.stderr
     (line,) = r.stderr.splitlines()
     assert f"cannot write {backup}: it is read-only" in line, line
@@ -551,7 +530,7 @@ def test_doctor_reads_a_symlinked_store_where_its_file_is(project: Path) -> None
     for path in (data, *data.iterdir()):
         os.chmod(path, 0o777)  # (the other user's to write)
 
-    def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+    def kenning(*args: str) -> CliRun:
         env = {**os.environ, "KENNING_EMBEDDER": "hashing"}
         return _kenning_as_a_user(project, *args, env=env)
 
@@ -587,7 +566,7 @@ def test_doctor_gives_the_guards_cause_for_a_symlinked_store_outside_the_project
     for path in (elsewhere, *elsewhere.iterdir()):
         os.chmod(path, 0o777)  # (the other user's to write)
 
-    def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+    def kenning(*args: str) -> CliRun:
         env = {**os.environ, "KENNING_EMBEDDER": "hashing"}
         return _kenning_as_a_user(project, *args, env=env)
 
@@ -623,7 +602,7 @@ def test_doctor_says_what_a_write_does_in_a_read_only_folder_of_writable_files(
     folder = project / ".kenning"
     db = folder / "memory.db"
 
-    def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+    def kenning(*args: str) -> CliRun:
         env = {**os.environ, "KENNING_EMBEDDER": "hashing"}
         return _kenning_as_a_user(project, *args, env=env)
 
@@ -687,7 +666,7 @@ def test_a_wal_without_its_shm_is_read_and_what_it_holds_is_said_missing(
         else:
             os.chmod(folder, 0o555)
 
-        def kenning(*args: str) -> subprocess.CompletedProcess[str]:
+        def kenning(*args: str) -> CliRun:
             return _kenning_as_a_user(project, *args, env=env)
 
         try:
@@ -764,22 +743,16 @@ def test_a_repository_this_user_cannot_read_is_said_as_such(project: Path, mode:
     644: git asks for both), which the check let through. Run as a user without root's
     file rights."""
     import os
-    import sys
+
+    from .test_hooks import hook_here
 
     objects = project / ".git" / "objects"
     session = json.dumps({"cwd": str(project), "hook_event_name": "SessionStart"})
     env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
     objects.chmod(mode)
     try:
-        hook = subprocess.run(
-            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
-            cwd=project,
-            input=session,
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
+        with as_a_user():
+            hook = hook_here("session-start", session.encode("utf-8"), project)
         cli = _kenning_as_a_user(project, "recall", "why UTC", env=env)
     finally:
         objects.chmod(0o755)
@@ -815,6 +788,8 @@ def test_every_place_that_finds_no_checkout_says_an_unreadable_repository_as_suc
     import anyio
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
+    from .test_hooks import hook_here
+
     other = make_repo(tmp_path / "other")
     objects = project / ".git" / "objects"
     said = f"{project} holds a git repository this user cannot read (Permission denied: {objects})"
@@ -823,7 +798,7 @@ def test_every_place_that_finds_no_checkout_says_an_unreadable_repository_as_suc
     in_claude = env | {"CLAUDE_PROJECT_DIR": str(project)}
 
     async def recall_over_mcp() -> str:
-        command = _as_a_user(sys.executable, "-m", "kenning", "mcp")
+        command = command_as_a_user(sys.executable, "-m", "kenning", "mcp")
         params = StdioServerParameters(
             command=command[0], args=command[1:], cwd=str(other), env=in_claude
         )
@@ -840,15 +815,10 @@ def test_every_place_that_finds_no_checkout_says_an_unreadable_repository_as_suc
             project, "install", "claude-code", "--scope", "project", "--dry-run", env=env
         )
         mcp = anyio.run(recall_over_mcp)
-        hook = subprocess.run(
-            _as_a_user(sys.executable, "-m", "kenning", "hook", "session-start"),
-            cwd=other,
-            input=prompt,
-            capture_output=True,
-            text=True,
-            env=in_claude,
-            timeout=120,
-        )
+        with as_a_user():
+            hook = hook_here(
+                "session-start", prompt.encode("utf-8"), other, {"CLAUDE_PROJECT_DIR": str(project)}
+            )
     finally:
         objects.chmod(0o755)
     assert source.returncode == 1, (source.stdout, source.stderr)

@@ -951,37 +951,23 @@ def test_calibrate_write_to_a_folder_it_may_not_write_says_so_in_one_line(
     Read-only file system": a temporary file's name, and no fix. It names the settings
     file and how to make its folder writable; nothing is written. (Run without the rights
     that let root write anything: as root a read-only folder is read-only to no one.)"""
-    import subprocess
-    import sys
+    from kenning.config import update_config_toml
+    from kenning.errors import UserInputError
 
-    from .test_store_folder import _as_a_user
+    from .as_a_user import as_a_user
 
     folder = tmp_path / "store"
     folder.mkdir()
     (folder / "config.toml").write_text("stale_penalty = 0.1\n")
     (folder / "config.toml").chmod(0o644)
     folder.chmod(0o555)
-    script = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from kenning.config import update_config_toml\n"
-        "from kenning.errors import UserInputError\n"
-        "try:\n"
-        "    update_config_toml(Path(sys.argv[1]), {'recall_floor': 0.45})\n"
-        "except UserInputError as exc:\n"
-        "    print(exc)\n"
-    )
     try:
-        run = subprocess.run(
-            _as_a_user(sys.executable, "-c", script, str(folder)),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        with as_a_user(), pytest.raises(UserInputError) as refused:
+            update_config_toml(folder, {"recall_floor": 0.45})
     finally:
         folder.chmod(0o755)
-    said = run.stdout.strip()
-    assert run.returncode == 0 and said.startswith(f"cannot write {folder / 'config.toml'}: "), run
+    said = str(refused.value)
+    assert said.startswith(f"cannot write {folder / 'config.toml'}: "), said
     assert f"make {folder} writable" in said and ".tmp" not in said, said
     assert (folder / "config.toml").read_text() == "stale_penalty = 0.1\n"
     assert [p.name for p in folder.iterdir()] == ["config.toml"]
