@@ -1233,6 +1233,19 @@ def run_doctor(
     """Check the store of the project containing ``cwd`` (or ``store_path``: a store file
     or folder, or a server's URL), and the settings file beside it (``now``: the time rows
     are judged against, this clock's)."""
+    from .project import git_asked_once
+
+    # the project is found for the store's location, the store, its settings and the
+    # checks that read them: git was asked the same two questions three or four times (7
+    # gits, ~2 ms of CPU each, where 2 answer them all); a doctor moves no checkout and
+    # changes no remote, so each question has one answer while it runs
+    with git_asked_once():
+        return _doctor_report(store_path, cwd, now)
+
+
+def _doctor_report(
+    store_path: str | Path | None, cwd: Path | None, now: datetime | None
+) -> DoctorReport:
     url = None
     if isinstance(store_path, str) and config.is_store_url(store_path):
         url, store_path = store_path.strip(), None
