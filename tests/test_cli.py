@@ -2018,6 +2018,32 @@ def test_a_path_in_a_note_written_in_a_subfolder_is_recorded_from_the_top(
     assert "packages/api/handlers/user.py" in r.stdout, r.stdout
 
 
+def test_a_project_named_by_kenning_project_has_no_earlier_folder_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder's id is the checkout's earlier one only when its id now comes from its
+    remote: a project named by KENNING_PROJECT was never the folder's, so notes another
+    setup stored under the folder's name are no notes of it to move (procs85: recall, stats
+    and doctor named them with `kenning move --from-project` into the named project)."""
+    root = make_repo(tmp_path / "r-named", remote="https://github.com/acme/webapp.git")
+    assert kenning(root, "remember", "--project", "r-named", "--type", "rule",
+                   "API handlers return problem+json on errors").returncode == 0  # fmt: skip
+    monkeypatch.setenv("KENNING_PROJECT", "team/api")
+    assert kenning(root, "remember", "--type", "rule", "Request ids are logged").returncode == 0
+    found = kenning(root, "recall", "which ids are logged")
+    assert "Request ids are logged" in found.stdout and found.stderr == "", found.stderr
+    nothing = kenning(root, "recall", "how do API handlers report errors")
+    assert "r-named" not in nothing.stderr, nothing.stderr
+    assert "under r-named" not in kenning(root, "stats").stdout
+    doctor = json.loads(kenning(root, "doctor", "--json").stdout)
+    check = next(c for c in doctor["checks"] if c["name"] == "project")
+    assert "under r-named" not in json.dumps(check), check
+    assert "--from-project r-named" not in json.dumps(check), check
+    # ... while the remote's id has it (the test below, and this checkout without the variable)
+    monkeypatch.delenv("KENNING_PROJECT")
+    assert "1 under r-named" in kenning(root, "stats").stdout
+
+
 def test_notes_written_before_the_remote_was_added_are_named_and_moved(tmp_path: Path) -> None:
     """qa-s69a F2: git init → notes → `git remote add origin` left the notes under the
     folder's id; recall hinted only until the new id had one note, and no command moved

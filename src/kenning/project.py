@@ -687,8 +687,8 @@ def earlier_group_id(project: Project) -> str | None:
     another; None outside a checkout, without a remote, or when the two are one. What
     recall, stats, session start and doctor look for notes under."""
     root = project.checkout_root
-    if root is None or not project.remote:
-        return None
+    if root is None or not project.remote or normalise_remote(project.remote) != project.group_id:
+        return None  # (an id given by --project or KENNING_PROJECT was never the folder's)
     earlier = folder_group_id(root)
     return None if earlier == project.group_id else earlier
 
