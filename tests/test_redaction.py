@@ -6036,6 +6036,42 @@ def test_assignments_tried_at_their_stems_are_the_ones_a_scan_finds() -> None:
         assert tried(text) == scanned(text), text
 
 
+def test_keys_found_from_their_stems_are_every_key_a_scan_finds() -> None:
+    """_key_starts of every stem tries only each stem and the prefix words that end at a
+    "pass" or a "key" (6x faster than a scan of the 24 places before each stem): it finds
+    the places a scan of every place finds, for each prefix word, glued, after '_' or '-',
+    after another word or key, and in texts dense with keys; and no prefix word holds a
+    stem but "key" (a key starting before a stem that it does not hold would be missed)."""
+    import random
+
+    from kenning import redaction
+
+    stems = redaction._KEYWORD_STEM
+    for word in (*redaction._PASS_PREFIXES, *redaction._KEY_PREFIXES):
+        assert word == "key" or stems.search(word) is None, word
+    pieces = [
+        *(w + "pass" for w in redaction._PASS_PREFIXES),
+        *(w + "key" for w in redaction._KEY_PREFIXES),
+        "pass", "password", "pw", "pwd", "secret", "key", "token", "creds", "credential",
+        "passwort", "mot de passe", "apikey", "keypass", "key_pass", "secret_access_key",
+        "_", "-", "x", "1", " ", "=", "_pass", "passes", "db_", "api-",
+    ]  # fmt: skip
+    rng = random.Random(86)
+    texts = [
+        "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))).lower() for _ in range(4000)
+    ]
+    texts += [piece + sep + tail for piece in pieces for sep in ("", "_", "-") for tail in pieces]
+    for text in texts:
+        places = [m.start() for m in redaction._KEYWORD_STEM_AT.finditer(text)]
+        scanned = [
+            m.start()
+            for m in redaction._KEY_AT_LOWER.finditer(text)
+            if any(0 <= place - m.start() <= redaction._KEY_BEFORE_STEM for place in places)
+        ]
+        assert redaction._key_starts(text, places, every_stem=True) == scanned, text
+        assert redaction._key_starts(text, places) == scanned, text
+
+
 _GH = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5r" + "S7tU9vW1xY3zA5"  # (assembled: no literal token)
 _AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"
 _AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
