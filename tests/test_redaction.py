@@ -6072,6 +6072,25 @@ def test_keys_found_from_their_stems_are_every_key_a_scan_finds() -> None:
         assert redaction._key_starts(text, places) == scanned, text
 
 
+def test_a_key_names_start_is_where_the_search_back_from_it_starts() -> None:
+    """_key_name_start (an rstrip) is where _KEY_NAME's search of the 64 characters before
+    a key starts, on texts of name characters, line breaks, blanks and separators, at every
+    length up to past 64 and at their start, end and places between (a line break just
+    before the key passed over as ``$`` passes over a last one)."""
+    import random
+
+    from kenning import redaction
+
+    rng = random.Random(86)
+    alphabet = 'aZ9_.-\n \r:="é'
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 90)))
+        for start in {0, len(text), rng.randint(0, len(text))}:
+            head = redaction._KEY_NAME.search(text, max(0, start - 64), start)
+            assert head is not None
+            assert redaction._key_name_start(text, start) == head.start(), (text, start)
+
+
 _GH = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5r" + "S7tU9vW1xY3zA5"  # (assembled: no literal token)
 _AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"
 _AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
