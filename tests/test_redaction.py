@@ -5873,6 +5873,10 @@ def test_a_prefixed_token_format_gitleaks_lacks_is_redacted(token: str, kind: st
         'curl -H "Authorization: GenieKey 3f786850-e387-550f-dab8-36ed7e6dc881" https://x',
         "Authorization: Zoho-oauthtoken 1000.Hy6tB1qZr0xKq9Lm.3Nv7Wq2Zx8Rt5Yu",
         '{"Authorization": "DeepL-Auth-Key Hy6tB1qZr0xKq9Lm3Nv7:fx"}',
+        # the header's name in any case, and with a dotless ı that case-insensitive matching
+        # reads as i (the scan is skipped only in an ASCII text that lacks the name)
+        "AuThOrIzAtIoN = ApiKey Hy6tB1qZr0Wk9mXp4LqT",
+        "Authorızation: ApiKey Hy6tB1qZr0Wk9mXp4LqT",
     ],
 )
 def test_an_authorization_header_of_any_scheme_is_redacted(text: str) -> None:
