@@ -626,6 +626,15 @@ def _escapes_alone(value: str) -> bool:
     return escaped and pos == len(value) and len(kinds) <= 3
 
 
+#: How many values the pure judgements of a value (_is_placeholder, _looks_random,
+#: _said_secret, _password_after_its_word, _may_be_secret) keep their answers for: a page, a
+#: log or a hostile text repeats the same values after its keys ("password reset", the
+#: same placeholder on every line), each judged once (~8% of test_redaction's hostile
+#: inputs' CPU). Bounded: a value is at most a few thousand characters.
+_JUDGED_VALUES = 4096
+
+
+@functools.lru_cache(maxsize=_JUDGED_VALUES)
 def _is_placeholder(value: str) -> bool:
     if _PLACEHOLDER.fullmatch(value) is not None:
         return value[:1] != "<" or _ESCAPED_CLOSING_BRACKET.match(value) is None
@@ -3476,6 +3485,7 @@ def _short_runs(value: str) -> bool:
     return len(core) <= _KEY_MEAN_RUN * len(_NAME_RUN.findall(core))
 
 
+@functools.lru_cache(maxsize=_JUDGED_VALUES)
 def _looks_random(value: str) -> bool:
     """``value`` reads as a generated password or key rather than a word or a name (never
     an algorithm's name): a hex key or UUID; 8+ characters with a digit, an upper- and a
@@ -3634,6 +3644,7 @@ def _short_chosen_password(value: str, ends_clause: bool) -> bool:
 _GENERATED_KEY_MIN_CHARS = 16
 
 
+@functools.lru_cache(maxsize=_JUDGED_VALUES)
 def _password_after_its_word(value: str, ends_clause: bool = False) -> bool:
     """``value``, after the bare word "password" (no "is", no colon), reads as the password:
     a generated one, or one a person chose (:func:`_chosen_password`) in a form
@@ -3659,6 +3670,7 @@ _VARIABLE_NAME = lazy(r"(?:[A-Z]{2,}[0-9]*|V[0-9]+)(?:_(?:[A-Z]{2,}[0-9]*|V[0-9]
 _HOLDS_SECRET_WORD = lazy(_SECRET_KEYWORD, re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=_JUDGED_VALUES)
 def _said_secret(key: str, value: str, ends_clause: bool = False) -> bool:
     """``value``, said in a sentence to be the ``key``, reads as its secret: a password one a
     person chose or a generated one, any other key a generated one; never an algorithm's name
@@ -5164,6 +5176,7 @@ _PASSWORD_RUN = lazy(r"[^\s\"'`<>]+")
 _NEXT_PARAMETER = lazy(r"&(?=[A-Za-z_][\w.\-\[\]]{0,64}=)")
 
 
+@functools.lru_cache(maxsize=_JUDGED_VALUES)
 def _may_be_secret(escaped: str) -> bool:
     """Whether ``escaped``, decoded, holds a run that reads as a password (a person's or a
     generated one: :func:`_chosen_password`): what an escaped hit leaves unredacted must not
