@@ -1766,18 +1766,18 @@ def test_the_fix_of_another_exception_is_held_to_the_generic_floor(store: Memory
     assert other.id not in [h.memory.id for h in hits], hits
 
 
+def fixes_recalled(project: Path, error: str) -> list[tuple[str, str]]:
+    """``kenning recall --json --error ERROR``'s results: each entry's fix and its match."""
+    r = run_cli(project, "recall", "--json", "--error", error)
+    assert r.returncode == 0, r.stderr
+    return [(h["content"].split("| FIX: ")[1], h["match"]) for h in json.loads(r.stdout)["results"]]
+
+
 def test_a_lua_nil_global_is_known_by_its_name(project: Path) -> None:
     """Lua's fingerprint masked the nil global's name (``attempt to call a nil value (global
     <q>)``), so a fix stored for ``foo`` (require the module that defines it) was the exact
     match of ``bar``'s error. The name is kept, as a NameError's: each fix comes for its own
     name, exact; the other's is no exact match (nor a nil local's, whose name stays masked)."""
-
-    def recall(error: str) -> list[tuple[str, str]]:
-        r = run_cli(project, "recall", "--json", "--error", error)
-        assert r.returncode == 0, r.stderr
-        return [
-            (h["content"].split("| FIX: ")[1], h["match"]) for h in json.loads(r.stdout)["results"]
-        ]
 
     for note in (
         "ERROR-FIX: attempt to call a nil value (global 'foo') | FIX: require('util') defines "
@@ -1787,7 +1787,9 @@ def test_a_lua_nil_global_is_known_by_its_name(project: Path) -> None:
     ):
         r = run_cli(project, "remember", "--type", "error_fix", note)
         assert r.returncode == 0 and "stored" in r.stdout, (r.stdout, r.stderr)
-    found = recall("lua: app.lua:3: attempt to call a nil value (global 'foo')\nstack traceback:")
+    found = fixes_recalled(
+        project, "lua: app.lua:3: attempt to call a nil value (global 'foo')\nstack traceback:"
+    )
     assert found[0] == (
         "require('util') defines foo: require it before main.lua calls it",
         "fingerprint",
@@ -1796,8 +1798,13 @@ def test_a_lua_nil_global_is_known_by_its_name(project: Path) -> None:
         "lua: app.lua:3: attempt to call a nil value (global 'bar')",
         "lua: src/ui.lua:12: attempt to call a nil value (method 'paint')",
     ):
-        assert "fingerprint" not in [match for _, match in recall(other)], (other, recall(other))
-    found = recall("lua: src/ui.lua:12: attempt to call a nil value (method 'render')")
+        assert "fingerprint" not in [match for _, match in fixes_recalled(project, other)], (
+            other,
+            fixes_recalled(project, other),
+        )
+    found = fixes_recalled(
+        project, "lua: src/ui.lua:12: attempt to call a nil value (method 'render')"
+    )
     assert found[0] == ("the widget API renamed render to draw in 2.0", "fingerprint"), found
 
 
@@ -1807,13 +1814,6 @@ def test_a_keyerror_is_known_by_its_key_when_the_key_is_a_name(project: Path) ->
     "KeyError: 'cart_total'"`` gave both as exact matches (0.99, 0.97). A key that reads as
     a name in the code is kept: each fix comes for its own key alone, exact; a key that is
     data (a number, a uuid) is masked still, so one such fix is every such KeyError's."""
-
-    def recall(error: str) -> list[tuple[str, str]]:
-        r = run_cli(project, "recall", "--json", "--error", error)
-        assert r.returncode == 0, r.stderr
-        return [
-            (h["content"].split("| FIX: ")[1], h["match"]) for h in json.loads(r.stdout)["results"]
-        ]
 
     for note in (
         "ERROR-FIX: KeyError: 'items' | FIX: parse the cart before totalling",
@@ -1825,7 +1825,7 @@ def test_a_keyerror_is_known_by_its_key_when_the_key_is_a_name(project: Path) ->
         r = run_cli(project, "remember", "--type", "error_fix", note)
         assert r.returncode == 0 and "stored" in r.stdout, (r.stdout, r.stderr)
     # (the fix of a number's KeyError may still come by its words, not as the exact match)
-    other = recall("KeyError: 'cart_total'")
+    other = fixes_recalled(project, "KeyError: 'cart_total'")
     assert not {"parse the cart before totalling", "add the session middleware"} & {
         fix for fix, _ in other
     }, other
@@ -1839,7 +1839,7 @@ def test_a_keyerror_is_known_by_its_key_when_the_key_is_a_name(project: Path) ->
             "parse the cart before totalling",
         ),
     ):
-        found = recall(asked)
+        found = fixes_recalled(project, asked)
         assert found[0] == (own, "fingerprint"), found
         assert other not in [fix for fix, _ in found], found
         assert [match for _, match in found].count("fingerprint") == 1, found
@@ -1851,7 +1851,7 @@ def test_a_keyerror_is_known_by_its_key_when_the_key_is_a_name(project: Path) ->
             "the job's row was deleted; skip the jobs whose row is gone",
         ),
     ):
-        found = recall(data)
+        found = fixes_recalled(project, data)
         assert found[0] == (own, "fingerprint"), found
         assert [match for _, match in found].count("fingerprint") == 1, found
 
