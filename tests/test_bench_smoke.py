@@ -92,8 +92,16 @@ def run_bench(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
         capture_output=True,
         text=True,
         timeout=600,
-        env=env,
+        env=with_eval_dir(env),
     )
+
+
+def with_eval_dir(env: dict[str, str] | None) -> dict[str, str]:
+    """``env`` (default: this process's) naming the evaluation data this module was given
+    (KENNING_EVAL_DIR, which the suite's fixture takes out of the tests' environment as it
+    does every KENNING_ variable) to the benchmark it starts: else a checkout that is not
+    beside ../shared read no data there and its steps failed."""
+    return {**(os.environ if env is None else env), "KENNING_EVAL_DIR": str(EVAL)}
 
 
 #: ``bench all --smoke`` in three runs of about the same length, so that pytest-xdist can run
@@ -228,7 +236,7 @@ def test_benchmarks_do_not_need_the_test_tools(tmp_path: Path) -> None:
     # the blocker first; the rest of PYTHONPATH kept, so that the bench runs this checkout's
     # kenning (a worktree's src/ on PYTHONPATH), not whichever one is installed
     paths = [str(tmp_path), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    env = with_eval_dir({**os.environ, "PYTHONPATH": os.pathsep.join(paths)})
     modules = sorted(p.stem for p in (ROOT / "bench").glob("*.py") if p.stem != "__main__")
     # One process: every benchmark module imported (those no smoke step runs too), then
     # `python -m bench run-module transfer`'s main(): bench/transfer.py starts PostgreSQL
