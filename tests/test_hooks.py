@@ -534,6 +534,15 @@ def _a_server_that_never_answers() -> Iterator[int]:
             sock.close()
 
 
+@contextlib.contextmanager
+def _hosts_that_never_answer(count: int) -> Iterator[str]:
+    """``count`` ports of :func:`_a_server_that_never_answers`, as a URL's several hosts
+    (``127.0.0.1:P1,127.0.0.1:P2,…``): libpq waits out each in turn."""
+    with contextlib.ExitStack() as stack:
+        ports = [stack.enter_context(_a_server_that_never_answers()) for _ in range(count)]
+        yield ",".join(f"127.0.0.1:{port}" for port in ports)
+
+
 @pytest.mark.parametrize(
     ("url", "said"),
     [
@@ -577,9 +586,7 @@ def test_a_team_store_whose_addresses_none_answers_is_said_when_the_budget_ends(
     """A URL of several hosts (or a host name of several addresses) none of which answers:
     libpq waits out each in turn, so the hook's budget ended first and the user was told
     nothing, "gave up after 5 s" on stderr alone (qa-s68b F1). The budget's end says it."""
-    with contextlib.ExitStack() as stack:
-        ports = [stack.enter_context(_a_server_that_never_answers()) for _ in range(3)]
-        hosts = ",".join(f"127.0.0.1:{port}" for port in ports)
+    with _hosts_that_never_answer(3) as hosts:
         env = {
             "KENNING_STORE": f"postgresql://kenning:pw-never-shown-7a1c@{hosts}/kenning",
             "KENNING_HOOK_TIMEOUT": "5",
@@ -606,9 +613,7 @@ def test_the_budget_is_counted_from_the_process_start(project: Path, tmp_path: P
     site.mkdir()
     (site / "sitecustomize.py").write_text("import time\ntime.sleep(2)\n")
     path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
-    with contextlib.ExitStack() as stack:
-        ports = [stack.enter_context(_a_server_that_never_answers()) for _ in range(3)]
-        hosts = ",".join(f"127.0.0.1:{port}" for port in ports)
+    with _hosts_that_never_answer(3) as hosts:
         env = {
             "KENNING_STORE": f"postgresql://kenning:pw@{hosts}/kenning",
             "KENNING_HOOK_TIMEOUT": "3",
