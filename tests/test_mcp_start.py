@@ -1,7 +1,7 @@
 """``kenning mcp``'s start (issue 15: Claude Code, Codex and Cursor start it at every
 session): the SDK and the tools' descriptions before the first answer, the store's code and
 the model after it, the model only where a tool will need it. Each test runs a fresh
-interpreter: this one has imported everything already."""
+interpreter (two tests read one): this one has imported everything already."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,54 +42,80 @@ def served(project: Path, env: dict[str, str], sent: str) -> subprocess.Complete
     )
 
 
-def test_the_server_is_built_without_the_store_s_code() -> None:
+#: One fresh interpreter for the two tests below (a Python start and the SDK's import, ~0.7
+#: CPU-s each): first the server built, then the warm-up in each kind of project, those that
+#: load no model first (once loaded, onnxruntime stays in ``sys.modules``; whether a later
+#: warm-up asks for the model is read from the calls of ``load_embedder``, which it calls
+#: through).
+FRESH_INTERPRETER = """
+import json, os, sys
+from pathlib import Path
+import kenning.mcp_server as s
+s.build_server(s.KenningTools(None))
+heavy = ("kenning.store", "kenning.backends.base", "numpy", "onnxruntime")
+built = [m for m in heavy if m in sys.modules]
+s.import_late_modules()  # what each warm-up does first
+import kenning.embedders as embedders
+asked = []
+load_embedder = embedders.load_embedder
+def asking(*args, **kwargs):
+    asked.append(args)
+    return load_embedder(*args, **kwargs)
+embedders.load_embedder = asking
+bare, no_checkout, kept = map(Path, sys.argv[1:])
+def warmed(folder, started_in=None):
+    if started_in is not None:  # no project named: the working directory, the roots later
+        os.chdir(started_in)
+    del asked[:]
+    s.KenningTools(folder).warm_up()
+    return ["onnxruntime" in sys.modules, bool(asked)]
+warm = {
+    "named bare": warmed(bare),
+    "named no-checkout": warmed(no_checkout),
+    "started in bare": warmed(None, bare),
+    "started in no-checkout": warmed(None, no_checkout),
+    "named kept": warmed(kept),
+}
+print(json.dumps({"built": built, "warm": warm}))
+"""
+
+
+@pytest.fixture(scope="module")
+def fresh_interpreter(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What :data:`FRESH_INTERPRETER` found in three folders: a checkout without a store,
+    a folder that is no checkout, a checkout with a store's file (no note)."""
+    tmp_path = tmp_path_factory.mktemp("start")
+    bare = make_repo(tmp_path / "bare")
+    kept = make_repo(tmp_path / "kept")
+    (tmp_path / "no-checkout").mkdir()
+    open_store(cwd=kept).close()
+    found = run_python(FRESH_INTERPRETER, str(bare), str(tmp_path / "no-checkout"), str(kept))
+    assert isinstance(found, dict)
+    return found
+
+
+def test_the_server_is_built_without_the_store_s_code(fresh_interpreter: dict[str, Any]) -> None:
     """The store's code (numpy with it, ~0.1 CPU-s) is the first tool call's or the
     warm-up's, not the first answer's."""
-    code = (
-        "import json, sys\n"
-        "import kenning.mcp_server as s\n"
-        "s.build_server(s.KenningTools(None))\n"
-        "heavy = ('kenning.store', 'kenning.backends.base', 'numpy', 'onnxruntime')\n"
-        "print(json.dumps([m for m in heavy if m in sys.modules]))\n"
-    )
-    assert run_python(code) == []
+    assert fresh_interpreter["built"] == []
 
 
-def test_the_warm_up_loads_the_model_only_for_a_project_with_a_store(tmp_path: Path) -> None:
+def test_the_warm_up_loads_the_model_only_for_a_project_with_a_store(
+    fresh_interpreter: dict[str, Any],
+) -> None:
     """Without a store a read answers empty results without the model: a session that stores
     nothing never loads it (the first hooks_remember does). Started outside any checkout
     with nothing named, the client's roots will name the project (Codex's and Cursor's
     user-scope servers): warmed up, as before 23066603 (qa80 F2); with a project named
-    that is no checkout, not."""
-    bare = make_repo(tmp_path / "bare")
-    kept = make_repo(tmp_path / "kept")
-    (tmp_path / "no-checkout").mkdir()
-    open_store(cwd=kept).close()  # the store's file, no note
-    code = (
-        "import json, sys\n"
-        "from pathlib import Path\n"
-        "from kenning.mcp_server import KenningTools\n"
-        "loaded = []\n"
-        "for folder in sys.argv[1:]:\n"
-        "    KenningTools(Path(folder)).warm_up()\n"
-        "    loaded.append('onnxruntime' in sys.modules)\n"
-        "print(json.dumps(loaded))\n"
-    )
-    assert run_python(code, str(bare), str(tmp_path / "no-checkout"), str(kept)) == [
-        False,
-        False,
-        True,
-    ]
-    # the working directory, no project named: the roots will name it
-    started_outside = (
-        "import json, os, sys\n"
-        "from kenning.mcp_server import KenningTools\n"
-        "os.chdir(sys.argv[1])\n"
-        "KenningTools(None).warm_up()\n"
-        "print(json.dumps('onnxruntime' in sys.modules))\n"
-    )
-    assert run_python(started_outside, str(tmp_path / "no-checkout")) is True
-    assert run_python(started_outside, str(bare)) is False
+    that is no checkout, not. (Each entry: onnxruntime imported by then, the model asked
+    for by this warm-up.)"""
+    assert fresh_interpreter["warm"] == {
+        "named bare": [False, False],
+        "named no-checkout": [False, False],
+        "started in bare": [False, False],
+        "started in no-checkout": [True, True],
+        "named kept": [True, True],
+    }
 
 
 INITIALIZE = {
