@@ -183,35 +183,56 @@ def test_first_calls_sent_together_each_get_their_answer(tmp_path: Path) -> None
     import name 'NewMemory'`` from a half-imported ``kenning.store``) or the warm-up died
     with a traceback on stderr, in 4 of 50 starts (qa80 F1). A race, which this guard of
     the first calls' answers sees only rarely: :func:`test_the_tools_import_late_only_what_the_lock_imports`
-    holds what rules it out."""
+    holds what rules it out.
+
+    Every request is written before stdin closes (a script piping them in): a client that
+    did so got nothing but the initialize answer, the notes stored and the answers never
+    written. Three notes and a ping after the first calls are answered too (they had a
+    server of their own in test_mcp_robustness, ~1 CPU-s)."""
     project = make_repo(tmp_path / "proj")
     open_store(cwd=project).close()
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
-    requests = [
-        INITIALIZE,
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        *(
+    first_calls = [
+        {
+            "jsonrpc": "2.0",
+            "id": 10 + i,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
+        for i, (name, arguments) in enumerate(FIRST_CALLS)
+    ]
+    for run in range(2):
+        notes = [
+            f"Service {n} restarts nightly at 0{n}:00 UTC." for n in range(3 * run, 3 * run + 3)
+        ]
+        then = [
             {
                 "jsonrpc": "2.0",
-                "id": 10 + i,
+                "id": 20 + k,
                 "method": "tools/call",
-                "params": {"name": name, "arguments": arguments},
+                "params": {"name": "hooks_remember", "arguments": {"content": note}},
             }
-            for i, (name, arguments) in enumerate(FIRST_CALLS)
-        ),
-    ]
-    sent = "".join(json.dumps(r) + "\n" for r in requests)
-    for _ in range(2):
-        proc = served(project, env, sent)
+            for k, note in enumerate(notes)
+        ]
+        requests = [
+            INITIALIZE,
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            *first_calls,
+            *then,
+            {"jsonrpc": "2.0", "id": 30, "method": "ping"},
+        ]
+        proc = served(project, env, "".join(json.dumps(r) + "\n" for r in requests))
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr[-3000:]
         answers = {a["id"]: a for a in map(json.loads, proc.stdout.splitlines()) if "id" in a}
-        assert sorted(answers) == [1, *range(10, 10 + len(FIRST_CALLS))]
+        assert sorted(answers) == [1, *range(10, 10 + len(FIRST_CALLS)), 20, 21, 22, 30]
         for i, (name, _) in enumerate(FIRST_CALLS):
             result = answers[10 + i]["result"]
             text = result["content"][0]["text"]
             # forget of an id not stored is a tool error by design; every other call answers
             assert result.get("isError", False) == (name == "forget"), (name, text)
             assert "unexpectedly" not in text, (name, text)
+        for k in range(len(notes)):
+            assert answers[20 + k]["result"]["structuredContent"]["status"] == "stored"
 
 
 def test_the_tools_import_late_only_what_the_lock_imports() -> None:
