@@ -764,7 +764,7 @@ async def test_a_root_too_long_for_the_os_is_passed_over(project: Path, shared: 
 
 
 async def test_a_write_tool_whose_store_refuses_the_connection_says_what_it_did_not_do(
-    project: Path, tmp_path: Path
+    project: Path,
 ) -> None:
     """qa78 F2: with the team store's server down, hooks_remember and forget answered
     "…: knowledge base NOT consulted: cannot connect to PostgreSQL at …" (a read's words),
@@ -772,14 +772,16 @@ async def test_a_write_tool_whose_store_refuses_the_connection_says_what_it_did_
     forget` say the reason, then "; the note was not stored" / "; nothing was forgotten".
     The write tools say the same (errors.StoreUnavailable.as_the_write_says, which the CLI
     calls too); the tools that read keep "knowledge base NOT consulted". A closed port (1)
-    on this machine, over stdio."""
+    on this machine. The server is started in-process (:func:`started`): what is checked
+    is the tools' words, which no process boundary changes (a ``kenning mcp`` of its own,
+    importing the SDK and psycopg, cost ~1 CPU-s)."""
     down = "postgresql://postgres@127.0.0.1:1/nope"
     fix = (
         "; nothing accepts connections there: check that the server is running and that "
         "the URL's host and port are its own"
     )
     env = {"KENNING_STORE": down, "KENNING_EMBEDDER": "hashing"}
-    async with connect(project, tmp_path / "err.log", env=env) as s:
+    async with started(project, env=env) as s:
         writes = {
             "hooks_remember": (
                 {"content": "Never deploy on Fridays", "type": "rule"},
