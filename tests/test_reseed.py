@@ -1084,6 +1084,29 @@ def _on_a_failing_disk(doc: Path, *command: str) -> list[str]:
     return ["unshare", "-m", "sh", "-c", script, str(doc), *command]
 
 
+CHECKOUT = Path(__file__).resolve().parent.parent
+#: The session-start hook's work, then ``kenning recall --json`` and ``kenning seed-solutions``
+#: (as tests/test_hooks.py's hook_here and tests/cli_runner.py's run_cli run them in this
+#: process), in one process whose reads of the doc fail: one Python start and model load,
+#: not three (~0.8 CPU-s). What each said is printed, as its process would give it. No read
+#: of the doc succeeds there, so the process's cache of files' blob ids (kenning.freshness)
+#: holds nothing of it for the two after the hook.
+_THREE_ON_A_FAILING_DISK = f"""
+import contextlib, io, json, sys
+from kenning.hooks import claude_code
+from tests.cli_runner import run_cli
+out, err = io.StringIO(), io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    finished = claude_code.run("session-start", io.BytesIO(sys.argv[1].encode()), out, err)
+ran = [{{"returncode": 0 if finished else "budget out", "stdout": out.getvalue(),
+        "stderr": err.getvalue()}}]
+for args in (["recall", "--json", {ERRORS["db"]!r}], ["seed-solutions"]):
+    r = run_cli(".", *args)
+    ran.append({{"returncode": r.returncode, "stdout": r.stdout, "stderr": r.stderr}})
+print(json.dumps(ran))
+"""
+
+
 def test_a_doc_the_disk_fails_to_read_is_said_and_its_entries_kept(docs: Path) -> None:
     """A doc whose read fails with an I/O error (EIO: a failing disk or mount) was said by
     no session (its re-seed failed, silently, at each one), and recall marked its entries
@@ -1097,35 +1120,23 @@ def test_a_doc_the_disk_fails_to_read_is_said_and_its_entries_kept(docs: Path) -
         (before,) = of(store, "db")
     write(root, "docs/solutions/npm/npm.md", doc("npm", fix="Pin the registry in .npmrc."))
     failing = docs / "db" / "db.md"
-    said = subprocess.run(
-        _on_a_failing_disk(failing, sys.executable, "-m", "kenning", "hook", "session-start"),
-        cwd=root,
-        env=env(),
-        input=_session_payload(root),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    recalled = subprocess.run(
+    ran = subprocess.run(
         _on_a_failing_disk(
-            failing, sys.executable, "-m", "kenning", "recall", "--json", ERRORS["db"]
+            failing, sys.executable, "-c", _THREE_ON_A_FAILING_DISK, _session_payload(root)
         ),
         cwd=root,
-        env=env(),
+        env=env(
+            PYTHONPATH=os.pathsep.join(filter(None, [str(CHECKOUT), os.environ.get("PYTHONPATH")]))
+        ),
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    by_hand = subprocess.run(
-        _on_a_failing_disk(failing, sys.executable, "-m", "kenning", "seed-solutions"),
-        cwd=root,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    said, recalled, by_hand = (
+        subprocess.CompletedProcess([], r["returncode"], r["stdout"], r["stderr"])
+        for r in json.loads(ran.stdout)
     )
     assert said.returncode == 0, said.stderr
     (line,) = said.stderr.splitlines()
