@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import CallToolResult, Root
 
@@ -39,6 +39,11 @@ from .test_mcp_project import (  # noqa: F401  (fixtures used by name)
 )
 
 pytestmark = pytest.mark.anyio
+
+#: This module's shared server is started as ``kenning install claude-code`` registers it
+#: (test_mcp_project.installed_entry): test_handshake_and_tool_list is then also the test
+#: that the installed entry starts the server (one of its own cost ~1 CPU-s).
+SHARED_SERVER_AS_INSTALLED = True
 
 TOOLS = {
     "hooks_recall",
@@ -245,34 +250,6 @@ async def test_project_dir_option(project: Path, tmp_path: Path) -> None:
     outside.mkdir()
     async with started(outside) as s:
         assert "not inside a git repository" in await error(s, "hooks_recall", query="abc def")
-
-
-async def test_installed_mcp_entry_starts_the_server(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from click.testing import CliRunner
-
-    from kenning.cli import main
-
-    monkeypatch.setenv("HOME", str(tmp_path))  # the local scope writes ~/.claude.json
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    exe = str(Path(sys.executable).parent / "kenning")
-    result = CliRunner().invoke(main, ["install", "claude-code", "--executable", exe])
-    assert result.exit_code == 0, result.output
-    config = json.loads((tmp_path / ".claude.json").read_text())
-    entry = config["projects"][str(project)]["mcpServers"]["kenning"]
-    params = StdioServerParameters(
-        command=entry["command"], args=entry["args"], cwd=str(project), env=dict(os.environ)
-    )
-    with (tmp_path / "err.log").open("w") as err:
-        async with (
-            stdio_client(params, errlog=err) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            with anyio.fail_after(120):
-                await session.initialize()
-                tools = await session.list_tools()
-    assert {t.name for t in tools.tools} == TOOLS
 
 
 def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from mcp.types import CallToolResult, InitializeResult, ListRootsResult, Root
 
 from kenning.mcp_server import KenningTools, build_server
 
+from .cli_runner import run_cli
 from .conftest import make_repo
 
 pytestmark = pytest.mark.anyio
@@ -122,13 +123,34 @@ class Shared:
     errlog: Path
 
 
+def installed_entry(folder: Path) -> tuple[str, list[str]]:
+    """The command and arguments ``kenning install claude-code`` registers for ``folder``
+    (local scope, this venv's ``kenning`` named): what Claude Code starts."""
+    home = folder / "home"
+    home.mkdir()
+    exe = str(Path(sys.executable).parent / "kenning")
+    installed = run_cli(
+        folder,
+        *("install", "claude-code", "--executable", exe),
+        env={"HOME": str(home), "CLAUDE_CONFIG_DIR": None},
+    )
+    assert installed.returncode == 0, installed.stderr
+    config = json.loads((home / ".claude.json").read_text())
+    entry = config["projects"][str(folder.resolve())]["mcpServers"]["kenning"]
+    return entry["command"], entry["args"]
+
+
 @pytest.fixture(scope="module")
-async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Shared]:
+async def shared(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> AsyncIterator[Shared]:
     """One server for a module's tests that only call tools and read answers: each
     ``kenning mcp`` costs ~2 s of CPU to start (the SDK's imports; the model ~0.5 s more).
     It runs in a folder that is no checkout and serves the client's MCP roots, which each
     test points at its own fresh project (:func:`served`), so no test sees another's notes.
-    Tests about the process itself (its options, its pipes, its environment) start their own."""
+    Tests about the process itself (its options, its pipes, its environment) start their own.
+    A module that sets ``SHARED_SERVER_AS_INSTALLED`` has it started as the install
+    registers it (:func:`installed_entry`), else as ``python -m kenning mcp``."""
     folder = tmp_path_factory.mktemp("mcp-shared")
     # built before the tests' own fixtures clean the environment: clean it here
     env = {
@@ -137,9 +159,10 @@ async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Shar
         if k != "CLAUDE_PROJECT_DIR"
         and (not k.startswith("KENNING_") or k in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR"))
     }
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "kenning", "mcp"], cwd=str(folder), env=env
-    )
+    command, args = sys.executable, ["-m", "kenning", "mcp"]
+    if getattr(request.module, "SHARED_SERVER_AS_INSTALLED", False):
+        command, args = installed_entry(folder)
+    params = StdioServerParameters(command=command, args=args, cwd=str(folder), env=env)
     roots = Roots()
     errlog = folder / "err.log"
     with errlog.open("a", encoding="utf-8") as err:
