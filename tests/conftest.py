@@ -164,27 +164,37 @@ def _eval_data_present(request: pytest.FixtureRequest) -> None:
 
 
 @contextlib.contextmanager
-def texts_redacted() -> Iterator[list[str]]:
-    """The texts given to kenning's redaction (``redact_secrets``) meanwhile, in this thread
-    and in the threads started meanwhile, seen by a profile hook (nothing of kenning's is
-    replaced): what a test checks to show a costly redaction is not made."""
-    from kenning.redaction import redact_secrets
-
-    code = redact_secrets.__code__
-    seen: list[str] = []
+def calls_of(function: Callable[..., Any], argument: str) -> Iterator[list[Any]]:
+    """The ``argument`` of each call of ``function`` meanwhile, in this thread and in the
+    threads started meanwhile, seen by a profile hook (nothing of kenning's is replaced;
+    a profile hook already set, an outer ``calls_of``, still sees every call)."""
+    code = function.__code__
+    seen: list[Any] = []
+    previous = sys.getprofile()
 
     def hook(frame: Any, event: str, arg: Any) -> None:
         if event == "call" and frame.f_code is code:
-            seen.append(frame.f_locals["text"])
+            seen.append(frame.f_locals[argument])
+        if previous is not None:
+            previous(frame, event, arg)
 
-    previous = sys.getprofile()
     threading.setprofile(hook)
     sys.setprofile(hook)
     try:
         yield seen
     finally:
         sys.setprofile(previous)
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(previous)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def texts_redacted() -> Iterator[list[str]]:
+    """The texts given to kenning's redaction (``redact_secrets``) meanwhile
+    (:func:`calls_of`): what a test checks to show a costly redaction is not made."""
+    from kenning.redaction import redact_secrets
+
+    with calls_of(redact_secrets, "text") as seen:
+        yield seen
 
 
 def git(cwd: Path, *args: str) -> str:

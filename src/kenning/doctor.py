@@ -1335,7 +1335,7 @@ def _check_store(
     if path is None:
         return skip("", "no store to check")
     if not path.exists():
-        from .backends.sqlite import file_in_the_way
+        from .project import file_in_the_way
 
         blocking = file_in_the_way(path)
         if blocking is not None:  # every write would fail to create the store

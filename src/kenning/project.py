@@ -714,13 +714,16 @@ def configured_store(root: Path | None) -> tuple[str | None, str]:
     no store can be read from (a URL without its //, libpq's key=value form, a scheme kenning
     does not speak) is a :class:`UserInputError`, which names the .env that holds it."""
     from . import config
-    from .backends.registry import backend_kind
 
     configured, origin = config.project_variable("KENNING_STORE", root)
     if configured:
         try:
             server = config.is_store_url(configured) and _qdrant_local_folder(configured) is None
             if server:
+                # (imported for a server alone: the backends' package loads numpy, which a
+                # hook in a project without a store has no use for)
+                from .backends.registry import backend_kind
+
                 backend_kind(configured)
         except UserInputError as exc:
             if origin != ".env" or root is None:
@@ -1210,6 +1213,15 @@ def _link_of(path: Path) -> Path:
         if part.is_symlink():
             return part
     return path
+
+
+def file_in_the_way(path: Path) -> Path | None:
+    """The first folder on the way to ``path`` that exists as something else (a file named
+    ``.kenning``), or None."""
+    for folder in reversed(path.parents):
+        if folder.exists() and not folder.is_dir():
+            return folder
+    return None
 
 
 def check_store_location(project: Project) -> Path:

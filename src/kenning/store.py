@@ -34,6 +34,7 @@ from .project import (
     Project,
     case_variants,
     check_store_location,
+    file_in_the_way,
     git_asked_once,
     guards_a_path,
     keep_store_out_of_git,
@@ -445,7 +446,6 @@ def _not_there(project: Project, reason: str) -> str:
     remember from here would create it: named with --store or KENNING_STORE outside the
     project root (a mistyped path, a store moved), the write guard refuses it, and the
     promise sent the user to a refusal."""
-    from .backends.sqlite import file_in_the_way
     from .errors import StoreLocationError
 
     if file_in_the_way(project.store_path) is not None:

@@ -49,7 +49,7 @@ from ..errors import (
 from ..lexical import MAX_QUERY_TERMS, spellings
 from ..lexical import query_terms as lexical_terms
 from ..model import Memory, Provenance, parse_timestamp
-from ..project import STORE_FILENAME
+from ..project import STORE_FILENAME, file_in_the_way
 from ..protocol import MAX_CONTENT_BYTES, MAX_SEEN_COUNT
 from ..vectors import bad_rows, checked_cosine, vector_problem
 from . import annindex, compat
@@ -638,15 +638,6 @@ class _LexicalStats:
         #: in every segment of the index for nothing
         self.absent: set[str] = set()
         self.shares: dict[Filters, float] = {}
-
-
-def file_in_the_way(path: Path) -> Path | None:
-    """The first folder on the way to ``path`` that exists as something else (a file named
-    ``.kenning``), or None."""
-    for folder in reversed(path.parents):
-        if folder.exists() and not folder.is_dir():
-            return folder
-    return None
 
 
 class SQLiteBackend:
