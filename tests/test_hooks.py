@@ -23,6 +23,7 @@ import time
 import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import TextIO
@@ -604,20 +605,22 @@ def test_a_team_store_whose_addresses_none_answers_is_said_when_the_budget_ends(
 ) -> None:
     """A URL of several hosts (or a host name of several addresses) none of which answers:
     libpq waits out each in turn, so the hook's budget ended first and the user was told
-    nothing, "gave up after 5 s" on stderr alone (qa-s68b F1). The budget's end says it."""
+    nothing, "gave up after 5 s" on stderr alone (qa-s68b F1). The budget's end says it.
+    (A 3 s budget: each host is still waited out for libpq's least, 2 s, 6 s for the three,
+    and the test waits 3 s, not 5.)"""
     with _hosts_that_never_answer(3) as hosts:
         env = {
             "KENNING_STORE": f"postgresql://kenning:pw-never-shown-7a1c@{hosts}/kenning",
-            "KENNING_HOOK_TIMEOUT": "5",
+            "KENNING_HOOK_TIMEOUT": "3",
         }
         proc = run_hook("prompt-submit", payload("prompt_submit_error", project), project, env)
     assert proc.returncode == 0
-    assert "gave up after 5 s" in proc.stderr
+    assert "gave up after 3 s" in proc.stderr
     message = json.loads(proc.stdout)["systemMessage"]
     assert message.startswith(
         f"kenning: knowledge base NOT consulted: the store at postgresql://kenning@{hosts}/"
     ), message
-    assert "did not answer within the hook's 5 s (KENNING_HOOK_TIMEOUT)" in message
+    assert "did not answer within the hook's 3 s (KENNING_HOOK_TIMEOUT)" in message
     assert "pw-never-shown-7a1c" not in proc.stdout + proc.stderr
 
 
@@ -659,10 +662,16 @@ def test_a_team_store_whose_table_is_held_is_said_when_the_budget_ends(
     with open_store(pg_url, cwd=project, embedder="hashing") as store:
         store.remember("ERROR-FIX: KeyError: 'user' | FIX: check the session", "error_fix")
     env = {"KENNING_STORE": pg_url, "KENNING_EMBEDDER": "hashing", "KENNING_HOOK_TIMEOUT": "3"}
-    with psycopg.connect(pg_url) as holder:
+    with psycopg.connect(pg_url) as holder, ThreadPoolExecutor(2) as side_by_side:
         holder.execute("LOCK TABLE kenning_memories IN ACCESS EXCLUSIVE MODE")
-        proc = run_hook("prompt-submit", payload("prompt_submit_error", project), project, env)
-        failed = run_hook("tool-failure", payload("tool_failure_pytest", project), project, env)
+        # (each hook waits out its budget: side by side, the test waits 3 s, not 6)
+        prompted = side_by_side.submit(
+            run_hook, "prompt-submit", payload("prompt_submit_error", project), project, env
+        )
+        failing = side_by_side.submit(
+            run_hook, "tool-failure", payload("tool_failure_pytest", project), project, env
+        )
+        proc, failed = prompted.result(), failing.result()
         holder.rollback()
     assert proc.returncode == 0 and "gave up after 3 s" in proc.stderr
     message = json.loads(proc.stdout)["systemMessage"]
@@ -3395,11 +3404,13 @@ def test_a_failed_test_run_s_json_report_brings_back_the_fix_of_its_printed_fail
 def test_the_tool_failure_hook_gives_what_recall_error_prints(
     seeded: MemoryStore, tmp_path: Path
 ) -> None:
-    """The process Claude Code starts, from another folder: its context is what ``kenning
-    recall --error OUTPUT --format xml`` prints for the command's output (the same queries,
-    floors, fingerprints, fence and escaping)."""
+    """The hook, run from another folder: its context is what ``kenning recall --error
+    OUTPUT --format xml`` prints for the command's output (the same queries, floors,
+    fingerprints, fence and escaping). (In this process: what is compared is the hook's
+    work; a process of its own cost a Python start and a model load, ~0.45 CPU-s, and the
+    entry point's process is test_prompt_with_an_error_recalls_its_fix's.)"""
     data = payload("tool_failure_pytest", seeded.project.root)
-    proc = run_hook("tool-failure", data, tmp_path)
+    proc = hook_here("tool-failure", data, tmp_path)
     context = context_of(proc, "PostToolUseFailure")
     output = json.loads(data)["error"].split("\n", 1)[1]
     printed = run_cli(
