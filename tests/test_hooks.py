@@ -1628,21 +1628,30 @@ def test_run_never_raises(monkeypatch: pytest.MonkeyPatch, project: Path) -> Non
 
 @pytest.mark.parametrize("closed", ["<&-", ">&-", "2>&-", ">&- 2>&-"])
 def test_a_closed_stream_still_ends_the_hook_with_exit_0(
-    seeded: MemoryStore, tmp_path: Path, closed: str
+    request: pytest.FixtureRequest, tmp_path: Path, closed: str
 ) -> None:
     """An agent that closes a stream the hook would use (Python sees None) still gets exit
-    0: the hook reads nothing from a closed stdin and writes nothing to a closed stdout."""
+    0: the hook reads nothing from a closed stdin and writes nothing to a closed stdout.
+    A closed stdout meets a store to recall from (a context to write); a closed stdin or
+    stderr alone a project without one, whose line is what the hook writes to stderr (and
+    no model is loaded: ~0.45 CPU-s a process)."""
     import shlex
 
+    stored = closed.startswith(">&-")
+    root: Path = (
+        request.getfixturevalue("seeded").project.root
+        if stored
+        else request.getfixturevalue("project")
+    )
     data = tmp_path / "in.json"
-    data.write_bytes(payload("prompt_submit_error", seeded.project.root))
+    data.write_bytes(payload("prompt_submit_error", root))
     redirect = closed if closed.startswith("<") else f"< {shlex.quote(str(data))} {closed}"
     command = (
         f"{shlex.quote(sys.executable)} -m kenning hook prompt-submit {redirect}; echo rc=$? >&3"
     )
     proc = subprocess.run(
         ["sh", "-c", f"exec 3>&1; ({command})"],
-        cwd=seeded.project.root,
+        cwd=root,
         capture_output=True,
         text=True,
         timeout=60,
