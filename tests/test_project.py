@@ -839,3 +839,48 @@ def test_a_committed_env_chooses_no_project_on_a_server(
     monkeypatch.delenv("KENNING_PROJECT")
     git(root, "rm", "-q", "--cached", ".env")  # an .env of this machine's user
     assert resolve_project(root).group_id == "acme/payments"
+
+
+@pytest.mark.parametrize(
+    ("state", "surely"),
+    [
+        ("a checkout without a store", True),
+        ("a folder that is no checkout", False),  # (no project there: open_store says why)
+        ("a .kenning file in the store's way", True),
+        ("a checkout with a store", False),
+        ("an empty memory.db", False),
+        ("a server's store named in .env", False),
+        ("a NUL in the folder's name", False),
+    ],
+)
+def test_surely_no_store_is_said_only_where_open_store_finds_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: str, surely: bool
+) -> None:
+    """A hook asks :func:`surely_no_store` before it imports kenning.store: where it says
+    so, ``open_store(create=False, missing_ok=True)`` opens no store and raises nothing."""
+    from kenning.project import surely_no_store
+
+    monkeypatch.delenv("KENNING_STORE", raising=False)
+    cwd = tmp_path / "proj"
+    if state == "a folder that is no checkout":
+        cwd.mkdir()
+    else:
+        make_repo(cwd)
+    if state == "a .kenning file in the store's way":
+        (cwd / ".kenning").write_text("not a folder")
+    elif state == "a checkout with a store":
+        open_store(cwd=cwd, embedder="hashing").close()
+    elif state == "an empty memory.db":
+        (cwd / ".kenning").mkdir()
+        (cwd / ".kenning" / "memory.db").write_bytes(b"")
+    elif state == "a server's store named in .env":
+        (cwd / ".env").write_text("KENNING_STORE=postgresql://kenning@127.0.0.1:1/kenning\n")
+    elif state == "a NUL in the folder's name":
+        cwd = Path(f"{cwd}\x00x")
+    assert surely_no_store(cwd) is surely
+    if surely:
+        store = open_store(cwd=cwd, create=False, missing_ok=True)
+        try:
+            assert not store.exists
+        finally:
+            store.close()

@@ -114,7 +114,6 @@ from typing import IO, TYPE_CHECKING, Any
 from .. import config, protocol
 from ..errors import (
     KenningError,
-    StoreLocationError,
     StoreUnavailable,
     json_error_said,
     not_utf8,
@@ -561,10 +560,10 @@ def _project_dir(payload: Mapping[str, Any]) -> Path:
 
 
 def _open_store(cwd: Path, budget: float) -> MemoryStore:
-    from ..project import git_asked_once
+    from ..project import git_asked_once, surely_no_store
 
     with git_asked_once():  # the project is found for the look and again for the open
-        if _surely_no_store(cwd):
+        if surely_no_store(cwd):
             raise HookSkip(NO_STORE)
         from ..store import open_store
 
@@ -580,35 +579,6 @@ def _open_store(cwd: Path, budget: float) -> MemoryStore:
         store.close()
         raise HookSkip(NO_STORE)
     return store
-
-
-def _surely_no_store(cwd: Path) -> bool:
-    """Whether :func:`kenning.store.open_store` for ``cwd`` (as :func:`_open_store` opens it)
-    would surely raise nothing and open no store: the project resolves, and its store is a
-    SQLite file that is not there, the steps ``open_store`` takes to find that out. False
-    when anything else may happen (a server's store, a file there, an error on the way),
-    which ``open_store`` then says. The hook of a project without a store, any project
-    where the plugin is installed user-wide, is spared ``kenning.store``'s import (numpy,
-    the backends: ~0.06 CPU-s of the hook's 0.21)."""
-    from ..project import check_store_location, file_in_the_way, resolve_project
-
-    try:
-        if "\x00" in os.fspath(cwd):  # (open_store refuses it)
-            return False
-        project = resolve_project(cwd)
-        if project.store_url is not None:
-            return False
-        path = config.expand_home(project.store_path, "the store path")
-        if path.exists():
-            return False
-        file_in_the_way(path)  # (what the SQLite backend looks at to say why it is missing)
-        # (and open_store's reason for a missing file, which the hook does not say)
-        if file_in_the_way(project.store_path) is None:
-            with contextlib.suppress(StoreLocationError):
-                check_store_location(project)
-    except Exception:
-        return False
-    return True
 
 
 def _model_cache_cold() -> str:
