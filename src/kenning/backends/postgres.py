@@ -873,13 +873,18 @@ def _register_vector(conn: psycopg.Connection[Any]) -> bool:
     info = TypeInfo.fetch(conn, "vector")
     if info is None:
         return False
-    bdump, tdump, bload, tload = _vector_adapters(info.oid)
+    _use_vector_type(conn, info.oid)
+    return True
+
+
+def _use_vector_type(conn: psycopg.Connection[Any], oid: int) -> None:
+    """``conn`` sends numpy arrays as, and reads back, the vector type of ``oid``."""
+    bdump, tdump, bload, tload = _vector_adapters(oid)
     conn.adapters.register_dumper(np.ndarray, tdump)
     conn.adapters.register_dumper(np.ndarray, bdump)  # the last registered is preferred
-    conn.adapters.register_loader(info.oid, tload)
-    conn.adapters.register_loader(info.oid, bload)
-    conn._kenning_vector_oid = info.oid  # type: ignore[attr-defined]
-    return True
+    conn.adapters.register_loader(oid, tload)
+    conn.adapters.register_loader(oid, bload)
+    conn._kenning_vector_oid = oid  # type: ignore[attr-defined]
 
 
 def _row_to_memory(row: Sequence[Any]) -> Memory:
@@ -3245,16 +3250,28 @@ def _configure_session(conn: psycopg.Connection[Any]) -> None:
     """A new connection of the pool's (or a call's own): the vector type, timestamps read in
     UTC (a server, database or role TimeZone west of UTC turned a note stored at year 1 into
     a date Python cannot hold, and a read of it into a traceback), and
-    :data:`TABLE_LOCK_WAIT_S` as its lock_timeout unless the server or role set one."""
-    _register_vector_checked(conn)
-    found = conn.execute(
-        "SELECT current_setting('lock_timeout'), set_config('TimeZone', 'UTC', false)"
-    )
-    if _first(found)[0] == "0":
+    :data:`TABLE_LOCK_WAIT_S` as its lock_timeout unless the server or role set one.
+
+    One statement (the type as :func:`_register_vector` finds it, by ``to_regtype`` on the
+    session's search_path): psycopg's TypeInfo.fetch, a separate settings query and the
+    lock_timeout's own were five round trips for every connection the tests and the
+    product open."""
+    # (the settings only once the type is found, as when its lookup came first and raised)
+    vector_oid = _first(
         conn.execute(
-            "SELECT set_config('lock_timeout', %s, false)",
+            "SELECT t.oid, CASE WHEN t.oid IS NOT NULL "
+            "THEN set_config('TimeZone', 'UTC', false) END, "
+            "CASE WHEN t.oid IS NOT NULL AND current_setting('lock_timeout') = '0' "
+            "THEN set_config('lock_timeout', %s, false) END "
+            "FROM (SELECT to_regtype('vector')::oid AS oid) t",
             (f"{max(1, int(TABLE_LOCK_WAIT_S * 1000))}ms",),
         )
+    )[0]
+    if vector_oid is None:
+        _register_vector_checked(conn)  # raises, saying why (a schema off the path, or none)
+        _configure_session(conn)  # the type came meanwhile: its settings too
+        return
+    _use_vector_type(conn, int(vector_oid))
 
 
 def _search_path_names(search_path: str) -> list[str]:
