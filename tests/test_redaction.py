@@ -8,9 +8,11 @@ reported in docs/reliability.md ("Secrets").
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 import time
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +23,8 @@ from hypothesis import strategies as st
 from kenning.redaction import (
     REDACTION_KINDS,
     _gitleaks,
+    _rule_set_of,
+    _RuleSet,
     redact_secrets,
     redact_url,
     redact_value,
@@ -1271,6 +1275,33 @@ def test_gitleaks_rules_load_and_compile() -> None:
     for rule in rule_set.rules:
         rule.pattern()  # every adapted pattern is valid RE2
     assert {"aws-access-token", "gcp-api-key", "stripe-access-token", "slack-app-token"} <= ids
+
+
+GITLEAKS_DATA = Path(__file__).parent.parent / "src" / "kenning" / "data"
+
+
+def test_the_rules_read_are_made_from_the_vendored_gitleaks_toml() -> None:
+    """Redaction reads gitleaks_rules.json, made from gitleaks.toml by
+    scripts/make_gitleaks_rules.py: it names the TOML's digest, and the rule set it gives is
+    the one the TOML gives, rule by rule (a TOML replaced without the JSON made again, or a
+    JSON edited by hand, fails here)."""
+    toml = (GITLEAKS_DATA / "gitleaks.toml").read_bytes()
+    compact = json.loads((GITLEAKS_DATA / "gitleaks_rules.json").read_bytes())
+    assert compact["generated_from"]["sha256"] == hashlib.sha256(toml).hexdigest(), (
+        "gitleaks.toml changed: run scripts/make_gitleaks_rules.py"
+    )
+
+    def described(rule_set: _RuleSet) -> object:
+        rules = [
+            (r.id, r.kind, r.source, r.secret_group, r.entropy, r.keywords, r.allowlists)
+            for r in rule_set.rules
+        ]
+        return (rules, rule_set.global_allow, rule_set.keywords, rule_set.rules_of_keyword,
+                rule_set.rules_always)  # fmt: skip
+
+    from_toml = described(_rule_set_of(tomllib.loads(toml.decode("utf-8"))))
+    assert described(_rule_set_of(compact)) == from_toml
+    assert described(_gitleaks()) == from_toml  # the rule set redaction runs
 
 
 # --- linear time on hostile input ------------------------------------------------------------------

@@ -10,7 +10,9 @@ replaced once, under the more specific kind:
 
 1. **Token formats** — gitleaks' curated rule set (``data/gitleaks.toml``: ~220 providers,
    MIT licence in ``data/gitleaks.LICENSE``; vendored unmodified from gitleaks commit
-   b58d3f10, 2026-07-22; to update, replace the file and re-run ``tests/test_redaction.py``).
+   b58d3f10, 2026-07-22; read from ``data/gitleaks_rules.json``, the parts of it used, which
+   loads in a fraction of the TOML's parse; to update, replace the TOML, run
+   ``scripts/make_gitleaks_rules.py`` and re-run ``tests/test_redaction.py``).
    Its patterns are RE2 syntax and run on RE2 (``google-re2``), the engine they were written
    for, which matches in time linear in the input whatever the pattern. Rules are compiled
    when one of their keywords first appears, with gitleaks' own entropy floors, allowlists
@@ -91,10 +93,10 @@ import base64
 import bisect
 import functools
 import html
+import json
 import math
 import re
 import threading
-import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -165,7 +167,9 @@ class _Hit:
 # Layer 1: gitleaks' rules on RE2
 # --------------------------------------------------------------------------------------------
 
-_GITLEAKS_FILE = Path(__file__).with_name("data") / "gitleaks.toml"
+#: The parts of ``gitleaks.toml`` the rules below read, made by scripts/make_gitleaks_rules.py:
+#: tomllib's parse of the TOML cost each process's first redaction ~17 ms (every hook run).
+_GITLEAKS_FILE = Path(__file__).with_name("data") / "gitleaks_rules.json"
 #: Rules not run, and why.
 _GITLEAKS_SKIPPED = {
     # Replaced by _find_assignments: gitleaks decides by entropy (so "hunter2" passes and a
@@ -335,31 +339,33 @@ def _gitleaks() -> _RuleSet:
     global _rule_set
     with _rules_lock:
         if _rule_set is None:
-            with _GITLEAKS_FILE.open("rb") as fh:
-                config = tomllib.load(fh)
-            rules = tuple(
-                _Rule(spec)
-                for spec in config["rules"]
-                if "regex" in spec and "path" not in spec and spec["id"] not in _GITLEAKS_SKIPPED
-            )
-            keywords = tuple(sorted({k for rule in rules for k in rule.keywords}))
-            keyword_set = _re2().Set.SearchSet()
-            for keyword in keywords:
-                keyword_set.Add(_re2().escape(keyword))
-            keyword_set.Compile()
-            global_allow = _allowlist(config.get("allowlist", {}))
-            # (one pass over the rules, not one per keyword: ~7 ms of every process's first
-            # redaction)
-            of_keyword: dict[str, list[int]] = {keyword: [] for keyword in keywords}
-            for i, rule in enumerate(rules):
-                for keyword in dict.fromkeys(rule.keywords):
-                    of_keyword[keyword].append(i)
-            rules_of_keyword = tuple(tuple(of_keyword[keyword]) for keyword in keywords)
-            rules_always = tuple(i for i, rule in enumerate(rules) if not rule.keywords)
-            _rule_set = _RuleSet(
-                rules, global_allow, keywords, keyword_set, rules_of_keyword, rules_always
-            )
+            _rule_set = _rule_set_of(json.loads(_GITLEAKS_FILE.read_bytes()))
         return _rule_set
+
+
+def _rule_set_of(config: Mapping[str, Any]) -> _RuleSet:
+    """The rule set of a gitleaks configuration (``gitleaks.toml`` as parsed, or the parts
+    of it ``gitleaks_rules.json`` holds: the same rule set)."""
+    rules = tuple(
+        _Rule(spec)
+        for spec in config["rules"]
+        if "regex" in spec and "path" not in spec and spec["id"] not in _GITLEAKS_SKIPPED
+    )
+    keywords = tuple(sorted({k for rule in rules for k in rule.keywords}))
+    keyword_set = _re2().Set.SearchSet()
+    for keyword in keywords:
+        keyword_set.Add(_re2().escape(keyword))
+    keyword_set.Compile()
+    global_allow = _allowlist(config.get("allowlist", {}))
+    # (one pass over the rules, not one per keyword: ~7 ms of every process's first
+    # redaction)
+    of_keyword: dict[str, list[int]] = {keyword: [] for keyword in keywords}
+    for i, rule in enumerate(rules):
+        for keyword in dict.fromkeys(rule.keywords):
+            of_keyword[keyword].append(i)
+    rules_of_keyword = tuple(tuple(of_keyword[keyword]) for keyword in keywords)
+    rules_always = tuple(i for i, rule in enumerate(rules) if not rule.keywords)
+    return _RuleSet(rules, global_allow, keywords, keyword_set, rules_of_keyword, rules_always)
 
 
 #: A run of ASCII letters and digits: what a token glued to more of them runs on over.
