@@ -20,11 +20,14 @@ REMEMBERED_LINES = 4096
 REMEMBERED_LINE_CHARS = 1000
 
 
-def remembered(read: Callable[[str], _Answer]) -> Callable[[str], _Answer]:
+def remembered(
+    read: Callable[[str], _Answer], lines: int = REMEMBERED_LINES
+) -> Callable[[str], _Answer]:
     """``read`` (a pure function of its text, whose answer is not changed by its callers)
-    with its answers remembered for the last :data:`REMEMBERED_LINES` texts of at most
-    :data:`REMEMBERED_LINE_CHARS` characters; ``cache_clear`` forgets them."""
-    kept = functools.lru_cache(maxsize=REMEMBERED_LINES)(read)
+    with its answers remembered for the last ``lines`` texts (:data:`REMEMBERED_LINES`
+    unless said) of at most :data:`REMEMBERED_LINE_CHARS` characters; ``cache_clear``
+    forgets them."""
+    kept = functools.lru_cache(maxsize=lines)(read)
 
     @functools.wraps(read)
     def reader(text: str) -> _Answer:
