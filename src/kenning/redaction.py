@@ -4279,6 +4279,29 @@ def redact_secrets(text: str) -> tuple[str, dict[str, int]]:
     """
     if not isinstance(text, str):
         raise TypeError(f"redact_secrets expects str, not {type(text).__name__}")
+    if len(text) > _KEPT_TEXT_CHARS:
+        return _redacted(text)
+    redacted, counts = _redacted_kept(text)
+    # (a text with nothing to redact comes back itself, as the passes return it)
+    return (redacted if counts else text), dict(counts)
+
+
+#: redact_secrets keeps its answers for the last _KEPT_TEXTS texts of at most
+#: _KEPT_TEXT_CHARS characters (a few MB): a write redacts the same text again (remember:
+#: its content and its error, each twice, 6 redactions of 4 texts; an MCP server's and a
+#: bulk import's notes repeat), and a note's redaction costs 0.2-2 ms.
+_KEPT_TEXTS = 1024
+_KEPT_TEXT_CHARS = 4000
+
+
+@functools.lru_cache(maxsize=_KEPT_TEXTS)
+def _redacted_kept(text: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """:func:`_redacted` of ``text``, its counts as pairs (no caller can change them)."""
+    redacted, counts = _redacted(text)
+    return redacted, tuple(counts.items())
+
+
+def _redacted(text: str) -> tuple[str, dict[str, int]]:
     counts: dict[str, int] = {}
     # A marker can expose a token glued to the one it replaced ("…tokenAsk_live_…" becomes
     # "[REDACTED:…]sk_live_…"): redact again until nothing is found, so that the result is a
