@@ -4151,6 +4151,71 @@ def test_postgres_busy_pool_does_not_grow_the_server_connections_unbounded(pg_ur
     assert 4 < peak <= 6, peak  # the pool, and two of its own
 
 
+def test_postgres_an_open_makes_one_connection_and_leaves_none(pg_url: str) -> None:
+    """An open makes one connection, the setup's, which the pool then keeps: a one-shot
+    command or a hook opens the store once, and each connection costs the server a process
+    and ~4 ms of CPU and the client a round trip or more (it made three: the setup's, the
+    pool's first, and a second the pool added as the first checkout waited for that one).
+    An open that finds no store leaves none either, and a closed store none. Each login
+    to the database is recorded by a login event trigger (PostgreSQL 17 and later)."""
+    import uuid
+
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    PostgresBackend(pg_url, create=True, dimension=DIM).close()  # the store exists
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        if conn.info.server_version < 170000:
+            pytest.skip("login event triggers came with PostgreSQL 17")
+        conn.execute("CREATE SCHEMA audit")
+        conn.execute("CREATE TABLE audit.logins (application text)")
+        conn.execute(
+            "CREATE FUNCTION audit.record_login() RETURNS event_trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN INSERT INTO audit.logins VALUES (current_setting('application_name')); "
+            "END $$"
+        )
+        conn.execute(
+            "CREATE EVENT TRIGGER record_logins ON login EXECUTE FUNCTION audit.record_login()"
+        )
+    separator = "&" if "?" in pg_url else "?"
+
+    def logins_and_left(application: str) -> tuple[int, int]:
+        """The logins of ``application``, and its sessions still there once they end."""
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            for _ in range(100):  # a closed session's server process ends a moment later
+                left = conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
+                    (application,),
+                ).fetchone()
+                if left == (0,):
+                    break
+                time.sleep(0.05)
+            logins = conn.execute(
+                "SELECT count(*) FROM audit.logins WHERE application = %s", (application,)
+            ).fetchone()
+        assert logins is not None and left is not None
+        return int(logins[0]), int(left[0])
+
+    for create in (True, False):
+        application = f"kt-{uuid.uuid4().hex[:8]}"
+        store = PostgresBackend(f"{pg_url}{separator}application_name={application}", create=create)
+        try:
+            for _ in range(3):
+                assert store.count(Filters()) == 0
+                assert store.get(["absent"]) == []
+        finally:
+            store.close()
+        assert logins_and_left(application) == (1, 0), create
+    application = f"kt-{uuid.uuid4().hex[:8]}"
+    with pytest.raises(StoreNotFound):
+        PostgresBackend(
+            f"{pg_url}{separator}application_name={application}&options=-csearch_path%3Dnowhere",
+            create=False,
+        )
+    assert logins_and_left(application) == (1, 0)
+
+
 def test_postgres_reads_answer_while_writes_wait_for_another_sessions_lock(
     pg_url: str, project: Path, minilm: Embedder
 ) -> None:

@@ -870,10 +870,13 @@ def _vector_adapters(oid: int) -> tuple[type[Dumper], type[Dumper], type[Loader]
 
 
 def _register_vector(conn: psycopg.Connection[Any]) -> bool:
-    info = TypeInfo.fetch(conn, "vector")
-    if info is None:
+    # the type as psycopg's TypeInfo.fetch finds it (``to_regtype`` on the session's
+    # search_path), in one statement: fetch wraps its query in a transaction or savepoint,
+    # three round trips
+    oid = _first(conn.execute("SELECT to_regtype('vector')::oid"))[0]
+    if oid is None:
         return False
-    _use_vector_type(conn, info.oid)
+    _use_vector_type(conn, int(oid))
     return True
 
 
@@ -1198,14 +1201,20 @@ class PostgresBackend:
                 "UTF-8 bytes (é as %C3%A9); nothing was sent to a server"
             ) from None
         with self._translate("connect to"):
-            conn = psycopg.connect(self._conninfo, autocommit=True)
+            conn = _BoundedConnection.connect(self._conninfo, autocommit=True)
         try:
             with self._translate("open the store in"):
-                self._setup(conn, create=create, dimension=dimension)
-        finally:
+                with _unbounded(conn):  # a migration's waits, as on a connection of its own
+                    self._setup(conn, create=create, dimension=dimension)
+                _configure_session(conn)  # as the pool's: after the setup, which has its own
+        except BaseException:
             conn.close()
+            raise
         self._pool_size = max(2, pool_size)
-        self._pool = self._new_pool()
+        # The setup's connection becomes the pool's first: one connection an open, not
+        # three (this one closed, the pool's first opened in the background, and a second
+        # the pool added because the first checkout came before that one was ready)
+        self._pool = self._new_pool(first=conn)
 
     def after_fork(self) -> None:
         """In a forked child: locks of its own (a parent thread may hold its); the pool is
@@ -1216,21 +1225,42 @@ class PostgresBackend:
         self._write_turn = threading.Lock()
         self._local = threading.local()
 
-    def _new_pool(self) -> ConnectionPool:
+    def _new_pool(self, first: _BoundedConnection | None = None) -> ConnectionPool:
+        """The store's pool; ``first``: a connection already open and configured, which
+        becomes the pool's first (ready when this returns, so the first checkout finds it
+        and does not make the pool open another)."""
         self._forks = forks_so_far()
-        return ConnectionPool(
+        handed = [first] if first is not None else []
+
+        class _PoolConnection(_BoundedConnection):
+            @classmethod
+            def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
+                if handed:  # the pool's first connection (psycopg_pool makes it in its worker)
+                    return handed.pop()
+                return _BoundedConnection.connect(conninfo, **kwargs)
+
+        pool: ConnectionPool = ConnectionPool(
             self._conninfo,
             min_size=1,
             max_size=self._pool_size,
             kwargs={"autocommit": True},
-            connection_class=_BoundedConnection,
-            configure=_configure_session,
+            connection_class=_PoolConnection,
+            configure=_configure_new_session,
             check=ConnectionPool.check_connection,
             timeout=POOL_WAIT_S,
             num_workers=1,
             open=True,
             name="kenning",
         )
+        if first is not None:
+            try:
+                # the worker only takes it (no round trip): a moment's wait
+                pool.wait(timeout=POOL_BUSY_WAIT_S)
+            except PoolTimeout:  # (the pool closed itself) as before: one that fills later
+                if handed:
+                    handed.pop().close()
+                return self._new_pool()
+        return pool
 
     # -- errors -----------------------------------------------------------------------------
 
@@ -3272,6 +3302,14 @@ def _configure_session(conn: psycopg.Connection[Any]) -> None:
         _configure_session(conn)  # the type came meanwhile: its settings too
         return
     _use_vector_type(conn, int(vector_oid))
+    conn._kenning_configured = True  # type: ignore[attr-defined]
+
+
+def _configure_new_session(conn: psycopg.Connection[Any]) -> None:
+    """:func:`_configure_session` for a connection the pool opened (the one the store's
+    open handed it is configured already)."""
+    if not getattr(conn, "_kenning_configured", False):
+        _configure_session(conn)
 
 
 def _search_path_names(search_path: str) -> list[str]:
