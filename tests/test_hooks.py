@@ -646,7 +646,9 @@ def test_the_budget_is_counted_from_the_process_start(project: Path, tmp_path: P
         took = time.monotonic() - started
     assert proc.returncode == 0
     assert "gave up after 3 s (KENNING_HOOK_TIMEOUT)" in proc.stderr, proc.stderr
-    assert 3 <= took < 3 + 1.5, took
+    # (the start is read in clock ticks of 10 ms, and /proc/uptime to 10 ms: it may fall up
+    # to ~20 ms before this test's clock saw the process start; 2.9990 s was seen)
+    assert 3 - 0.05 <= took < 3 + 1.5, took
 
 
 def test_a_team_store_whose_table_is_held_is_said_when_the_budget_ends(
