@@ -1232,7 +1232,7 @@ def surely_no_store(cwd: Path) -> bool:
     way), which ``open_store`` then says. A hook in a project without a store (any project,
     where the plugin is installed user-wide) asks this first and is spared ``kenning.store``'s
     import (numpy, the backends: ~0.06 CPU-s of the hook's 0.21). Keep it in step with
-    ``open_store``: tests/test_hooks.py holds the two to the same answers."""
+    ``open_store``: tests/test_project.py holds the two to the same answers."""
     from . import config
 
     try:
@@ -1244,9 +1244,12 @@ def surely_no_store(cwd: Path) -> bool:
         path = config.expand_home(project.store_path, "the store path")
         if path.exists():
             return False
-        file_in_the_way(path)  # (what the SQLite backend looks at to say why it is missing)
-        # (and open_store's reason for a missing file, which a hook does not say)
-        if file_in_the_way(project.store_path) is None:
+        # the looks open_store takes at a missing file (the SQLite backend's at ``path``, to
+        # say why it is missing; its own at the path as named), for the errors they may raise
+        blocking = file_in_the_way(path)
+        if path != project.store_path:
+            blocking = file_in_the_way(project.store_path)
+        if blocking is None:
             with suppress(StoreLocationError):
                 check_store_location(project)
     except Exception:

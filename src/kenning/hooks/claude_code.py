@@ -112,12 +112,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .. import config, protocol
-from ..errors import (
-    KenningError,
-    StoreUnavailable,
-    json_error_said,
-    not_utf8,
-)
+from ..errors import KenningError, StoreUnavailable, json_error_said, not_utf8
 from ..log_window import PARTS_READ, Bounds
 
 if TYPE_CHECKING:
