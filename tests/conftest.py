@@ -125,11 +125,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     2 workers and 212–219 s with 3, back to back. ``--maxprocesses`` still caps it."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.option.numprocesses != "auto":
         return None  # xdist's own hook: the variable, or ``-n logical``
+    return usable_cpus() + 1
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on."""
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux
-        cpus = os.cpu_count() or 1
-    return cpus + 1
+        return os.cpu_count() or 1
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -52,11 +52,9 @@ def _rewrite_before_the_workers(config: pytest.Config) -> None:
     missing = uncached_test_modules(config, folders)
     if len(missing) < 2:
         return  # nothing to share out: a worker rewrites it
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not Linux
-        cpus = os.cpu_count() or 1
-    rewrite_in_processes(config, missing, cpus)
+    from .conftest import usable_cpus  # (imported by pytest by now: the tests' conftest)
+
+    rewrite_in_processes(config, missing, usable_cpus())
 
 
 def uncached_test_modules(config: pytest.Config, folders: list[Path]) -> list[Path]:
