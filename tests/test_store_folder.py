@@ -15,7 +15,7 @@ import pytest
 from kenning import open_store
 from kenning.embedders.base import Embedder
 
-from .as_a_user import as_a_user, command_as_a_user
+from .as_a_user import as_a_user
 from .cli_runner import CliRun, run_cli
 from .conftest import PROJECT_REMOTE, git, make_repo
 
@@ -786,10 +786,11 @@ def test_every_place_that_finds_no_checkout_says_an_unreadable_repository_as_suc
     says project detection's words (project.repository_refused). Run as a user without
     root's file rights."""
     import os
-    import sys
 
     import anyio
-    from mcp import ClientSession, StdioServerParameters, stdio_client
+    from mcp import Client
+
+    from kenning.mcp_server import KenningTools, build_server
 
     from .test_hooks import hook_here
 
@@ -798,17 +799,18 @@ def test_every_place_that_finds_no_checkout_says_an_unreadable_repository_as_suc
     said = f"{project} holds a git repository this user cannot read (Permission denied: {objects})"
     env = {k: v for k, v in os.environ.items() if not k.startswith("KENNING_")}
     env.pop("CLAUDE_PROJECT_DIR", None)
-    in_claude = env | {"CLAUDE_PROJECT_DIR": str(project)}
 
     async def recall_over_mcp() -> str:
-        command = command_as_a_user(sys.executable, "-m", "kenning", "mcp")
-        params = StdioServerParameters(
-            command=command[0], args=command[1:], cwd=str(other), env=in_claude
-        )
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            answer = await session.call_tool("hooks_recall", {"query": "why UTC timestamps"})
-            return " ".join(c.text for c in answer.content if c.type == "text")
+        # the server `kenning mcp` builds, started in another checkout with Claude Code's
+        # variable naming this one, in this process (its stdio is tested in test_mcp.py; a
+        # server process of its own was ~0.6 CPU-s)
+        tools = KenningTools(None)
+        try:
+            async with Client(build_server(tools)) as client:
+                answer = await client.call_tool("hooks_recall", {"query": "why UTC timestamps"})
+                return " ".join(c.text for c in answer.content if c.type == "text")
+        finally:
+            tools.close()
 
     prompt = json.dumps({"cwd": str(other), "hook_event_name": "SessionStart", "session_id": "s1"})
     objects.chmod(0)
@@ -817,7 +819,10 @@ def test_every_place_that_finds_no_checkout_says_an_unreadable_repository_as_suc
         install = _kenning_as_a_user(
             project, "install", "claude-code", "--scope", "project", "--dry-run", env=env
         )
-        mcp = anyio.run(recall_over_mcp)
+        with pytest.MonkeyPatch.context() as mp, as_a_user():
+            mp.chdir(other)
+            mp.setenv("CLAUDE_PROJECT_DIR", str(project))
+            mcp = anyio.run(recall_over_mcp)
         with as_a_user():
             hook = hook_here(
                 "session-start", prompt.encode("utf-8"), other, {"CLAUDE_PROJECT_DIR": str(project)}
