@@ -530,19 +530,23 @@ def test_a_damaged_graph_is_not_used_and_is_rebuilt(
     fresh.close()
 
 
-_SEARCH_A_DAMAGED_GRAPH = """
+_SEARCH_DAMAGED_GRAPHS = """
 import json, sys
 import numpy as np
 from kenning.backends import annindex
 from kenning.backends.base import Filters
 from kenning.backends.sqlite import SQLiteBackend
-backend = SQLiteBackend(sys.argv[1], create=False)
-queries = np.array(json.loads(sys.argv[2]), dtype=np.float32)
-answered = []
+queries = np.array(json.loads(sys.argv[1]), dtype=np.float32)
 real = annindex.search
-annindex.search = lambda *a, **k: answered.append(real(*a, **k)) or answered[-1]
-found = [[h.memory.id for h in backend.vector_search(q, 10, Filters())] for q in queries]
-print(json.dumps({"found": found, "graph": sum(a is not None for a in answered)}))
+answers = {}
+for db in sys.argv[2:]:  # one store after the other: a crash names the store it was at
+    print("searching", db, file=sys.stderr, flush=True)
+    backend = SQLiteBackend(db, create=False)
+    answered = []
+    annindex.search = lambda *a, **k: answered.append(real(*a, **k)) or answered[-1]
+    found = [[h.memory.id for h in backend.vector_search(q, 10, Filters())] for q in queries]
+    answers[db] = {"found": found, "graph": sum(a is not None for a in answered)}
+print(json.dumps(answers))
 """
 
 
@@ -555,15 +559,15 @@ def graph_start(db: Path) -> int:
 
 
 def _searched_in_a_child(
-    script: str, db: Path, queries: np.ndarray
+    script: str, queries: np.ndarray, *dbs: Path
 ) -> subprocess.CompletedProcess[str]:
-    """``script`` run in a process of its own over the store ``db`` past the graph's
+    """``script`` run in a process of its own over the stores ``dbs`` past the graph's
     threshold, with ``queries`` as JSON: a crash (SIGSEGV, SIGBUS) fails the test that asks,
     not the test run. It must have exited 0."""
     import json
 
     done = subprocess.run(
-        [sys.executable, "-c", script, str(db), json.dumps(queries.tolist())],
+        [sys.executable, "-c", script, json.dumps(queries.tolist()), *map(str, dbs)],
         capture_output=True, text=True, timeout=120, check=False,
         env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
     )  # fmt: skip
@@ -571,36 +575,45 @@ def _searched_in_a_child(
     return done
 
 
-@pytest.mark.parametrize("damage", ["graph header", "one byte of a vector", "one graph byte"])
 def test_a_damaged_graph_body_never_reaches_usearch(
-    damage: str, built_db: Path, queries: np.ndarray
+    built_template: Path, queries: np.ndarray, tmp_path: Path
 ) -> None:
     """QA C1: a few damaged bytes of the body (the header's checksum passes) were mapped
     unchecked; usearch followed the damaged entry point and the process died of SIGSEGV at
     its second search (the MCP server, at every restart). Searched in a child process, so
-    that a crash fails this test: every search exact, no crash, and the file rebuilt."""
+    that a crash fails this test: every search exact, no crash, and the file rebuilt. Each
+    damage in a store of its own, the three searched by one child (a process each was
+    ~0.25 CPU-s more for each)."""
     import json
 
-    path = ann_path(built_db)
-    raw = bytearray(path.read_bytes())
-    start = graph_start(built_db)
-    if damage == "graph header":  # its deepest level and entry point: SIGSEGV before
-        raw[start + 88 : start + 104] = bytes(b ^ 0x5A for b in raw[start + 88 : start + 104])
-    elif damage == "one byte of a vector":  # silently a wrong graph before
-        raw[HEADER_BYTES + 8 + 1000] ^= 0x01
-    else:
-        raw[(start + len(raw)) // 2] ^= 0x10
-    path.write_bytes(bytes(raw))
-    damaged = path.stat().st_ino
-    done = _searched_in_a_child(_SEARCH_A_DAMAGED_GRAPH, built_db, queries[:4])
-    answer = json.loads(done.stdout)
-    assert answer["graph"] == 0
-    rows = sqlite_rows(built_db)
-    for got, q in zip(answer["found"], queries[:4], strict=True):
-        assert got == [i for i, _ in brute_force(rows, q, 10, Filters())]
-    assert f"{path} is damaged" in done.stderr
-    # the child's second search started the builder (detached: it outlives the child)
-    wait_for_graph(built_db, ROWS, lambda h: ann_path(built_db).stat().st_ino != damaged)
+    damaged: dict[Path, int] = {}  # each store's damaged graph (its inode)
+    for damage in ("graph header", "one byte of a vector", "one graph byte"):
+        db = tmp_path / damage.replace(" ", "-") / "memory.db"
+        db.parent.mkdir()
+        for suffix in ("", ".vectors", ".ann"):
+            shutil.copy(f"{built_template}{suffix}", f"{db}{suffix}")
+        path = ann_path(db)
+        raw = bytearray(path.read_bytes())
+        start = graph_start(db)
+        if damage == "graph header":  # its deepest level and entry point: SIGSEGV before
+            raw[start + 88 : start + 104] = bytes(b ^ 0x5A for b in raw[start + 88 : start + 104])
+        elif damage == "one byte of a vector":  # silently a wrong graph before
+            raw[HEADER_BYTES + 8 + 1000] ^= 0x01
+        else:
+            raw[(start + len(raw)) // 2] ^= 0x10
+        path.write_bytes(bytes(raw))
+        damaged[db] = path.stat().st_ino
+    done = _searched_in_a_child(_SEARCH_DAMAGED_GRAPHS, queries[:4], *damaged)
+    answers = json.loads(done.stdout)
+    for db, inode in damaged.items():
+        answer = answers[str(db)]
+        assert answer["graph"] == 0, db
+        rows = sqlite_rows(db)
+        for got, q in zip(answer["found"], queries[:4], strict=True):
+            assert got == [i for i, _ in brute_force(rows, q, 10, Filters())], db
+        assert f"{ann_path(db)} is damaged" in done.stderr
+        # the child's second search started the builder (detached: it outlives the child)
+        wait_for_graph(db, ROWS, lambda h, db=db, inode=inode: ann_path(db).stat().st_ino != inode)
 
 
 @pytest.mark.parametrize("damage", [None, "one graph byte", "cut short", "an older format"])
@@ -763,8 +776,8 @@ import numpy as np
 from kenning.backends import annindex
 from kenning.backends.base import Filters
 from kenning.backends.sqlite import SQLiteBackend
-db = sys.argv[1]
-queries = np.array(json.loads(sys.argv[2]), dtype=np.float32)
+queries = np.array(json.loads(sys.argv[1]), dtype=np.float32)
+db = sys.argv[2]
 backend = SQLiteBackend(db, create=False)
 answered = []
 real = annindex.search
@@ -785,7 +798,7 @@ def test_a_graph_truncated_under_a_running_process_is_not_read(
     next search read past the file's end and the process died of SIGBUS."""
     import json
 
-    done = _searched_in_a_child(_SEARCH_WHILE_THE_GRAPH_IS_TRUNCATED, built_db, queries[:4])
+    done = _searched_in_a_child(_SEARCH_WHILE_THE_GRAPH_IS_TRUNCATED, queries[:4], built_db)
     rows = sqlite_rows(built_db)
     for got, q in zip(json.loads(done.stdout), queries[:4], strict=True):
         assert got == [i for i, _ in brute_force(rows, q, 10, Filters())]
