@@ -559,27 +559,35 @@ def test_unsupported_architecture_is_refused(
 # --- the numpy reference and the graph builder ------------------------------------------------
 
 
-def test_numpy_reference_agrees_with_sentence_transformers() -> None:
-    """The build-time check is itself checked against the independent reference."""
+@pytest.fixture(scope="module")
+def weights() -> dict[str, np.ndarray]:
+    """The model's weights as the build reads them (90 MB read once for the module's two
+    tests that take them, ~0.15 CPU-s each). No test changes them: each builds from them."""
     from safetensors.numpy import load_file
+
+    return load_file(str(minilm_mod.locate_model().weights))
+
+
+def test_numpy_reference_agrees_with_sentence_transformers(
+    weights: dict[str, np.ndarray],
+) -> None:
+    """The build-time check is itself checked against the independent reference."""
     from tokenizers import Tokenizer
 
     files = minilm_mod.locate_model()
     tok = minilm_mod.load_tokenizer(Tokenizer, files)
-    weights = load_file(str(files.weights))
     picks = [0, 6, 14]
     ids, mask = minilm_mod._encode(tok, [REF_TEXTS[i] for i in picks])
     got = minilm_mod.reference_forward(weights, files.config, ids, mask)
     assert cosines(got, REF_VECTORS[picks]).min() >= 0.99999
 
 
-def test_a_graph_with_one_wrong_weight_or_op_is_refused(embedder: MiniLMEmbedder) -> None:
+def test_a_graph_with_one_wrong_weight_or_op_is_refused(
+    embedder: MiniLMEmbedder, weights: dict[str, np.ndarray]
+) -> None:
     """The build's check against the numpy reference refuses a graph that has one layer's
     weights where another's belong, or one wrong op; the graph as built passes it."""
-    from safetensors.numpy import load_file
-
     files = minilm_mod.locate_model()
-    weights = load_file(str(files.weights))
     model, data = minilm_mod._build_model(weights, files.config, "w.data")
     ids, mask = minilm_mod._encode(embedder._tokenizer, [*minilm_mod._VERIFY_TEXTS])
     expected = minilm_mod.reference_forward(weights, files.config, ids, mask)
