@@ -21,7 +21,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -530,8 +532,8 @@ def test_a_damaged_graph_is_not_used_and_is_rebuilt(
     fresh.close()
 
 
-_SEARCH_DAMAGED_GRAPHS = """
-import json, sys
+_SEARCH_IN_A_CHILD = """
+import json, os, sys
 import numpy as np
 from kenning.backends import annindex
 from kenning.backends.base import Filters
@@ -539,11 +541,17 @@ from kenning.backends.sqlite import SQLiteBackend
 queries = np.array(json.loads(sys.argv[1]), dtype=np.float32)
 real = annindex.search
 answers = {}
-for db in sys.argv[2:]:  # one store after the other: a crash names the store it was at
-    print("searching", db, file=sys.stderr, flush=True)
+for db, then in json.loads(sys.argv[2]):  # one store after the other
+    print("searching", db, file=sys.stderr, flush=True)  # a crash names the store
     backend = SQLiteBackend(db, create=False)
     answered = []
     annindex.search = lambda *a, **k: answered.append(real(*a, **k)) or answered[-1]
+    if then == "truncate":
+        for q in queries[:2]:  # a process's first search scans; the second maps the graph
+            backend.vector_search(q, 10, Filters())
+        assert answered and answered[-1] is not None, "the graph did not answer"
+        os.truncate(db + ".ann", 8192)  # another program cuts the mapped file short, in place
+        answered.clear()
     found = [[h.memory.id for h in backend.vector_search(q, 10, Filters())] for q in queries]
     answers[db] = {"found": found, "graph": sum(a is not None for a in answered)}
 print(json.dumps(answers))
@@ -558,60 +566,73 @@ def graph_start(db: Path) -> int:
     return HEADER_BYTES + 8 + built.keys * built.dimension
 
 
-def _searched_in_a_child(
-    script: str, queries: np.ndarray, *dbs: Path
-) -> subprocess.CompletedProcess[str]:
-    """``script`` run in a process of its own over the stores ``dbs`` past the graph's
-    threshold, with ``queries`` as JSON: a crash (SIGSEGV, SIGBUS) fails the test that asks,
-    not the test run. It must have exited 0."""
+@dataclass(frozen=True)
+class ChildSearch:
+    """What one child process found in the stores it searched (:data:`_SEARCH_IN_A_CHILD`)."""
+
+    damaged: dict[Path, int]  # each store with a damaged graph body, and that file's inode
+    truncated: Path  # the store whose graph was cut short while the child had it mapped
+    answers: dict[str, dict[str, Any]]
+    said: str
+
+
+@pytest.fixture(scope="module")
+def searched_in_a_child(
+    built_template: Path, queries: np.ndarray, tmp_path_factory: pytest.TempPathFactory
+) -> ChildSearch:
+    """Copies of the built template that a process of its own searches past the graph's
+    threshold, one after the other: a crash (SIGSEGV, SIGBUS) fails the tests that read
+    this, not the test run. Each damage of a graph's body in a store of its own, and one
+    store whose graph another program cuts short while the child has it mapped. One child
+    for the four (a process each was ~0.25 CPU-s more)."""
     import json
 
-    done = subprocess.run(
-        [sys.executable, "-c", script, json.dumps(queries.tolist()), *map(str, dbs)],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
-    )  # fmt: skip
-    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
-    return done
-
-
-def test_a_damaged_graph_body_never_reaches_usearch(
-    built_template: Path, queries: np.ndarray, tmp_path: Path
-) -> None:
-    """QA C1: a few damaged bytes of the body (the header's checksum passes) were mapped
-    unchecked; usearch followed the damaged entry point and the process died of SIGSEGV at
-    its second search (the MCP server, at every restart). Searched in a child process, so
-    that a crash fails this test: every search exact, no crash, and the file rebuilt. Each
-    damage in a store of its own, the three searched by one child (a process each was
-    ~0.25 CPU-s more for each)."""
-    import json
-
-    damaged: dict[Path, int] = {}  # each store's damaged graph (its inode)
-    for damage in ("graph header", "one byte of a vector", "one graph byte"):
-        db = tmp_path / damage.replace(" ", "-") / "memory.db"
+    folder = tmp_path_factory.mktemp("searched-in-a-child")
+    damaged: dict[Path, int] = {}
+    stores: list[tuple[str, str]] = []
+    for case in ("graph header", "one byte of a vector", "one graph byte", "truncated"):
+        db = folder / case.replace(" ", "-") / "memory.db"
         db.parent.mkdir()
         for suffix in ("", ".vectors", ".ann"):
             shutil.copy(f"{built_template}{suffix}", f"{db}{suffix}")
+        stores.append((str(db), "truncate" if case == "truncated" else "search"))
+        if case == "truncated":
+            continue
         path = ann_path(db)
         raw = bytearray(path.read_bytes())
         start = graph_start(db)
-        if damage == "graph header":  # its deepest level and entry point: SIGSEGV before
+        if case == "graph header":  # its deepest level and entry point: SIGSEGV before
             raw[start + 88 : start + 104] = bytes(b ^ 0x5A for b in raw[start + 88 : start + 104])
-        elif damage == "one byte of a vector":  # silently a wrong graph before
+        elif case == "one byte of a vector":  # silently a wrong graph before
             raw[HEADER_BYTES + 8 + 1000] ^= 0x01
         else:
             raw[(start + len(raw)) // 2] ^= 0x10
         path.write_bytes(bytes(raw))
         damaged[db] = path.stat().st_ino
-    done = _searched_in_a_child(_SEARCH_DAMAGED_GRAPHS, queries[:4], *damaged)
-    answers = json.loads(done.stdout)
-    for db, inode in damaged.items():
-        answer = answers[str(db)]
+    done = subprocess.run(
+        [sys.executable, "-c", _SEARCH_IN_A_CHILD, json.dumps(queries[:4].tolist()),
+         json.dumps(stores)],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
+    )  # fmt: skip
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    return ChildSearch(damaged, Path(stores[-1][0]), json.loads(done.stdout), done.stderr)
+
+
+def test_a_damaged_graph_body_never_reaches_usearch(
+    searched_in_a_child: ChildSearch, queries: np.ndarray
+) -> None:
+    """QA C1: a few damaged bytes of the body (the header's checksum passes) were mapped
+    unchecked; usearch followed the damaged entry point and the process died of SIGSEGV at
+    its second search (the MCP server, at every restart). Searched in a child process, so
+    that a crash fails this test: every search exact, no crash, and the file rebuilt."""
+    for db, inode in searched_in_a_child.damaged.items():
+        answer = searched_in_a_child.answers[str(db)]
         assert answer["graph"] == 0, db
         rows = sqlite_rows(db)
         for got, q in zip(answer["found"], queries[:4], strict=True):
             assert got == [i for i, _ in brute_force(rows, q, 10, Filters())], db
-        assert f"{ann_path(db)} is damaged" in done.stderr
+        assert f"{ann_path(db)} is damaged" in searched_in_a_child.said
         # the child's second search started the builder (detached: it outlives the child)
         wait_for_graph(db, ROWS, lambda h, db=db, inode=inode: ann_path(db).stat().st_ino != inode)
 
@@ -770,37 +791,15 @@ def test_a_failed_build_says_where_its_error_is_and_waits_before_retrying(
     assert not ann.path.exists()
 
 
-_SEARCH_WHILE_THE_GRAPH_IS_TRUNCATED = """
-import json, os, sys
-import numpy as np
-from kenning.backends import annindex
-from kenning.backends.base import Filters
-from kenning.backends.sqlite import SQLiteBackend
-queries = np.array(json.loads(sys.argv[1]), dtype=np.float32)
-db = sys.argv[2]
-backend = SQLiteBackend(db, create=False)
-answered = []
-real = annindex.search
-annindex.search = lambda *a, **k: answered.append(real(*a, **k)) or answered[-1]
-for q in queries[:2]:  # a process's first search scans; the second maps the graph
-    backend.vector_search(q, 10, Filters())
-assert answered and answered[-1] is not None, "the graph did not answer"
-os.truncate(db + ".ann", 8192)  # another program cuts the mapped file short, in place
-print(json.dumps([[h.memory.id for h in backend.vector_search(q, 10, Filters())]
-                  for q in queries]))
-"""
-
-
 def test_a_graph_truncated_under_a_running_process_is_not_read(
-    built_db: Path, queries: np.ndarray
+    searched_in_a_child: ChildSearch, queries: np.ndarray
 ) -> None:
     """The graph's file cut short in place while a long-lived process has it mapped: the
     next search read past the file's end and the process died of SIGBUS."""
-    import json
-
-    done = _searched_in_a_child(_SEARCH_WHILE_THE_GRAPH_IS_TRUNCATED, queries[:4], built_db)
-    rows = sqlite_rows(built_db)
-    for got, q in zip(json.loads(done.stdout), queries[:4], strict=True):
+    db = searched_in_a_child.truncated
+    rows = sqlite_rows(db)
+    found = searched_in_a_child.answers[str(db)]["found"]
+    for got, q in zip(found, queries[:4], strict=True):
         assert got == [i for i, _ in brute_force(rows, q, 10, Filters())]
 
 
