@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -141,7 +142,12 @@ def test_a_server_in_a_project_with_a_store_warms_the_model_after_its_first_answ
     serves the folder it starts in and says nothing: the warning that the variable is
     ignored goes through the server's log level
     (test_a_claude_project_dir_that_is_no_folder_is_logged_in_the_server_s_format's other
-    half; a server of its own cost ~0.8 CPU-s)."""
+    half; a server of its own cost ~0.8 CPU-s).
+
+    Then Ctrl-C, stdin still open: `kenning mcp` run in a terminal (or stopped by a client
+    with SIGINT) went on after the first Ctrl-C until a line came in on stdin or stdin
+    closed (serving waited for the read in progress). It exits 130 at once, as every
+    command does (a server of its own in test_mcp_robustness cost ~0.7 CPU-s)."""
     project = make_repo(tmp_path / "proj")
     open_store(cwd=project).close()
     env = {
@@ -169,10 +175,13 @@ def test_a_server_in_a_project_with_a_store_warms_the_model_after_its_first_answ
         while "onnxruntime" not in maps.read_text() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert "onnxruntime" in maps.read_text(), "no model warm-up after the first answer"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130
     finally:
         proc.stdin.close()
+        if proc.poll() is None:
+            proc.kill()
         proc.wait(timeout=60)
-    assert proc.returncode == 0
     assert errlog.read_text() == "", errlog.read_text()
 
 
