@@ -115,6 +115,7 @@ def reading_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[R
         raise
     yield server, project
     assert server.close() == 0
+    assert "failed unexpectedly" not in server.errlog.read_text(errors="replace")
 
 
 def _session(project: Path, errlog: Path, wait: float, *, gone: bool = False) -> int:
@@ -234,8 +235,12 @@ def test_a_malformed_line_is_logged_without_its_secrets(
 
 
 def test_malformed_lines_get_json_rpc_errors(reading_server: tuple[RawServer, Path]) -> None:
+    """Invalid UTF-8, text that is not JSON, JSON nested 5,000-10,000 deep, a request of
+    the wrong shape: each answered with JSON-RPC's error, and the server still serves
+    (test_hostile_input's raw bytes on stdin, which had a server of its own, ~1 CPU-s)."""
     server, _ = reading_server
     cases: list[tuple[bytes, Any, int]] = [
+        (b"\xff\xfe\xfd not utf-8 at all", None, -32700),  # read as U+FFFD: no JSON
         (b"this is not json", None, -32700),
         (b'{"jsonrpc": "2.0", "id": 5, "method": 42}', 5, -32600),  # method not a string
         (b'{"jsonrpc": "1.0", "id": "x", "method": "tools/list"}', "x", -32600),
