@@ -116,6 +116,17 @@ def seeded(
         yield store
 
 
+@pytest.fixture
+def no_model_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process as a hook's new one finds it: no model loaded yet, so that the hook's
+    load reads the model folder and the cache its environment names (a process of its own
+    cost ~0.3 CPU-s more: Python's start and the imports). The suite's model is back
+    afterwards."""
+    import kenning.embedders
+
+    monkeypatch.setattr(kenning.embedders, "_LOADED", {})
+
+
 def payload(name: str, project_dir: Path) -> bytes:
     text = (DATA / f"{name}.json").read_text(encoding="utf-8")
     return text.replace("__PROJECT_DIR__", str(project_dir)).encode("utf-8")
@@ -158,9 +169,11 @@ def hook_here(
     For the tests of what the hook says for an input and a store. What the process gives
     is kept: the folder and environment it runs in (restored afterwards), stdin, and stdout
     and stderr as whoever started it would read them (whatever Python itself would print
-    there too: a log record, a warning, a stray print). The tests where the process is the
-    point (exit codes of a killed or timed-out hook, closed streams, a stdin left open, the
-    command line, a model cache a fresh process loads from) keep :func:`run_hook`.
+    there too: a log record, a warning, a stray print); with :func:`no_model_loaded`, a
+    process's first model load (from the model folder and cache its environment names). The
+    tests where the process is the point (exit codes of a killed or timed-out hook, closed
+    streams, a stdin left open, the command line, a builder that outlives the hook, a
+    temporary folder read at a process's start) keep :func:`run_hook`.
     """
     out, err = io.StringIO(), io.StringIO()
     settings = {"KENNING_HOOK_TIMEOUT": "50", **(env or {})}  # as run_hook gives it
@@ -385,7 +398,9 @@ def test_a_damaged_full_text_index_is_named(seeded: MemoryStore) -> None:
 
 
 @pytest.mark.parametrize("variable", ["KENNING_STORE", "KENNING_MODEL_DIR", "CLAUDE_PROJECT_DIR"])
-def test_a_path_in_an_unknown_users_home_is_named(seeded: MemoryStore, variable: str) -> None:
+def test_a_path_in_an_unknown_users_home_is_named(
+    seeded: MemoryStore, variable: str, no_model_loaded: None
+) -> None:
     """``~someone/...`` with no user someone is the user's mistake, said as such (the
     variable and the fix), not "skipped after an unexpected RuntimeError"."""
     data = payload("prompt_submit_error", seeded.project.root)
@@ -393,9 +408,10 @@ def test_a_path_in_an_unknown_users_home_is_named(seeded: MemoryStore, variable:
         body = json.loads(data)
         del body["cwd"]
         data = json.dumps(body).encode()
-    # the model folder is read by a process's first model load, which this one has behind it
-    run = run_hook if variable == "KENNING_MODEL_DIR" else hook_here
-    proc = run("prompt-submit", data, seeded.project.root, {variable: "~no-such-user-kenning/x"})
+    # (the model folder is read by a process's first model load: no_model_loaded)
+    proc = hook_here(
+        "prompt-submit", data, seeded.project.root, {variable: "~no-such-user-kenning/x"}
+    )
     assert_silent_failure(proc, f"{variable}")
     assert "unexpected" not in proc.stderr and "write the path out in full" in proc.stderr
 
@@ -426,7 +442,7 @@ def _damaged_cache_copy(target: Path) -> Path:
 
 
 def test_a_cache_the_model_cannot_be_written_to_is_one_line(
-    seeded: MemoryStore, tmp_path: Path
+    seeded: MemoryStore, tmp_path: Path, no_model_loaded: None
 ) -> None:
     """An unusable model cache (a path under a file) is worked around: the graph is built in
     memory, the hook still gives its context and says what it met in one line — not one
@@ -435,7 +451,7 @@ def test_a_cache_the_model_cannot_be_written_to_is_one_line(
     (tmp_path / "a-file").write_text("x")
     folder = tmp_path / "a-file" / "cache"
     env = {"KENNING_CACHE_DIR": str(folder), "KENNING_HOOK_TIMEOUT": "120"}
-    proc = run_hook(
+    proc = hook_here(
         "prompt-submit", payload("prompt_submit_error", seeded.project.root), Path("/"), env
     )
     assert findings(context_of(proc, "UserPromptSubmit"))
@@ -447,7 +463,7 @@ def test_a_cache_the_model_cannot_be_written_to_is_one_line(
 
 
 def test_a_garbled_model_cache_is_rebuilt_in_the_background(
-    seeded: MemoryStore, tmp_path: Path
+    seeded: MemoryStore, tmp_path: Path, no_model_loaded: None
 ) -> None:
     """A garbled cached graph is cold to the hook: one line, a background rebuild, and the
     next prompt recalls with nothing to say."""
@@ -458,7 +474,8 @@ def test_a_garbled_model_cache_is_rebuilt_in_the_background(
     root = seeded.project.root
     try:
         # in-process: finding the graph garbled and starting the builder need no model (a
-        # process cost ~0.6 CPU-s); the prompt that loads the rebuilt graph is a fresh process
+        # process cost ~0.6 CPU-s); the prompt after it loads the rebuilt graph as a new
+        # process would (no_model_loaded)
         proc = hook_here("prompt-submit", payload("prompt_submit_error", root), Path("/"), env)
         assert_silent_failure(proc, BUILDING)
         wait_for_build(folder)
@@ -466,7 +483,7 @@ def test_a_garbled_model_cache_is_rebuilt_in_the_background(
         for pid in cache_builders(folder):  # a test that failed half-way
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-    proc = run_hook("prompt-submit", payload("prompt_submit_error", root), Path("/"), env)
+    proc = hook_here("prompt-submit", payload("prompt_submit_error", root), Path("/"), env)
     assert proc.stderr == ""
     assert SQLITE_FIX in [text for text, _ in findings(context_of(proc, "UserPromptSubmit"))]
 
@@ -1710,7 +1727,7 @@ def wait_for_build(cache: Path, timeout: float = 240.0) -> None:
 
 
 def test_a_cold_model_cache_is_built_in_the_background(
-    seeded: MemoryStore, cold_cache: Path
+    seeded: MemoryStore, cold_cache: Path, no_model_loaded: None
 ) -> None:
     """The prompt's hook skips recall at once with one line, a background process builds
     the cache (session start does not wait for it either), and the next prompt recalls."""
@@ -1746,22 +1763,25 @@ def test_a_cold_model_cache_is_built_in_the_background(
 
     wait_for_build(cold_cache)
     # the budget above is what the first prompt is timed against; this one only has to
-    # recall (a process start and a model load: over 3 s on a busy machine)
+    # recall, loading the built graph as a new process would (no_model_loaded)
     env["KENNING_HOOK_TIMEOUT"] = "30"
-    proc = run_hook("prompt-submit", payload("prompt_submit_error", root), root, env)
+    proc = hook_here("prompt-submit", payload("prompt_submit_error", root), root, env)
     assert proc.stderr == ""
     assert SQLITE_FIX in [text for text, _ in findings(context_of(proc, "UserPromptSubmit"))]
 
 
-def test_a_build_under_way_is_not_started_again(seeded: MemoryStore, cold_cache: Path) -> None:
+def test_a_build_under_way_is_not_started_again(
+    seeded: MemoryStore, cold_cache: Path, no_model_loaded: None
+) -> None:
     """Another process holds the build lock: the hook neither waits for it nor starts a
-    second builder."""
+    second builder. (The hook in this process: the lock is a ``flock`` of a file opened
+    apart, which conflicts within a process as between two.)"""
     files = minilm.locate_model()
     sha = minilm.weights_sha256(files.weights, cold_cache)  # what a builder records first
     lock = minilm._CachePaths.for_weights(cold_cache, sha).lock
     env = {"KENNING_CACHE_DIR": str(cold_cache), "KENNING_HOOK_TIMEOUT": "3"}
     with minilm._file_lock(lock):  # the builder at work
-        proc = run_hook(
+        proc = hook_here(
             "prompt-submit", payload("prompt_submit_error", seeded.project.root), Path("/"), env
         )
         assert_silent_failure(proc, BUILDING)
@@ -1785,7 +1805,7 @@ def test_a_cache_that_cannot_be_written_is_not_built_in_the_background(
 
 
 def test_a_failed_background_build_is_not_started_again(
-    seeded: MemoryStore, cold_cache: Path, tmp_path: Path
+    seeded: MemoryStore, cold_cache: Path, tmp_path: Path, no_model_loaded: None
 ) -> None:
     """`kenning build-cache` records why it failed; for the next hour the hooks load the
     model themselves (and say what is wrong) instead of starting a builder per prompt."""
@@ -1799,25 +1819,27 @@ def test_a_failed_background_build_is_not_started_again(
         "KENNING_MODEL_DIR": str(model),
         "KENNING_HOOK_TIMEOUT": "30",
     }
-    # in-process: what the failed build records is a file (a process cost ~0.3 CPU-s); the
-    # hook that reads it is the process Claude Code starts
+    # in-process: what the failed build records is a file (a process cost ~0.3 CPU-s), which
+    # the hook reads as a new process would (no_model_loaded)
     priority = os.getpriority(os.PRIO_PROCESS, 0)
     built = run_cli(seeded.project.root, "build-cache", env=env)
     assert built.returncode == 1 and "cannot read" in built.stderr, built.stderr
     if os.geteuid() == 0:  # the builder's nice 10 ended with it, as with its process
         assert os.getpriority(os.PRIO_PROCESS, 0) == priority
-    proc = run_hook(
+    proc = hook_here(
         "prompt-submit", payload("prompt_submit_error", seeded.project.root), Path("/"), env
     )
     assert_silent_failure(proc, "cannot read")
     assert cache_builders(cold_cache) == []
 
 
-def test_another_embedder_never_touches_the_model_cache(project: Path, tmp_path: Path) -> None:
+def test_another_embedder_never_touches_the_model_cache(
+    project: Path, tmp_path: Path, no_model_loaded: None
+) -> None:
     env = {"KENNING_EMBEDDER": "hashing", "KENNING_CACHE_DIR": str(tmp_path / "model-cache")}
     with open_store(cwd=project, embedder="hashing") as store:
         assert store.remember(SQLITE_FIX, "error_fix").ok
-    proc = run_hook("prompt-submit", payload("prompt_submit_error", project), project, env)
+    proc = hook_here("prompt-submit", payload("prompt_submit_error", project), project, env)
     assert proc.stderr == ""
     assert SQLITE_FIX in [text for text, _ in findings(context_of(proc, "UserPromptSubmit"))]
     assert not (tmp_path / "model-cache").exists()
