@@ -141,8 +141,8 @@ def test_a_server_in_a_project_with_a_store_warms_the_model_after_its_first_answ
     Started with a CLAUDE_PROJECT_DIR that is no folder and KENNING_LOG_LEVEL=ERROR, it
     serves the folder it starts in and says nothing: the warning that the variable is
     ignored goes through the server's log level
-    (test_a_claude_project_dir_that_is_no_folder_is_logged_in_the_server_s_format's other
-    half; a server of its own cost ~0.8 CPU-s).
+    (test_first_calls_sent_together_each_get_their_answer's second server is the other
+    half, at WARNING; a server of its own cost ~0.8 CPU-s).
 
     Then Ctrl-C, stdin still open: `kenning mcp` run in a terminal (or stopped by a client
     with SIGINT) went on after the first Ctrl-C until a line came in on stdin or stdin
@@ -210,10 +210,19 @@ def test_first_calls_sent_together_each_get_their_answer(tmp_path: Path) -> None
     Every request is written before stdin closes (a script piping them in): a client that
     did so got nothing but the initialize answer, the notes stored and the answers never
     written. Three notes and a ping after the first calls are answered too (they had a
-    server of their own in test_mcp_robustness, ~1 CPU-s)."""
+    server of their own in test_mcp_robustness, ~1 CPU-s).
+
+    The second server is started with a CLAUDE_PROJECT_DIR that is no folder, at
+    KENNING_LOG_LEVEL=WARNING: it serves the folder it starts in, and the one line it logs
+    is the warning that the variable is ignored, in the server's log format (qa80 F3: it was
+    logged before the server's logging was set up, bare, and even at ERROR; a server of its
+    own cost ~0.7 CPU-s; at ERROR it says nothing:
+    test_a_server_in_a_project_with_a_store_warms_the_model_after_its_first_answer)."""
     project = make_repo(tmp_path / "proj")
     open_store(cwd=project).close()
-    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    missing = str(tmp_path / "nope")
+    clean = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    ignored = {**clean, "CLAUDE_PROJECT_DIR": missing, "KENNING_LOG_LEVEL": "WARNING"}
     first_calls = [
         {
             "jsonrpc": "2.0",
@@ -243,8 +252,17 @@ def test_first_calls_sent_together_each_get_their_answer(tmp_path: Path) -> None
             *then,
             {"jsonrpc": "2.0", "id": 30, "method": "ping"},
         ]
-        proc = served(project, env, "".join(json.dumps(r) + "\n" for r in requests))
-        assert proc.returncode == 0 and proc.stderr == "", proc.stderr[-3000:]
+        sent = "".join(json.dumps(r) + "\n" for r in requests)
+        proc = served(project, ignored if run else clean, sent)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        if run:
+            (line,) = proc.stderr.splitlines()
+            assert line.endswith(
+                f" WARNING kenning.mcp: CLAUDE_PROJECT_DIR={missing} is not a folder; ignoring it"
+            ), line
+            assert line[:4].isdigit() and line[4] == "-", line  # the record's time first
+        else:
+            assert proc.stderr == "", proc.stderr[-3000:]
         answers = {a["id"]: a for a in map(json.loads, proc.stdout.splitlines()) if "id" in a}
         assert sorted(answers) == [1, *range(10, 10 + len(FIRST_CALLS)), 20, 21, 22, 30]
         for i, (name, _) in enumerate(FIRST_CALLS):
@@ -284,24 +302,6 @@ def test_the_tools_import_late_only_what_the_lock_imports() -> None:
     )
 
 
-def test_a_claude_project_dir_that_is_no_folder_is_logged_in_the_server_s_format(
-    tmp_path: Path,
-) -> None:
-    """``CLAUDE_PROJECT_DIR=/nope is not a folder; ignoring it`` was logged while the server
-    was being set up, before its logging was: Python's last-resort handler printed it bare
-    (no time, level nor logger; docs/agents.md: one plain line per record with them) and
-    even with KENNING_LOG_LEVEL=ERROR (qa80 F3). It goes through the server's log format
-    and level: at ERROR, nothing is said
-    (test_a_server_in_a_project_with_a_store_warms_the_model_after_its_first_answer's
-    server is started so)."""
-    project = make_repo(tmp_path / "proj")
-    missing = str(tmp_path / "nope")
-    sent = json.dumps(INITIALIZE) + "\n"
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": missing, "KENNING_LOG_LEVEL": "WARNING"}
-    proc = served(project, env, sent)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (line,) = proc.stderr.splitlines()
-    assert line.endswith(
-        f" WARNING kenning.mcp: CLAUDE_PROJECT_DIR={missing} is not a folder; ignoring it"
-    ), line
-    assert line[:4].isdigit() and line[4] == "-", line  # the record's time first
+# A CLAUDE_PROJECT_DIR that is no folder is logged in the server's format and level:
+# test_first_calls_sent_together_each_get_their_answer's second server (at WARNING) and
+# test_a_server_in_a_project_with_a_store_warms_the_model_after_its_first_answer's (at ERROR).
