@@ -255,7 +255,16 @@ async def test_project_dir_option(project: Path, tmp_path: Path) -> None:
 def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None:
     """Raw JSON-RPC over pipes: every stdout line is a JSON-RPC message, logs go to stderr.
     The server starts outside the project with ``--project-dir``, which names the project it
-    serves (test_project_dir_option's stdio half)."""
+    serves (test_project_dir_option's stdio half).
+
+    Then a forget cancelled while it waited for the write lock never happens: a forget
+    waiting (up to 30 s) for another process's write lock, which the client cancelled (the
+    user pressed Esc: MCP's notifications/cancelled), went on waiting in its worker thread
+    and deleted the memory once the lock came free — a cancelled write done later, unasked.
+    A write not begun when its call is cancelled is now never made, nor answered. (It had a
+    server of its own in test_mcp_robustness, ~1 CPU-s.)"""
+    from .test_concurrency import _end, _other_transaction
+
     outside = tmp_path / "outside"
     outside.mkdir()
     errlog = (tmp_path / "err.log").open("w")
@@ -280,15 +289,30 @@ def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None
     lines: list[str] = []
     replies: dict[int, dict[str, Any]] = {}
 
-    def response(request_id: int) -> dict[str, Any]:
+    def next_message() -> dict[str, Any]:
         assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line, "the server closed stdout"
+        lines.append(line)
+        message = json.loads(line)
+        assert isinstance(message, dict)
+        return message
+
+    def response(request_id: int) -> dict[str, Any]:
         while True:
-            line = proc.stdout.readline()
-            assert line, "the server closed stdout"
-            lines.append(line)
-            message = json.loads(line)
+            message = next_message()
             if message.get("id") == request_id:
                 return message
+
+    def call(request_id: int, name: str, arguments: dict[str, Any]) -> None:
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            }
+        )
 
     try:
         send(
@@ -314,16 +338,30 @@ def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None
             ],
             start=2,
         ):
-            send(
-                {
-                    "jsonrpc": "2.0",
-                    "id": request_id,
-                    "method": "tools/call",
-                    "params": {"name": name, "arguments": arguments},
-                }
-            )
+            call(request_id, name, arguments)
             reply = replies[request_id] = response(request_id)
             assert "result" in reply, reply
+
+        # the forget cancelled while it waits for another process's write lock
+        call(6, "hooks_remember", {"content": "Hotfixes need two reviews."})
+        stored = response(6)["result"]["structuredContent"]
+        assert stored["status"] == "stored", stored
+        # the other process holds the lock its whole 3 s (its standard input open: it ends
+        # early only when that closes, and an inherited one may be closed already)
+        holder = _other_transaction(str(project / ".kenning" / "memory.db"), 3, "BEGIN IMMEDIATE")
+        try:
+            call(7, "forget", {"id": stored["id"]})
+            threading.Event().wait(0.5)  # the forget is waiting for the write lock
+            cancel = {"requestId": 7, "reason": "the user pressed Esc"}
+            send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+        finally:
+            holder.wait(timeout=60)
+            _end(holder)
+        threading.Event().wait(1)  # time enough for a forget that went on waiting to delete
+        call(8, "hooks_stats", {})
+        counted = next_message()  # the cancelled forget is never answered: this is the next
+        assert counted.get("id") == 8, counted
+        assert counted["result"]["structuredContent"]["memories"] == 2, counted
         proc.stdin.close()
         rest = proc.stdout.read()
         proc.wait(timeout=60)
@@ -335,6 +373,7 @@ def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None
     lines.extend(line for line in rest.splitlines() if line)
     for line in lines:
         assert json.loads(line)["jsonrpc"] == "2.0", line
+        assert json.loads(line).get("id") != 7, line  # the cancelled forget, answered late
     stderr = (tmp_path / "err.log").read_text()
     assert proc.returncode == 0, stderr
     assert "opened" in stderr  # the DEBUG/INFO log went to stderr
