@@ -1645,9 +1645,10 @@ def test_a_closed_stream_still_ends_the_hook_with_exit_0(
 ) -> None:
     """An agent that closes a stream the hook would use (Python sees None) still gets exit
     0: the hook reads nothing from a closed stdin and writes nothing to a closed stdout.
-    A closed stdout meets a store to recall from (a context to write); a closed stdin or
-    stderr alone a project without one, whose line is what the hook writes to stderr (and
-    no model is loaded: ~0.45 CPU-s a process)."""
+    A closed stdout meets a store to list from at session start (a context to write; the
+    listing loads no model, where a prompt's recall loaded it: ~0.2 CPU-s more a process);
+    a closed stdin or stderr alone a project without one, whose line is what the hook writes
+    to stderr (and no model is loaded: ~0.45 CPU-s a process)."""
     import shlex
 
     stored = closed.startswith(">&-")
@@ -1656,12 +1657,15 @@ def test_a_closed_stream_still_ends_the_hook_with_exit_0(
         if stored
         else request.getfixturevalue("project")
     )
-    data = tmp_path / "in.json"
-    data.write_bytes(payload("prompt_submit_error", root))
-    redirect = closed if closed.startswith("<") else f"< {shlex.quote(str(data))} {closed}"
-    command = (
-        f"{shlex.quote(sys.executable)} -m kenning hook prompt-submit {redirect}; echo rc=$? >&3"
+    event, name = (
+        ("session-start", "session_start_startup")
+        if stored
+        else ("prompt-submit", "prompt_submit_error")
     )
+    data = tmp_path / "in.json"
+    data.write_bytes(payload(name, root))
+    redirect = closed if closed.startswith("<") else f"< {shlex.quote(str(data))} {closed}"
+    command = f"{shlex.quote(sys.executable)} -m kenning hook {event} {redirect}; echo rc=$? >&3"
     proc = subprocess.run(
         ["sh", "-c", f"exec 3>&1; ({command})"],
         cwd=root,
