@@ -136,7 +136,9 @@ def _settle(admin_url: str, done: str) -> None:
         conn.execute("CHECKPOINT")
 
 
-def run(rows: int, baseline_rows: int) -> dict[str, Any]:
+def run(rows: int, baseline_rows: int, base_notes: int | None = None) -> dict[str, Any]:
+    """The module docstring's run: a store of ``rows`` memories perturbed from
+    ``base_notes`` embedded notes (default: 200 below 10k rows, else 5,000)."""
     from bench.postgres_server import EmbeddedPostgres
     from bench.recall import git_project, machine
     from bench.scale import Corpus, base_set
@@ -148,7 +150,7 @@ def run(rows: int, baseline_rows: int) -> dict[str, Any]:
     from kenning.transfer import export_memories
 
     out: dict[str, Any] = {"machine": machine(), "rows": rows, "target": TARGET_ROWS_PER_S}
-    texts, base = base_set(200 if rows < 10_000 else 5000)
+    texts, base = base_set(base_notes or (200 if rows < 10_000 else 5000))
     corpus = Corpus(rows, texts, base)
     embedder = load_embedder("minilm")
     server = EmbeddedPostgres(
@@ -265,15 +267,17 @@ def main() -> None:
     parser.add_argument("--baseline-rows", type=int, default=3000)
     parser.add_argument("--smoke", action="store_true", help="2,000 rows (seconds)")
     args = parser.parse_args()
+    base_notes = None
     if args.smoke:
+        from bench.scale import SMOKE_BASE
         from kenning.backends.base import BULK_MIN_ROWS
 
         # the fewest rows that still take the bulk path (no HNSW upkeep, one build at the
         # end) of migrate and import, in several of their batches; every row costs the
         # write path's checks (redaction), so more rows only slow the smoke run. The
         # baseline is a figure only: a batch of remember_many shows its path.
-        args.rows, args.baseline_rows = BULK_MIN_ROWS, 64
-    result = run(args.rows, args.baseline_rows)
+        args.rows, args.baseline_rows, base_notes = BULK_MIN_ROWS, 64, SMOKE_BASE
+    result = run(args.rows, args.baseline_rows, base_notes)
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / ("transfer-smoke.json" if args.smoke else "transfer.json")
     path.write_text(json.dumps(result, indent=2) + "\n")
