@@ -7,8 +7,9 @@
   warning from its plugin directory checks; ``claude plugin marketplace add <this
   repository>`` and ``claude plugin install kenning@kenning`` succeed; ``claude plugin
   details kenning`` lists the skills and commands; ``claude mcp list`` starts the plugin's
-  server and every scope's registration written by ``kenning install claude-code`` and
-  shows ``✔ Connected`` (and, after ``--uninstall``, no kenning).
+  server and the registrations written by ``kenning install claude-code`` and shows ``✔
+  Connected`` (and, after ``--uninstall``, no kenning): the project scope's and the user
+  scope's; the local scope's server reads in ``claude mcp get`` as the user scope's does.
 * Codex: ``codex mcp list --json`` parses the ``config.toml`` written by ``kenning install
   codex`` at both scopes (Codex rejects a malformed server table), and the server it
   describes answers ``initialize`` and ``tools/list`` when started the way Codex starts it
@@ -204,6 +205,27 @@ def described_unstarted(claude: Path, home: Path, project: Path) -> str:
     return described
 
 
+def server_started(described: str) -> list[str]:
+    """What ``claude mcp get`` says Claude Code starts for the server: its type, command,
+    arguments and environment, without the scope and the status."""
+    lines = [line.strip() for line in described.splitlines()[1:]]
+    return [
+        line
+        for line in lines
+        if line and not line.startswith(("Scope:", "Status:", "To remove this server"))
+    ]
+
+
+#: The server each scope's registration starts: the user and the local scope the
+#: executable beside this Python, the project scope (a file shared with the team) the
+#: ``kenning`` on PATH.
+STARTED = {
+    "local": ["Type: stdio", f"Command: {VENV_BIN / 'kenning'}", "Args: mcp"],
+    "user": ["Type: stdio", f"Command: {VENV_BIN / 'kenning'}", "Args: mcp"],
+    "project": ["Type: stdio", "Command: kenning", "Args: mcp"],
+}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("scope", "claude_scope"),
@@ -212,15 +234,21 @@ def described_unstarted(claude: Path, home: Path, project: Path) -> str:
 def test_each_scope_connects_in_claude_code(
     claude: Path, scratch_home: Path, project: Path, scope: str, claude_scope: str
 ) -> None:
+    """Claude Code reads each scope's registration and starts its server. The local
+    scope's starts what the user scope's does (:data:`STARTED`), which connects in the
+    user scope's run: a start of it in the local scope's too (a Python process importing
+    the MCP SDK, ~0.7 CPU-s) would check nothing more of the file Claude Code read."""
     kenning("install", "claude-code", "--scope", scope, home=scratch_home, cwd=project)
     if scope == "project":
         pending = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
         assert "Pending approval" in mcp_list_line(pending, "kenning"), pending
         approve_project_servers(scratch_home, project)
-    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
-    assert CONNECTED in mcp_list_line(listed, "kenning"), listed
+    if scope != "local":
+        listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+        assert CONNECTED in mcp_list_line(listed, "kenning"), listed
     described = described_unstarted(claude, scratch_home, project)
     assert f"Scope: {claude_scope}" in described, described  # Claude Code agrees on the scope
+    assert server_started(described) == STARTED[scope], described
 
     kenning(
         "install", "claude-code", "--scope", scope, "--uninstall", home=scratch_home, cwd=project
