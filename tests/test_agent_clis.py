@@ -14,7 +14,9 @@
   codex`` at both scopes (Codex rejects a malformed server table), and the server it
   describes answers ``initialize`` and ``tools/list`` when started the way Codex starts it
   (the listed command and args, only Codex's default variables plus ``env_vars``).
-  ``codex mcp list`` does not start servers, so that last step uses the MCP SDK's client.
+  ``codex mcp list`` does not start servers, so that last step uses the MCP SDK's client;
+  the project scope's ``kenning`` is the executable on the PATH Codex passes, the one the
+  user scope names and starts.
 
 When a CLI is missing the test fails under CI (``CI`` set) and is skipped elsewhere.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -365,15 +368,18 @@ def test_codex_reads_the_config_and_the_server_answers(
     assert server["enabled"] and transport["type"] == "stdio"
     assert transport["args"] == ["mcp"]
     assert transport["env_vars"] == list(FORWARDED_ENV_VARS)
-    if scope == "project":
-        assert transport["command"] == "kenning"
-    else:
-        assert Path(transport["command"]).is_absolute()
-
     env = agent_env(scratch_home)
     passed = {k: env[k] for k in (*CODEX_DEFAULT_ENV, *transport["env_vars"]) if k in env}
-    tools = anyio.run(_tools_of, transport["command"], transport["args"], passed, project)
-    assert {"hooks_recall", "hooks_remember", "hooks_stats", "search_memories"} <= tools
+    if scope == "project":
+        assert transport["command"] == "kenning"
+        # the same server as the user scope's, which that run starts with the same args and
+        # variables: a start here (a Python process importing the MCP SDK, ~0.8 CPU-s)
+        # would check nothing more of what Codex read
+        assert shutil.which("kenning", path=passed["PATH"]) == str(VENV_BIN / "kenning")
+    else:
+        assert transport["command"] == str(VENV_BIN / "kenning")
+        tools = anyio.run(_tools_of, transport["command"], transport["args"], passed, project)
+        assert {"hooks_recall", "hooks_remember", "hooks_stats", "search_memories"} <= tools
 
     kenning("install", "codex", "--scope", scope, "--uninstall", home=scratch_home, cwd=project)
     remaining = _json_of(run([codex, "mcp", "list", "--json"], scratch_home, project, stdout=True))
