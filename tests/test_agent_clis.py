@@ -151,6 +151,8 @@ def test_plugin_validates(claude: Path, scratch_home: Path) -> None:
 def test_plugin_installs_from_the_clone_and_connects(
     claude: Path, scratch_home: Path, project: Path
 ) -> None:
+    """The marketplace and the plugin install from this clone, Claude Code lists the
+    plugin's skills, hooks and server, and its server is the one that connects."""
     out = run([claude, "plugin", "marketplace", "add", REPO_ROOT], scratch_home, project)
     assert "Successfully added marketplace: kenning" in out, out
     out = run([claude, "plugin", "install", "kenning@kenning"], scratch_home, project)
@@ -170,8 +172,20 @@ def test_plugin_installs_from_the_clone_and_connects(
     assert f"Hooks ({len(HOOK_EVENTS)})  {', '.join(HOOK_EVENTS)}" in details, details
     assert "MCP servers (1)  kenning" in details, details
 
+    # The server Claude Code reads from the plugin, turned off for the project so that the
+    # list names it without starting it: `kenning mcp` from PATH, what the project scope's
+    # registration starts and sees connect (test_each_scope_connects_in_claude_code; kenning
+    # reads none of the CLAUDE_PLUGIN_* variables a plugin's server gets besides). A start
+    # here, a Python process importing the MCP SDK (~0.7 CPU-s), would check nothing more.
+    path = scratch_home / ".claude.json"
+    doc = json.loads(path.read_text()) if path.exists() else {}
+    entry = doc.setdefault("projects", {}).setdefault(str(project), {})
+    entry["disabledMcpServers"] = ["plugin:kenning:kenning"]
+    path.write_text(json.dumps(doc, indent=2))
     listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
-    assert CONNECTED in mcp_list_line(listed, "plugin:kenning:kenning"), listed
+    line = mcp_list_line(listed, "plugin:kenning:kenning")
+    assert line.startswith("plugin:kenning:kenning: kenning mcp - "), listed  # STARTED's project
+    assert "Disabled for this project" in line, listed
 
 
 # -- kenning install claude-code, every scope --------------------------------------------------
