@@ -6,10 +6,10 @@
 * Claude Code: ``claude plugin validate`` accepts the marketplace and the plugin, with no
   warning from its plugin directory checks; ``claude plugin marketplace add <this
   repository>`` and ``claude plugin install kenning@kenning`` succeed; ``claude plugin
-  details kenning`` lists the skills and commands; ``claude mcp list`` starts the plugin's
-  server and the registrations written by ``kenning install claude-code`` and shows ``✔
-  Connected`` (and, after ``--uninstall``, no kenning): the project scope's and the user
-  scope's; the local scope's server reads in ``claude mcp get`` as the user scope's does.
+  details kenning`` lists the skills and commands; ``claude mcp get`` reads the server
+  each scope's registration written by ``kenning install claude-code`` starts, ``claude
+  mcp list`` starts the project scope's and shows ``✔ Connected`` (and, after
+  ``--uninstall``, no kenning); the plugin's and the other scopes' name the same process.
 * Codex: ``codex mcp list --json`` parses the ``config.toml`` written by ``kenning install
   codex`` at both scopes (Codex rejects a malformed server table), and the server it
   describes answers ``initialize`` and ``tools/list`` when started the way Codex starts it
@@ -251,18 +251,22 @@ STARTED = {
 def test_each_scope_connects_in_claude_code(
     claude: Path, scratch_home: Path, project: Path, scope: str, claude_scope: str
 ) -> None:
-    """Claude Code reads each scope's registration and starts its server. The local
-    scope's starts what the user scope's does (:data:`STARTED`), which connects in the
-    user scope's run: a start of it in the local scope's too (a Python process importing
-    the MCP SDK, ~0.7 CPU-s) would check nothing more of the file Claude Code read."""
+    """Claude Code reads each scope's registration as the server it must start
+    (:data:`STARTED`), and the project scope's connects once approved. The local and user
+    scopes' name the executable that the project scope's ``kenning`` is on Claude Code's
+    PATH, with the same args: the same process, which connects there (and starts with
+    Codex's variables in test_codex_reads_the_config_and_the_server_answers[user]). A start
+    in each scope's run (a Python process importing the MCP SDK, ~0.7 CPU-s) would check
+    nothing more of the files Claude Code read."""
     kenning("install", "claude-code", "--scope", scope, home=scratch_home, cwd=project)
     if scope == "project":
         pending = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
         assert "Pending approval" in mcp_list_line(pending, "kenning"), pending
         approve_project_servers(scratch_home, project)
-    if scope != "local":
         listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
         assert CONNECTED in mcp_list_line(listed, "kenning"), listed
+        path = agent_env(scratch_home)["PATH"]
+        assert shutil.which("kenning", path=path) == str(VENV_BIN / "kenning")
     described = described_unstarted(claude, scratch_home, project)
     assert f"Scope: {claude_scope}" in described, described  # Claude Code agrees on the scope
     assert server_started(described) == STARTED[scope], described
