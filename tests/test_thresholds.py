@@ -605,10 +605,10 @@ def test_a_key_that_sets_nothing_is_said_by_the_commands_that_read_settings(
     assert stats.stderr.splitlines() == [f"warning: {said}"], stats.stderr
     doctor = run_cli(project, "doctor")
     assert doctor.stderr.count("recall_floor") <= 1 and "kenning: " not in doctor.stderr
-    from .test_hooks import run_hook
+    from .test_hooks import hook_here
 
     asked = {"prompt": "how are sessions cached in redis?", "cwd": str(project)}
-    hook = run_hook("prompt-submit", json.dumps(asked).encode(), project)
+    hook = hook_here("prompt-submit", json.dumps(asked).encode(), project)
     assert hook.returncode == 0 and "recall_floor" not in hook.stdout, hook.stdout
     (line,) = hook.stderr.splitlines()
     assert said in line, line
@@ -616,7 +616,7 @@ def test_a_key_that_sets_nothing_is_said_by_the_commands_that_read_settings(
     assert context and "recall_floor" not in context, context
     # two such keys: the hook's line says each (the one edited last was the one counted)
     config.write_text("[decay]\nhalf_life_days = 30\nrecall_floor = 0.999\n")
-    hook = run_hook("prompt-submit", json.dumps(asked).encode(), project)
+    hook = hook_here("prompt-submit", json.dumps(asked).encode(), project)
     (line,) = hook.stderr.splitlines()
     assert "decay.half_life_days" in line and "decay.recall_floor" in line, line
     config.write_text("recall_floor = 0.999\n[decay]\nhalf_life = {error_fix = 7}\n")
