@@ -15,6 +15,7 @@ import time
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -6069,6 +6070,62 @@ def test_assignments_tried_at_their_stems_are_the_ones_a_scan_finds() -> None:
     assert sum(bool(scanned(t)) for t in texts[3000:]) > 1300
     for text in texts:
         assert tried(text) == scanned(text), text
+
+
+def _spelled_out(pattern: str) -> set[str]:
+    """Every text ``pattern`` matches whole, when it is made of literals, alternatives and
+    classes of literals alone (as _KEYWORD_STEMS is)."""
+    from re import _parser
+
+    def spelled(items: Any) -> set[str]:
+        texts = {""}
+        for op, value in items:
+            if op == _parser.LITERAL:
+                pieces = {chr(value)}
+            elif op == _parser.IN:
+                pieces = {chr(v) for o, v in value if o == _parser.LITERAL}
+                assert len(pieces) == len(value), value
+            elif op == _parser.BRANCH:
+                pieces = {t for branch in value[1] for t in spelled(list(branch))}
+            elif op == _parser.SUBPATTERN:
+                pieces = spelled(list(value[-1]))
+            else:
+                raise AssertionError(f"not a literal's part: {op}")
+            texts = {text + piece for text in texts for piece in pieces}
+        return texts
+
+    return spelled(list(_parser.parse(pattern)))
+
+
+def test_every_character_read_as_a_stems_letter_in_any_case_is_written_as_it() -> None:
+    """_stem_places finds the stems of a text that is not ASCII by their spellings in the
+    text with each character that re's case-insensitive matching reads as a stem's letter
+    written as that letter: every code point that re reads so, and no other, one character
+    for one (İ, ı, the Kelvin sign, ſ, Cyrillic's narrow ᲂ besides the upper cases); and
+    every spelling of _KEYWORD_STEMS is one of them or starts with one (passwort: pass)."""
+    from kenning import redaction
+
+    every = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+    folded = every.translate(redaction._AS_STEM_LETTERS)
+    assert len(folded) == len(every)
+    letters = sorted({*"".join(redaction._STEM_SPELLINGS)})
+    any_letter = f"[{re.escape(''.join(letters))}]"
+    read = [m.start() for m in re.finditer(any_letter, every, re.IGNORECASE)]
+    written = [m.start() for m in re.finditer(any_letter, folded)]
+    assert written == read, [every[i] for i in set(read) ^ set(written)]
+    for i in read:  # (each read as the one letter it is written as, of all of them)
+        matched = [x for x in letters if re.fullmatch(re.escape(x), every[i], re.IGNORECASE)]
+        assert matched == [folded[i]], (every[i], matched)
+    every_spelling = _spelled_out(redaction._KEYWORD_STEMS)
+    assert set(redaction._STEM_SPELLINGS) <= every_spelling
+    for spelling in every_spelling:
+        assert spelling.startswith(redaction._STEM_SPELLINGS), spelling
+    texts = ["mot de_passe", "contrasena", "haslo", "passwort", "secret", "pw", "cred"]
+    texts += ["Mot De Passe", "CONTRASEÑA", "HASŁO", "ПАРОЛЬ", "ŞİFRE", "ſecret", "\u212aey"]
+    for text in texts:
+        text += " —"  # (not ASCII)
+        scanned = [m.start() for m in redaction._KEYWORD_STEM_AT_ANY_CASE.finditer(text)]
+        assert scanned and redaction._stem_places(text, text.lower()) == scanned, text
 
 
 def test_keys_found_from_their_stems_are_every_key_a_scan_finds() -> None:

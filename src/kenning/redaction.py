@@ -1177,6 +1177,28 @@ _KEYWORD_STEM_AT = lazy(_first_characters_read(_KEYWORD_STEMS))
 #: (the Kelvin sign with k, ſ with s). ~5x the scan of ``lower()``, ~1/4 of a search of
 #: the text with _ASSIGNMENT itself.
 _KEYWORD_STEM_AT_ANY_CASE = lazy(f"(?={_KEYWORD_STEMS})", re.IGNORECASE)
+#: Every spelling of those stems (the local words' ``[_ ]`` and ``(?:ñ|n)`` spelled out), less
+#: those that start with another ("passwort": "pass"): where one starts, a stem does.
+_STEM_SPELLINGS = (
+    "pass", "pw", "secret", "key", "token", "cred", "kennwort", "wachtwoord", "mot_de_passe",
+    "mot_de passe", "mot de_passe", "mot de passe", "contraseña", "contrasena", "senha",
+    "parola", "hasło", "haslo", "пароль", "şifre", "sifre", "パスワード", "密码", "密碼", "口令",
+    "비밀번호",
+)  # fmt: skip
+#: Each character that Python's case-insensitive matching reads as a letter of those
+#: spellings, as that letter: its upper case, and the letters ``re`` pairs besides (İ and ı
+#: with i, the Kelvin sign with k, ſ with s, Cyrillic's narrow ᲂ with о). Every such
+#: character is here (test_redaction reads every code point).
+_AS_STEM_LETTERS = str.maketrans(
+    {
+        **{
+            letter.upper(): letter
+            for letter in {*"".join(_STEM_SPELLINGS)} - {" ", "_"}
+            if len(letter.upper()) == 1 and letter.upper() != letter
+        },
+        "\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s", "\u1c82": "\u043e",
+    }
+)  # fmt: skip
 #: One of those stems, in an ASCII text's ``lower()`` or in any text.
 _KEYWORD_STEM = lazy(_KEYWORD_STEMS)
 _KEYWORD_STEM_ANY_CASE = lazy(_KEYWORD_STEMS, re.IGNORECASE)
@@ -2044,10 +2066,22 @@ _ENV_PASS = lazy(
 
 def _stem_places(text: str, lower: str) -> list[int]:
     """Where a stem of a secret's word starts in ``text`` (``lower`` its ``lower()``), in
-    order (see :func:`_assignment_starts`)."""
+    order (see :func:`_assignment_starts`). In a text that is not ASCII, where
+    :data:`_KEYWORD_STEM_AT_ANY_CASE` matches: each stem's spelling found in the text with
+    every letter that matches a stem's letter in any case written as that letter
+    (:data:`_AS_STEM_LETTERS`, one character for one: the places stay the text's). The
+    pattern, tried at each place, was a seventh of redacting a solution document (most are
+    not ASCII: a dash, a quote, an arrow)."""
     if text.isascii():
         return [m.start() for m in _KEYWORD_STEM_AT.finditer(lower)]
-    return [m.start() for m in _KEYWORD_STEM_AT_ANY_CASE.finditer(text)]
+    folded = text.translate(_AS_STEM_LETTERS)
+    places: list[int] = []
+    for spelling in _STEM_SPELLINGS:
+        at = folded.find(spelling)
+        while at >= 0:
+            places.append(at)
+            at = folded.find(spelling, at + 1)
+    return sorted(set(places))
 
 
 def _assignment_starts(
