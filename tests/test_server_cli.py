@@ -28,6 +28,14 @@ def kenning(cwd: Path, *args: str, env: dict[str, str] | None = None) -> CliRun:
     return run_cli(cwd, *args, env=env)
 
 
+@pytest.fixture
+def hashing_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hashing embedder for every command of the test, run here or in a process it
+    starts: what races there is the vector index's build, not the model (each `kenning
+    reembed` process loaded MiniLM and embedded the notes again with it)."""
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+
+
 def test_cli_on_postgres(project: Path, pg_url: str) -> None:  # noqa: F811
     entry = (
         "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and busy_timeout"
@@ -1097,6 +1105,7 @@ def _hnsw_valid(url: str) -> list[bool]:
 def test_reembed_builds_a_missing_vector_index_while_teammates_write(
     project: Path,
     pg_url: str,  # noqa: F811
+    hashing_model: None,
 ) -> None:
     """`kenning reembed` building the vector index a killed migrate left missing took the
     plain CREATE INDEX's lock for the whole build (minutes at 1M rows): every teammate's
@@ -1844,6 +1853,7 @@ def test_a_session_an_index_build_waits_for_is_named_without_secrets(
 def test_a_vector_index_build_kept_waiting_says_for_whom_and_ctrl_c_is_safe(
     project: Path,
     pg_url: str,  # noqa: F811
+    hashing_model: None,
 ) -> None:
     """`kenning reembed` building the missing index waited silently, without end, for a
     transaction older than the build (pg_dump's snapshot, a console left in a transaction):
@@ -1947,6 +1957,7 @@ def _the_build_s_pid(url: str) -> int:
 def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
     project: Path,
     pg_url: str,  # noqa: F811
+    hashing_model: None,
     second: str,
 ) -> None:
     """Two `kenning reembed` at once (or one and a resumed `kenning migrate`, which builds
@@ -2015,6 +2026,7 @@ def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
 def test_a_build_of_the_vector_index_that_raced_past_the_lock_is_the_one_kept(
     project: Path,
     pg_url: str,  # noqa: F811
+    hashing_model: None,
 ) -> None:
     """A bulk load's own end-of-load build (a plain CREATE INDEX, which does not take the
     concurrent builds' lock) committing while `kenning reembed` builds the same index: the
