@@ -1,9 +1,10 @@
 """``kenning ui`` in a real browser: Debian's headless chromium driven by Playwright.
 
 One ``kenning ui`` process (the real command, started as a user starts it), one browser and
-one tab serve the whole module; each test starts from a blank page, its cookies cleared
-first. The project is a real git repository with a real SQLite store and the real MiniLM
-model; the PostgreSQL test uses a real server. Nothing here downloads a browser: Playwright
+one tab serve the whole module; each test starts with the tab's cookies cleared. The
+project is a real git repository with a real SQLite store and the real MiniLM model (the
+tests of other projects' pages, whose search by meaning is not what they test, use the
+hashing embedder); the PostgreSQL test uses a real server. Nothing here downloads a browser: Playwright
 launches ``/usr/bin/chromium`` (``./install.sh --test`` installs it), and a missing chromium
 fails the module instead of skipping it.
 """
@@ -67,6 +68,9 @@ HOSTILE = (
     "\"><img src=x onerror=\"window.__pwned=2\"> ' onmouseover='window.__pwned=3' "
     "invoice\u202egnp.exe\u202c done"
 )
+#: The embedder of the tests whose pages show no search by meaning: each ``kenning ui`` they
+#: start loads no MiniLM (~0.2 CPU-s a process); the module's own page keeps the model.
+NO_MODEL = "hashing"
 HOSTILE_SOURCE = 'docs/"><script>window.__pwned=4</script>.md'
 HOSTILE_TAGS = ('"><b id="forged">tag</b>', "x' onclick='window.__pwned=5")
 
@@ -102,15 +106,22 @@ class Server:
                 self.process.wait()
 
 
-def start_ui(cwd: Path, log: Path, *args: str, ctrl_c: signal.Handlers = signal.SIG_DFL) -> Server:
+def start_ui(
+    cwd: Path,
+    log: Path,
+    *args: str,
+    ctrl_c: signal.Handlers = signal.SIG_DFL,
+    embedder: str | None = None,
+) -> Server:
     """``kenning ui`` as a user runs it; its first line of output is the address. It starts
     with Ctrl+C's disposition ``ctrl_c`` (a terminal's default, or ignored: as a script's
-    ``kenning ui &`` starts it), whatever the test process's own."""
+    ``kenning ui &`` starts it), whatever the test process's own; ``embedder``: the model
+    it loads (``KENNING_EMBEDDER``), else MiniLM."""
     with log.open("w") as err:
         process = subprocess.Popen(
             [sys.executable, "-m", "kenning", "ui", *args],
             cwd=cwd,
-            env=kenning_env(),
+            env=kenning_env(**({"KENNING_EMBEDDER": embedder} if embedder else {})),
             stdout=subprocess.PIPE,
             stderr=err,
             text=True,
@@ -214,15 +225,15 @@ def _module_tab(context: Any) -> list[Any]:
 
 @pytest.fixture
 def tab(context: Any, _module_tab: list[Any]) -> Iterator[Any]:
-    """A tab with no cookies on a blank page: no session of the page, as in a fresh browser
-    (the page runs no script and stores nothing, so its cookies and what it shows are all a
-    test leaves in a tab; the next test starts from a blank page without them)."""
+    """A tab with no cookies: no session of the page, as in a fresh browser (the page runs
+    no script and stores nothing, so its cookies are all a test leaves in a browser). It
+    still shows the last test's page, which no test reads: each goes to its own address
+    first (a blank page in between cost Chromium ~40 ms of CPU a test)."""
     context.clear_cookies()
     if _module_tab[0].is_closed():
         _module_tab[0] = context.new_page()
     opened = _module_tab[0]
     opened.set_default_timeout(30_000)  # Playwright's own, which `page` lowers
-    opened.goto("about:blank")
     yield opened
     for each in context.pages:  # any the test opened from it
         if each is not opened:
@@ -724,16 +735,14 @@ def test_stale_filter_and_marks(page: Any, ui: Server, ui_project: dict[str, Any
 # -- the command ----------------------------------------------------------------------------
 
 
-def test_a_project_without_a_store_and_a_taken_port(
-    tmp_path: Path, ui: Server, tab: Any, minilm: Embedder
-) -> None:
+def test_a_project_without_a_store_and_a_taken_port(tmp_path: Path, ui: Server, tab: Any) -> None:
     empty = make_repo(tmp_path / "empty")
-    server = start_ui(empty, tmp_path / "stderr.txt")
+    server = start_ui(empty, tmp_path / "stderr.txt", embedder=NO_MODEL)
     try:
         tab.goto(server.url)
         assert "No store yet" in tab.inner_text("#no-store") and ids_on(tab) == []
         assert not (empty / ".kenning" / "memory.db").exists()  # reading created nothing
-        with open_store(cwd=empty, embedder=minilm) as store:  # the first remember creates it
+        with open_store(cwd=empty, embedder=NO_MODEL) as store:  # the first remember creates it
             stored = store.remember("a note", "context")
         tab.reload()
         assert ids_on(tab) == [stored.id] and tab.locator("#no-store").count() == 0
@@ -745,9 +754,7 @@ def test_a_project_without_a_store_and_a_taken_port(
     )
 
 
-def test_a_read_only_store_is_said_and_its_changes_are_turned_off(
-    tmp_path: Path, tab: Any, minilm: Embedder
-) -> None:
+def test_a_read_only_store_is_said_and_its_changes_are_turned_off(tmp_path: Path, tab: Any) -> None:
     """qa-s67a F4: `kenning ui` on a store it cannot write (a read-only mount, which stops
     root too) offered Edit, Mark reviewed and Forget with no word, and a save failed after
     the text was typed. The header says read-only with the core's reason and fix, the
@@ -756,10 +763,10 @@ def test_a_read_only_store_is_said_and_its_changes_are_turned_off(
 
     with _tmpfs(tmp_path / "mnt", "16m") as mount:
         project = make_repo(mount / "p")
-        with open_store(cwd=project, embedder=minilm) as store:
+        with open_store(cwd=project, embedder=NO_MODEL) as store:
             memory_id = store.remember(NAMING, "naming").id or ""
         subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
-        server = start_ui(project, tmp_path / "stderr.txt")
+        server = start_ui(project, tmp_path / "stderr.txt", embedder=NO_MODEL)
         try:
             tab.goto(server.url)
             assert ids_on(tab) == [memory_id]  # reads work
@@ -789,7 +796,7 @@ def test_ctrl_c_stops_the_page_as_it_says(tmp_path: Path, ctrl_c: signal.Handler
     Ctrl+C was ignored at the start and the page stopped without saying so."""
     empty = make_repo(tmp_path / "empty")
     log = tmp_path / "stderr.txt"
-    server = start_ui(empty, log, ctrl_c=ctrl_c)
+    server = start_ui(empty, log, ctrl_c=ctrl_c, embedder=NO_MODEL)
     try:
         # serving (uvicorn has taken the signal): any answer will do
         with pytest.raises(urllib.error.HTTPError):
@@ -813,9 +820,11 @@ def test_postgres_store_and_a_server_that_goes_down(
     r = run_cli(ui_project["root"], "ui", "--store", "postgresql://k:hunter2@127.0.0.1:9/k")
     assert r.returncode == 3 and r.stdout == ""
     assert "knowledge base NOT consulted" in r.stderr and "hunter2" not in r.stderr
-    with open_store(pg_url, cwd=ui_project["root"]) as store:
+    with open_store(pg_url, cwd=ui_project["root"], embedder=NO_MODEL) as store:
         stored = store.remember(DB_LOCKED, "error_fix")
-    server = start_ui(ui_project["root"], tmp_path / "stderr.txt", "--store", pg_url)
+    server = start_ui(
+        ui_project["root"], tmp_path / "stderr.txt", "--store", pg_url, embedder=NO_MODEL
+    )
     try:
         tab.goto(server.url)
         assert ids_on(tab) == [stored.id]
