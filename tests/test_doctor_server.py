@@ -22,6 +22,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     PostgresDatabases,
     login_role,
     pg_databases,
+    pg_initialized,
     pg_server,
     pg_url,
 )
@@ -395,6 +396,7 @@ def test_a_store_this_role_cannot_write_is_a_warning_with_the_writes_reason(
 
 def test_doctor_on_a_standby_warns_it_is_read_only_and_gives_fixes_for_the_primary(
     project: Path,
+    pg_initialized: Path,  # noqa: F811
 ) -> None:
     """qa-s68b F3: on a hot standby doctor said all ok; with the vector index gone (dropped
     on the primary, so on the standby too) its fix was `kenning reembed` with this store's
@@ -406,7 +408,7 @@ def test_doctor_on_a_standby_warns_it_is_read_only_and_gives_fixes_for_the_prima
 
     from bench.postgres_server import EmbeddedPostgres
 
-    primary = EmbeddedPostgres().start()
+    primary = EmbeddedPostgres(initialized=pg_initialized).start()
     try:
         _remember(primary.url("postgres"), project)
         standby = primary.start_standby()

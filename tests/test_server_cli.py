@@ -18,6 +18,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     PostgresDatabases,
     login_role,
     pg_databases,
+    pg_initialized,
     pg_server,
     pg_url,
 )
@@ -399,6 +400,7 @@ def test_a_role_that_may_not_create_in_public_is_given_the_grant_that_lets_it(
 
 def test_a_hot_standby_serves_reads_and_hooks_and_refuses_writes_in_one_line(
     project: Path,
+    pg_initialized: Path,  # noqa: F811
 ) -> None:
     """A team's read replica (a PostgreSQL hot standby, streaming from the primary): recall,
     search, stats, export and both hooks read the notes as on the primary; remember and
@@ -416,7 +418,7 @@ def test_a_hot_standby_serves_reads_and_hooks_and_refuses_writes_in_one_line(
     doc = project / "docs" / "solutions" / "db" / "wal.md"
     doc.parent.mkdir(parents=True)
     doc.write_text("# database is locked\n\nProblem: two writers.\n\nFix: enable WAL.\n")
-    primary = EmbeddedPostgres().start()
+    primary = EmbeddedPostgres(initialized=pg_initialized).start()
     try:
         writer = {"KENNING_STORE": primary.url("postgres")}
         for text in (
