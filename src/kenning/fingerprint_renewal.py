@@ -30,14 +30,14 @@ FINGERPRINT_RULES_KEY = "kenning:fingerprint_rules"
 
 def error_fingerprint_of(content: str) -> str | None:
     """The normalised fingerprint of an ERROR-FIX entry's signature, for exact matching."""
-    from .errorfix import parse_error_fix
+    from .errorfix import error_fix_signature
     from .fingerprints import error_fingerprint, identifies
 
     # Only an ERROR-FIX entry names its signature; guessing one from free text would make
     # unrelated notes "exact" matches.
-    entry = parse_error_fix(content)
-    if entry is not None:
-        found = error_fingerprint(entry.signature)
+    signature = error_fix_signature(content)
+    if signature is not None:
+        found = error_fingerprint(signature)
         # all masks ("<q>" for a quoted message) is every such error's: no exact match
         return found if identifies(found) else None
     return None
