@@ -657,7 +657,13 @@ def test_an_upgrade_on_a_full_disk_says_so_and_changes_nothing(tmp_path: Path, b
 # to its rules, in one transaction: every page it changes goes into the WAL before it
 # commits (measured: 2,500 of 5,000 entries, a 10.5 MB WAL beside a 12.3 MB store).
 
-_FIXES = 3000
+_FIXES = 1000
+#: A fix's steps (~1.3 KB). What the renewal needs room for is the pages of the entries it
+#: rewrites; what each process that reckons it reads is every entry's fingerprint (~0.15
+#: ms each, reckoned 8 times by these tests' processes). A thousand long entries are a store
+#: of 4.2 MB, the renewal reckoned 5.6 MiB (3,000 short ones: 7.3 MB, 9.3 MiB), either well
+#: past the tight disk's 3 MiB, for a third of the fingerprints.
+_FIX_STEPS = " ".join(f"then step {j} of the image build" for j in range(40))
 
 
 def _build_older_fingerprints(project: Path) -> None:
@@ -666,7 +672,7 @@ def _build_older_fingerprints(project: Path) -> None:
     fixes = [
         NewMemory(
             f"ERROR-FIX: ModuleNotFoundError: No module named 'pkg{i}' | FIX: pip install "
-            f"pkg{i} in the service {i % 97} image",
+            f"pkg{i} in the service {i % 97} image, {_FIX_STEPS}",
             "error_fix",
         )
         for i in range(_FIXES)
