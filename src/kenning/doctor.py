@@ -581,6 +581,12 @@ def _fingerprints_owed(conn: sqlite3.Connection, path: Path, tables: set[str]) -
     row = recorded.fetchone()
     if rules_version(None if row is None else str(row[0])) >= RULES_VERSION:
         return None
+    # The room to update every row bounds the room to update the stale ones: a disk that
+    # has it warns of nothing, whichever rows are stale, and no row's fingerprint is worked
+    # out (~0.15 ms each: seconds for a large store after an upgrade).
+    every = [str(i) for (i,) in conn.execute("SELECT id FROM memories")]
+    if not every or room_said(update_needs(conn, path, every)) is None:
+        return None
     stale = [
         str(i)
         for i, type_, collection, content, metadata in conn.execute(
