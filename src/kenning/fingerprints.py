@@ -1444,6 +1444,16 @@ _VITEST_PROJECT = cued(r"^(FAIL\s+)\|[^|\n]{1,100}\|\s+(?=\S+\s+>\s)")
 _GO_TEST_LOCATION = cued(r"^(---\s+FAIL:\s+\S+\s+\([^)\n]{0,40}\):\s+)[\w.-]+_test\.go:\d+:\s+")
 
 
+#: The fingerprints of the last texts asked, by text (at most :data:`_FINGERPRINTS_KEPT_MAX`,
+#: of at most :data:`_FINGERPRINTED_TEXT_CHARS` characters): a recall asks for its error's
+#: fingerprint several times (its queries, each candidate's check against them: 11 calls of
+#: 3 texts for a pasted unittest run), ~0.14 ms each, and a store's writes ask again for a
+#: signature they stored before. A fingerprint depends on its text alone.
+_FINGERPRINTS_KEPT: dict[str, str] = {}
+_FINGERPRINTS_KEPT_MAX = 1024
+_FINGERPRINTED_TEXT_CHARS = 4000
+
+
 def error_fingerprint(signature: str) -> str:
     """A normalised form of a signature that is the same across files, runs and names.
 
@@ -1478,6 +1488,19 @@ def error_fingerprint(signature: str) -> str:
     reads as its redaction marker (``[redacted:github_token]``), as the stored entry holds
     it. Whitespace collapsed, lowercased.
     """
+    known = _FINGERPRINTS_KEPT.get(signature) if isinstance(signature, str) else None
+    if known is not None:
+        return known
+    found = _fingerprint(signature)
+    if isinstance(signature, str) and len(signature) <= _FINGERPRINTED_TEXT_CHARS:
+        if len(_FINGERPRINTS_KEPT) >= _FINGERPRINTS_KEPT_MAX:
+            _FINGERPRINTS_KEPT.clear()
+        _FINGERPRINTS_KEPT[signature] = found
+    return found
+
+
+def _fingerprint(signature: str) -> str:
+    """:func:`error_fingerprint`, worked out."""
     text = one_line(CONTROL.sub("", ANSI.sub("", signature or "")))
     if text.upper().startswith(ERROR_FIX_PREFIX):
         entry = parse_error_fix(text)
