@@ -14,6 +14,7 @@ from collections.abc import Callable
 from .errorfix import ERROR_FIX_PREFIX, one_line, parse_error_fix
 from .lazyre import cued
 from .log_formats import ANSI, CONTROL
+from .remembered import remembered
 from .signatures import extract_error_signature, without_exit_code_suffix
 
 __all__ = [
@@ -1444,16 +1445,6 @@ _VITEST_PROJECT = cued(r"^(FAIL\s+)\|[^|\n]{1,100}\|\s+(?=\S+\s+>\s)")
 _GO_TEST_LOCATION = cued(r"^(---\s+FAIL:\s+\S+\s+\([^)\n]{0,40}\):\s+)[\w.-]+_test\.go:\d+:\s+")
 
 
-#: The fingerprints of the last texts asked, by text (at most :data:`_FINGERPRINTS_KEPT_MAX`,
-#: of at most :data:`_FINGERPRINTED_TEXT_CHARS` characters): a recall asks for its error's
-#: fingerprint several times (its queries, each candidate's check against them: 11 calls of
-#: 3 texts for a pasted unittest run), ~0.14 ms each, and a store's writes ask again for a
-#: signature they stored before. A fingerprint depends on its text alone.
-_FINGERPRINTS_KEPT: dict[str, str] = {}
-_FINGERPRINTS_KEPT_MAX = 1024
-_FINGERPRINTED_TEXT_CHARS = 4000
-
-
 def error_fingerprint(signature: str) -> str:
     """A normalised form of a signature that is the same across files, runs and names.
 
@@ -1488,15 +1479,7 @@ def error_fingerprint(signature: str) -> str:
     reads as its redaction marker (``[redacted:github_token]``), as the stored entry holds
     it. Whitespace collapsed, lowercased.
     """
-    known = _FINGERPRINTS_KEPT.get(signature) if isinstance(signature, str) else None
-    if known is not None:
-        return known
-    found = _fingerprint(signature)
-    if isinstance(signature, str) and len(signature) <= _FINGERPRINTED_TEXT_CHARS:
-        if len(_FINGERPRINTS_KEPT) >= _FINGERPRINTS_KEPT_MAX:
-            _FINGERPRINTS_KEPT.clear()
-        _FINGERPRINTS_KEPT[signature] = found
-    return found
+    return _remembered_fingerprint(signature or "")
 
 
 def _fingerprint(signature: str) -> str:
@@ -1608,6 +1591,13 @@ def _fingerprint(signature: str) -> str:
     # adjacent masks of the same kind are one mask ("<n>.<n>" already handled by the regex)
     text = re.sub(r"(<(?:n|q|path|hex)>)(?:[\s,]*\1)+", r"\1", text)
     return _with_shared_type_abstracted(_FULL_STOP.sub("", one_line(text)).lower())
+
+
+#: A recall asks for its error's fingerprint several times (its queries, the lexical side's
+#: query fingerprints, each candidate's check against them: 11 calls of 3 texts for a pasted
+#: unittest run), ~0.14 ms each, and a write asks again for a signature it stored before: a
+#: fingerprint is a function of its text alone, remembered for the last texts asked.
+_remembered_fingerprint = remembered(_fingerprint)
 
 
 def _rust_could_not_find_now(m: re.Match[str]) -> str:
