@@ -894,8 +894,19 @@ def extract_error_signature(raw: str) -> str:
     kept from a checkout of any depth. Input without any error-looking line comes back cleaned:
     its first meaningful line.
     """
+    return _remembered_signature(raw or "")
+
+
+def _signature(raw: str) -> str:
+    """:func:`extract_error_signature`, worked out."""
     sigs = signatures_of(raw, limit=1)
     return sigs[0] if sigs else ""
+
+
+#: A recall, a write and the hooks ask for the signature of one error text several times
+#: (the query's, each fingerprint's of it, the prompt hook's look at each line): a function
+#: of its text alone, remembered for the last texts asked (kenning.remembered).
+_remembered_signature = remembered(_signature)
 
 
 def signatures_of(raw: str, limit: int) -> list[str]:
