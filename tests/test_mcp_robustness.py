@@ -92,7 +92,8 @@ class RawServer:
 @pytest.fixture(scope="module")
 def reading_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawServer, Path]]:
     """One server for the tests that only read or send what it must refuse (a server's life
-    costs ~3 CPU-s: the mcp SDK's imports and the model's warm-up). Each test reads every answer its lines
+    costs its start, ~0.6 CPU-s of the mcp SDK's imports, and the model's load at its first
+    recall: its project has no store, so no warm-up). Each test reads every answer its lines
     get before it ends (the next test's first reply is its own); the server must survive
     them all, and still exit 0. It logs at info, to ``server.errlog``, for the test of what
     a malformed line logs."""
