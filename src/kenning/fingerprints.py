@@ -1484,7 +1484,7 @@ def error_fingerprint(signature: str) -> str:
 
 def _fingerprint(signature: str) -> str:
     """:func:`error_fingerprint`, worked out."""
-    text = one_line(CONTROL.sub("", ANSI.sub("", signature or "")))
+    text = one_line(CONTROL.sub("", ANSI.sub("", signature)))
     if text.upper().startswith(ERROR_FIX_PREFIX):
         entry = parse_error_fix(text)
         if entry is not None:
