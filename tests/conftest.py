@@ -230,20 +230,28 @@ def logging_git(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return log
 
 
-#: One repository per remote, built with git once per process and copied for each test: the
-#: four git commands cost ~90 ms of wall time (~17 ms CPU) a repository, a copy ~5 ms (~2 ms), and
-#: hundreds of tests need a fresh project. The copy is a whole repository of its own.
-_REPO_TEMPLATES: dict[str | None, Path] = {}
+_MADE_ONCE: dict[tuple[str, object], Path] = {}
+
+
+def made_once(name: str, key: object, make: Callable[[Path], object]) -> Path:
+    """A folder this process fills once, by ``make(folder)``, for tests to copy what costs
+    more to make (git commands) than to copy; one for each ``key`` under ``name``, removed
+    at exit. A ``make`` that fails is tried again by the next call, in a folder of its own."""
+    folder = _MADE_ONCE.get((name, key))
+    if folder is None:
+        made = Path(tempfile.mkdtemp(prefix=f"kenning-test-{name}-"))
+        atexit.register(shutil.rmtree, made, True)
+        make(made)
+        folder = _MADE_ONCE[(name, key)] = made
+    return folder
 
 
 def make_repo(path: Path, remote: str | None = None) -> Path:
     """A git repository at ``path`` with one commit (README.md) and ``remote`` as origin."""
-    template = _REPO_TEMPLATES.get(remote)
-    if template is None:
-        base = Path(tempfile.mkdtemp(prefix="kenning-test-repo-"))
-        atexit.register(shutil.rmtree, base, True)
-        template = _init_repo(base / "repo", remote)
-        _REPO_TEMPLATES[remote] = template
+    # One repository per remote, built with git once per process and copied for each test:
+    # the four git commands cost ~90 ms of wall time (~17 ms CPU) a repository, a copy ~5 ms
+    # (~2 ms), and hundreds of tests need a fresh project. The copy is a whole repository.
+    template = made_once("repo", remote, lambda base: _init_repo(base / "repo", remote)) / "repo"
     path.mkdir(parents=True, exist_ok=True)
     shutil.copytree(template, path, symlinks=True, dirs_exist_ok=True)
     return path.resolve()

@@ -6,7 +6,6 @@ failing the session."""
 
 from __future__ import annotations
 
-import atexit
 import errno
 import json
 import os
@@ -14,7 +13,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -38,7 +36,7 @@ from kenning.store import NewMemory
 
 from .as_a_user import as_a_user, command_as_a_user
 from .cli_runner import CliRun, run_cli
-from .conftest import PROJECT_REMOTE, git, make_repo
+from .conftest import PROJECT_REMOTE, git, made_once, make_repo
 from .test_hooks import hook_here
 from .test_store_folder import _kenning_as_a_user
 
@@ -73,22 +71,20 @@ def commit(root: Path, message: str) -> None:
     git(root, "commit", "-q", "-m", message)
 
 
-#: The project with its three docs committed, made with git once per process and copied over
-#: each test's project (its git add and commit cost ~8 ms CPU; a copy a few).
-_WITH_DOCS: list[Path] = []
+def _with_docs(folder: Path) -> None:
+    """The project with its three docs committed, at ``folder / "p"``."""
+    made = make_repo(folder / "p", PROJECT_REMOTE)
+    write(made, ".gitignore", ".kenning/\n")
+    for name in ERRORS:
+        write(made, f"docs/solutions/{name}/{name}.md", doc(name))
+    commit(made, "three solution docs")
 
 
 @pytest.fixture
 def docs(project: Path) -> Path:
-    if not _WITH_DOCS:
-        made = make_repo(Path(tempfile.mkdtemp(prefix="kenning-test-docs-")) / "p", PROJECT_REMOTE)
-        atexit.register(shutil.rmtree, made.parent, True)
-        write(made, ".gitignore", ".kenning/\n")
-        for name in ERRORS:
-            write(made, f"docs/solutions/{name}/{name}.md", doc(name))
-        commit(made, "three solution docs")
-        _WITH_DOCS.append(made)
-    (made,) = _WITH_DOCS
+    # made with git once per process and copied over each test's project (its git add and
+    # commit cost ~8 ms CPU; a copy a few)
+    made = made_once("docs", None, _with_docs) / "p"
     # (over the project: its .kenning, a store the test opened, is left as it is)
     shutil.copytree(made, project, symlinks=True, dirs_exist_ok=True)
     return project / "docs" / "solutions"

@@ -5,10 +5,8 @@ repository in a temp folder, the real PostgreSQL the tests start, the real model
 
 from __future__ import annotations
 
-import atexit
 import json
 import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +18,7 @@ from kenning.embedders.base import Embedder
 from kenning.seeding import SEED_STATE_KEY, reseed_changed, seed_solutions
 from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures by name)
 
-from .conftest import git
+from .conftest import git, made_once
 from .test_reseed import (
     ERRORS,
     commit,
@@ -35,11 +33,6 @@ from .test_reseed import (
 DB = "db/db.md"
 DB_PATH = "docs/solutions/db/db.md"
 B_FIX = "Set busy_timeout to 9000 ms (b's edit)."
-
-
-#: The clones of :func:`clones`, made with git once per process and copied for each test (7
-#: git commands, two clones and a push among them, ~38 ms CPU; a copy ~5 ms).
-_CLONES: list[Path] = []
 
 
 def _make_clones(folder: Path) -> None:
@@ -60,13 +53,10 @@ def _make_clones(folder: Path) -> None:
 @pytest.fixture
 def clones(tmp_path: Path) -> tuple[Path, Path]:
     """Two clones, ``a`` and ``b``, of one bare repository holding three solution docs (a
-    copy of :func:`_make_clones`' whose clones name this test's bare repository as origin)."""
-    if not _CLONES:
-        made = Path(tempfile.mkdtemp(prefix="kenning-test-clones-"))
-        atexit.register(shutil.rmtree, made, True)
-        _make_clones(made)
-        _CLONES.append(made)
-    (made,) = _CLONES
+    copy of :func:`_make_clones`' whose clones name this test's bare repository as origin:
+    made with git once per process, 7 git commands, two clones and a push among them, ~38 ms
+    CPU; a copy ~5 ms)."""
+    made = made_once("clones", None, _make_clones)
     shutil.copytree(made, tmp_path, symlinks=True, dirs_exist_ok=True)
     for clone in ("a", "b"):
         config = tmp_path / clone / ".git" / "config"
