@@ -174,9 +174,10 @@ def test_plugin_installs_from_the_clone_and_connects(
 
     # The server Claude Code reads from the plugin, turned off for the project so that the
     # list names it without starting it: `kenning mcp` from PATH, what the project scope's
-    # registration starts and sees connect (test_each_scope_connects_in_claude_code; kenning
-    # reads none of the CLAUDE_PLUGIN_* variables a plugin's server gets besides). A start
-    # here, a Python process importing the MCP SDK (~0.7 CPU-s), would check nothing more.
+    # registration starts and sees connect (test_the_project_scope_connects_in_claude_code;
+    # kenning reads none of the CLAUDE_PLUGIN_* variables a plugin's server gets besides). A
+    # start here, a Python process importing the MCP SDK (~0.7 CPU-s), would check nothing
+    # more.
     path = scratch_home / ".claude.json"
     doc = json.loads(path.read_text()) if path.exists() else {}
     entry = doc.setdefault("projects", {}).setdefault(str(project), {})
@@ -243,37 +244,65 @@ STARTED = {
 }
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("scope", "claude_scope"),
-    [("local", "Local config"), ("project", "Project config"), ("user", "User config")],
-)
-def test_each_scope_connects_in_claude_code(
-    claude: Path, scratch_home: Path, project: Path, scope: str, claude_scope: str
-) -> None:
-    """Claude Code reads each scope's registration as the server it must start
-    (:data:`STARTED`), and the project scope's connects once approved. The local and user
-    scopes' name the executable that the project scope's ``kenning`` is on Claude Code's
-    PATH, with the same args: the same process, which connects there (and starts with
-    Codex's variables in test_codex_reads_the_config_and_the_server_answers[user]). A start
-    in each scope's run (a Python process importing the MCP SDK, ~0.7 CPU-s) would check
-    nothing more of the files Claude Code read."""
-    kenning("install", "claude-code", "--scope", scope, home=scratch_home, cwd=project)
-    if scope == "project":
-        pending = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
-        assert "Pending approval" in mcp_list_line(pending, "kenning"), pending
-        approve_project_servers(scratch_home, project)
-        listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
-        assert CONNECTED in mcp_list_line(listed, "kenning"), listed
-        path = agent_env(scratch_home)["PATH"]
-        assert shutil.which("kenning", path=path) == str(VENV_BIN / "kenning")
-    described = described_unstarted(claude, scratch_home, project)
+def read_as_registered(claude: Path, home: Path, project: Path, scope: str) -> None:
+    """Claude Code reads ``scope``'s registration, which ``kenning install`` has just
+    written, as that scope's, and as the server :data:`STARTED` names for it."""
+    described = described_unstarted(claude, home, project)
+    claude_scope = f"{scope.capitalize()} config"
     assert f"Scope: {claude_scope}" in described, described  # Claude Code agrees on the scope
     assert server_started(described) == STARTED[scope], described
 
+
+@pytest.mark.slow
+def test_the_project_scope_connects_in_claude_code(
+    claude: Path, scratch_home: Path, project: Path
+) -> None:
+    """Claude Code reads the project scope's registration (a file shared with the team) as
+    the server it must start (:data:`STARTED`): pending until approved, then it connects;
+    the ``kenning`` it starts is the executable beside this Python, on Claude Code's PATH.
+    After the uninstall Claude Code lists no kenning."""
+    kenning("install", "claude-code", "--scope", "project", home=scratch_home, cwd=project)
+    pending = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+    assert "Pending approval" in mcp_list_line(pending, "kenning"), pending
+    approve_project_servers(scratch_home, project)
+    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+    assert CONNECTED in mcp_list_line(listed, "kenning"), listed
+    path = agent_env(scratch_home)["PATH"]
+    assert shutil.which("kenning", path=path) == str(VENV_BIN / "kenning")
+    read_as_registered(claude, scratch_home, project, "project")
+
     kenning(
-        "install", "claude-code", "--scope", scope, "--uninstall", home=scratch_home, cwd=project
-    )
+        "install", "claude-code", "--scope", "project", "--uninstall", home=scratch_home,
+        cwd=project,
+    )  # fmt: skip
+    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+    assert "kenning" not in listed, listed
+
+
+@pytest.mark.slow
+def test_the_local_and_user_scopes_are_read_by_claude_code(
+    claude: Path, scratch_home: Path, project: Path
+) -> None:
+    """Claude Code reads the local scope's registration, then (the local one uninstalled)
+    the user scope's, each as its scope's and as the server :data:`STARTED` names: the
+    executable that the project scope's ``kenning`` is on Claude Code's PATH, with the same
+    args, the same process, which connects in test_the_project_scope_connects_in_claude_code
+    (and starts with Codex's variables in
+    test_codex_reads_the_config_and_the_server_answers[user]). A start in each scope's run
+    (a Python process importing the MCP SDK, ~0.7 CPU-s) would check nothing more of the
+    files Claude Code read.
+
+    The user scope's registration is read as the user scope's only once the local one is
+    gone (Claude Code prefers a local server to a user one of the same name), so the local
+    uninstall is checked there; after the user scope's uninstall Claude Code lists no
+    kenning (a test and a `claude mcp list` for each scope, ~0.3 CPU-s, read nothing more)."""
+    for scope in ("local", "user"):
+        kenning("install", "claude-code", "--scope", scope, home=scratch_home, cwd=project)
+        read_as_registered(claude, scratch_home, project, scope)
+        kenning(
+            "install", "claude-code", "--scope", scope, "--uninstall", home=scratch_home,
+            cwd=project,
+        )  # fmt: skip
     listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
     assert "kenning" not in listed, listed
 
@@ -287,7 +316,7 @@ def test_files_starting_with_a_byte_order_mark_are_still_read(
     left pending approval, and Claude Code starts it (``/bin/false``: what is checked is
     that Claude Code tried it); in ``~/.claude.json``, beside the registration kenning
     wrote, the user turned kenning off for the project, and Claude Code lists it so. (That
-    kenning's user-scope server connects is test_each_scope_connects_in_claude_code's: a
+    kenning's user-scope server connects is test_the_project_scope_connects_in_claude_code's: a
     start here, a Python process importing the MCP SDK of ~1.2 CPU-s, would read nothing
     more of the file.)
 
