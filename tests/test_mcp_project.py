@@ -94,7 +94,7 @@ async def started(
     the client's roots, not from anything of the process: each ``kenning mcp`` cost ~2 CPU-s
     to start (the SDK's imports, the model's warm-up). The process's own option, variable,
     working directory and roots are each tested over stdio too (test_mcp.py's
-    ``--project-dir``, test_started_in_root_with_claude_project_dir, the shared server)."""
+    ``--project-dir``, test_mcp_start.py's first calls, the shared server)."""
     with pytest.MonkeyPatch.context() as mp:
         for key, value in (env or {}).items():
             mp.setenv(key, value)
@@ -234,19 +234,6 @@ def outside(tmp_path: Path) -> Path:
     folder = tmp_path / "not-a-repo"
     folder.mkdir()
     return folder.resolve()
-
-
-async def test_started_in_root_with_claude_project_dir(project: Path, tmp_path: Path) -> None:
-    """Claude Code starts a user-scope server in any folder and sets CLAUDE_PROJECT_DIR."""
-    env = {"CLAUDE_PROJECT_DIR": str(project)}
-    async with connect(Path("/"), tmp_path / "err.log", env=env) as s:
-        assert await intel_path(s) == store_of(project)
-        stored = await call(s, "hooks_remember", content="Deploys go out on Tuesdays only.")
-        assert not stored.is_error, stored.content
-        recalled = await call(s, "hooks_recall", query="when do we deploy to production")
-        assert "Tuesdays" in recalled.content[0].text  # type: ignore[union-attr]
-    assert (project / ".kenning" / "memory.db").is_file()
-    assert not Path("/.kenning").exists()
 
 
 async def test_precedence(project: Path, other: Path, outside: Path, tmp_path: Path) -> None:

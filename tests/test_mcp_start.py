@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from kenning import open_store
+from kenning.backends.base import Filters
 
 from .conftest import make_repo
 
@@ -29,12 +30,12 @@ def run_python(code: str, *args: str) -> object:
     return json.loads(proc.stdout.splitlines()[-1])
 
 
-def served(project: Path, env: dict[str, str], sent: str) -> subprocess.CompletedProcess[str]:
-    """``kenning mcp`` started in ``project``, ``sent`` on its stdin, run to its end (it
+def served(folder: Path, env: dict[str, str], sent: str) -> subprocess.CompletedProcess[str]:
+    """``kenning mcp`` started in ``folder``, ``sent`` on its stdin, run to its end (it
     answers what it read before stdin closed, then exits)."""
     return subprocess.run(
         [sys.executable, "-m", "kenning", "mcp"],
-        cwd=project,
+        cwd=folder,
         env=env,
         input=sent,
         capture_output=True,
@@ -217,11 +218,17 @@ def test_first_calls_sent_together_each_get_their_answer(tmp_path: Path) -> None
     is the warning that the variable is ignored, in the server's log format (qa80 F3: it was
     logged before the server's logging was set up, bare, and even at ERROR; a server of its
     own cost ~0.7 CPU-s; at ERROR it says nothing:
-    test_a_server_in_a_project_with_a_store_warms_the_model_after_its_first_answer)."""
+    test_a_server_in_a_project_with_a_store_warms_the_model_after_its_first_answer).
+
+    The first server is started as Claude Code starts a user-scope server: in any folder
+    (here /), with CLAUDE_PROJECT_DIR naming the project. It serves that project (its
+    hooks_stats names the project's store) and writes its notes there, none in the folder
+    it runs in (a server of its own, in test_mcp_project, cost ~1 CPU-s)."""
     project = make_repo(tmp_path / "proj")
     open_store(cwd=project).close()
     missing = str(tmp_path / "nope")
     clean = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    named = {**clean, "CLAUDE_PROJECT_DIR": str(project)}
     ignored = {**clean, "CLAUDE_PROJECT_DIR": missing, "KENNING_LOG_LEVEL": "WARNING"}
     first_calls = [
         {
@@ -253,7 +260,7 @@ def test_first_calls_sent_together_each_get_their_answer(tmp_path: Path) -> None
             {"jsonrpc": "2.0", "id": 30, "method": "ping"},
         ]
         sent = "".join(json.dumps(r) + "\n" for r in requests)
-        proc = served(project, ignored if run else clean, sent)
+        proc = served(project, ignored, sent) if run else served(Path("/"), named, sent)
         assert proc.returncode == 0, proc.stderr[-3000:]
         if run:
             (line,) = proc.stderr.splitlines()
@@ -273,6 +280,14 @@ def test_first_calls_sent_together_each_get_their_answer(tmp_path: Path) -> None
             assert "unexpectedly" not in text, (name, text)
         for k in range(len(notes)):
             assert answers[20 + k]["result"]["structuredContent"]["status"] == "stored"
+        if not run:  # started in /: the project CLAUDE_PROJECT_DIR names is served
+            stats = answers[10 + [name for name, _ in FIRST_CALLS].index("hooks_stats")]
+            served_store = stats["result"]["structuredContent"]["intel_path"]
+            assert served_store == str(project / ".kenning" / "memory.db"), stats
+            with open_store(cwd=project, create=False) as store:
+                kept = {r.memory.content for r in store.backend.iterate(Filters())}
+            assert set(notes) <= kept, kept
+            assert not Path("/.kenning").exists()
 
 
 def test_the_tools_import_late_only_what_the_lock_imports() -> None:
