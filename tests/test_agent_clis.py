@@ -260,8 +260,29 @@ def test_the_project_scope_connects_in_claude_code(
     """Claude Code reads the project scope's registration (a file shared with the team) as
     the server it must start (:data:`STARTED`): pending until approved, then it connects;
     the ``kenning`` it starts is the executable beside this Python, on Claude Code's PATH.
-    After the uninstall Claude Code lists no kenning."""
+    After the uninstall Claude Code lists no kenning.
+
+    First a "no" to the project's .mcp.json servers kept in the project's entry of
+    ~/.claude.json (an older Claude Code's place for it, or a hand edit): the install said
+    nothing of it, yet Claude Code honours it (no server listed, none started; it moves the
+    list into .claude/settings.local.json as it starts). The remedy the install names,
+    `claude mcp reset-project-choices`, asks again: the server is pending from there on (a
+    test of its own, with a `claude mcp list` more, ~0.3 CPU-s, read nothing more)."""
     kenning("install", "claude-code", "--scope", "project", home=scratch_home, cwd=project)
+    path = scratch_home / ".claude.json"
+    doc = json.loads(path.read_text()) if path.exists() else {}
+    entry = doc.setdefault("projects", {}).setdefault(str(project), {})
+    entry.update(disabledMcpjsonServers=["kenning"], hasTrustDialogAccepted=True)
+    path.write_text(json.dumps(doc, indent=2))
+    said = " ".join(
+        kenning(
+            "install", "claude-code", "--scope", "project", home=scratch_home, cwd=project
+        ).split()
+    )
+    assert "turned down for this project" in said and "reset-project-choices" in said, said
+    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
+    assert "kenning" not in listed, listed
+    run([claude, "mcp", "reset-project-choices"], scratch_home, project, timeout=180)
     pending = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
     assert "Pending approval" in mcp_list_line(pending, "kenning"), pending
     approve_project_servers(scratch_home, project)
@@ -344,33 +365,6 @@ def test_files_starting_with_a_byte_order_mark_are_still_read(
         kenning("install", "claude-code", "--scope", "user", home=scratch_home, cwd=project).split()
     )
     assert "unchanged" in said and "kenning's server turned off for this project" in said, said
-
-
-def test_a_project_server_turned_down_in_claude_json_is_said_by_the_install(
-    claude: Path, scratch_home: Path, project: Path
-) -> None:
-    """A "no" to the project's .mcp.json servers kept in the project's entry of
-    ~/.claude.json (an older Claude Code's place for it, or a hand edit): the install said
-    nothing of it, yet Claude Code honours it (no server listed, none started; it moves the
-    list into .claude/settings.local.json as it starts). The remedy the install names,
-    `claude mcp reset-project-choices`, asks again."""
-    kenning("install", "claude-code", "--scope", "project", home=scratch_home, cwd=project)
-    path = scratch_home / ".claude.json"
-    doc = json.loads(path.read_text()) if path.exists() else {}
-    entry = doc.setdefault("projects", {}).setdefault(str(project), {})
-    entry.update(disabledMcpjsonServers=["kenning"], hasTrustDialogAccepted=True)
-    path.write_text(json.dumps(doc, indent=2))
-    said = " ".join(
-        kenning(
-            "install", "claude-code", "--scope", "project", home=scratch_home, cwd=project
-        ).split()
-    )
-    assert "turned down for this project" in said and "reset-project-choices" in said, said
-    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
-    assert "kenning" not in listed, listed
-    run([claude, "mcp", "reset-project-choices"], scratch_home, project, timeout=180)
-    listed = run([claude, "mcp", "list"], scratch_home, project, timeout=180)
-    assert "Pending approval" in mcp_list_line(listed, "kenning"), listed
 
 
 # -- Codex ------------------------------------------------------------------------------------
