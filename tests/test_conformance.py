@@ -2792,6 +2792,37 @@ def test_qdrant_api_key_precedence(tmp_path: Path) -> None:
         resolve_api_key(tmp_path, {"KENNING_SECRETS_FILE": str(tmp_path / "missing")})
 
 
+def test_qdrant_clients_share_one_schema_inspector(tmp_path: Path) -> None:
+    """Every client kenning makes is given the process's one schema inspector (qdrant-client
+    makes each client one of its own, a deep copy of its models' schemas: ~6 ms a client),
+    and its writes and reads work through it; qdrant-client's own name for making one is
+    left as it was, so a client made outside kenning still gets its own."""
+    from qdrant_client import QdrantClient
+    from qdrant_client import qdrant_client as client_module
+
+    make_inspector = client_module.Inspector
+    stores: list[Any] = [
+        open_backend(f"qdrant-local:{tmp_path / name}", create=True, dimension=DIM)
+        for name in ("a", "b")
+    ]
+    try:
+        first, second = (store._client._inference_inspector for store in stores)
+        assert first is second
+        rows = corpus(3)
+        stores[1].upsert(rows)
+        assert stores[1].get([r.memory.id for r in rows]) == [r.memory for r in rows]
+        assert stores[1].vector_search(rows[0].vector, 1, Filters())[0].memory == rows[0].memory
+    finally:
+        for store in stores:
+            store.close()
+    assert client_module.Inspector is make_inspector
+    own = QdrantClient(location=":memory:")
+    try:
+        assert own._inference_inspector is not first
+    finally:
+        own.close()
+
+
 @pytest.mark.filterwarnings("ignore:Api key is used with an insecure connection")
 @pytest.mark.parametrize("status", [401, 403])
 def test_qdrant_refused_key_is_unavailable(

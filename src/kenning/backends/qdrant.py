@@ -283,6 +283,36 @@ def _no_tls_context() -> ssl.SSLContext:
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
+#: The one schema inspector every client kenning makes is given (see :func:`_new_client`).
+_inspector: Any = None
+_INSPECTOR_LOCK = threading.Lock()
+
+
+def _new_client(**kwargs: Any) -> Any:
+    """A ``QdrantClient(**kwargs)`` given the process's one schema inspector. qdrant-client
+    makes each client an inspector of its own, which deep-copies the JSON schemas of its
+    models (~6 ms of CPU) to find the inference objects (texts for a server to embed)
+    kenning never sends; what it learns is the same for every client, so one inspector made
+    for the process serves them all: a command made two clients (remember, doctor), a test
+    run hundreds. A qdrant-client that makes no such inspector is called as it is."""
+    global _inspector
+    from qdrant_client import qdrant_client
+
+    client_module: Any = qdrant_client  # (its Inspector is replaced below, for a moment)
+    make_inspector = getattr(client_module, "Inspector", None)
+    if make_inspector is None:
+        return client_module.QdrantClient(**kwargs)
+    with _INSPECTOR_LOCK:  # (the module's name is swapped for the client's making only)
+        if _inspector is None:
+            _inspector = make_inspector()
+        shared = _inspector
+        client_module.Inspector = lambda: shared
+        try:
+            return client_module.QdrantClient(**kwargs)
+        finally:
+            client_module.Inspector = make_inspector
+
+
 def _redact(url: str) -> str:
     """The URL for messages: no user information, no ``api_key`` parameter, and whatever
     else :func:`~kenning.redaction.redact_url` finds (the one redaction for URLs)."""
@@ -546,8 +576,6 @@ class QdrantBackend:
         project_root: Path | None = None,
         timeout: int = TIMEOUT_S,
     ) -> None:
-        from qdrant_client import QdrantClient
-
         self._lock = threading.RLock()
         self._depth = 0
         self._lock_file: Path | None = None
@@ -677,7 +705,7 @@ class QdrantBackend:
                     # line); said once above, and not for this machine's own server
                     warnings.simplefilter("always", UserWarning)
                     warnings.filterwarnings("ignore", message="Api key is used with an insecure")
-                    self._client = QdrantClient(**kwargs)
+                    self._client = _new_client(**kwargs)
                 for warning in said:
                     # local mode past 20,000 points: two raw lines, a kenning source path in
                     # them, on every command (hooks too); one line of kenning's instead
