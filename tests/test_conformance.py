@@ -1161,24 +1161,26 @@ def test_postgres_missing_store_and_bad_server(pg_url: str) -> None:
     assert info.value.exit_code == 3
 
 
-def test_postgres_bad_password_is_unavailable(pg_url: str) -> None:
+def test_postgres_bad_password_is_unavailable(pg_server: str) -> None:
+    """(The server's own database: a refused login reaches none, so no test database is
+    made for it.)"""
     from urllib.parse import urlsplit
 
-    password = urlsplit(pg_url).password
+    password = urlsplit(pg_server).password
     if not password:
         pytest.skip("the test server accepts connections without a password")
-    wrong = pg_url.replace(f":{password}@", ":wr0ng-s3cret@")
+    wrong = pg_server.replace(f":{password}@", ":wr0ng-s3cret@")
     with pytest.raises(StoreUnavailable) as info:
         open_backend(wrong, create=True, dimension=DIM)
     assert "wr0ng-s3cret" not in str(info.value) and password not in str(info.value)
     assert "authentication failed" in str(info.value)
 
 
-def test_postgres_a_database_that_does_not_exist_is_named_with_its_fix(pg_url: str) -> None:
+def test_postgres_a_database_that_does_not_exist_is_named_with_its_fix(pg_server: str) -> None:
     """A URL naming a database the server does not have said 'database "x" does not exist);
     check that the server is running and reachable and that the user and password are
     right' — none of which fixes it. It says to correct the name or create the database."""
-    missing = pg_url.rsplit("/", 1)[0] + "/no_such_store"
+    missing = pg_server.rsplit("/", 1)[0] + "/no_such_store"
     with pytest.raises(StoreUnavailable) as info:
         open_backend(missing, create=True, dimension=DIM)
     message = str(info.value)
@@ -1213,18 +1215,19 @@ def test_postgres_a_malformed_url_value_is_not_blamed_on_the_server(url: str) ->
     assert "Hunter2Horse" not in message
 
 
-def test_postgres_a_role_out_of_connections_is_told_so(pg_url: str) -> None:
+def test_postgres_a_role_out_of_connections_is_told_so(pg_server: str) -> None:
     """A role (or server) at its connection limit — a small managed database and a team of
     agents — said 'check that the server is running and reachable and that the user and
-    password are right': all of which were. It names the limit and what raises it."""
+    password are right': all of which were. It names the limit and what raises it. (The
+    server's own database: the role is the server's, and no connection of it is let in.)"""
     import uuid
     from urllib.parse import urlsplit
 
     import psycopg
 
     role = f"limited_{uuid.uuid4().hex[:8]}"
-    parts = urlsplit(pg_url)
-    with psycopg.connect(pg_url, autocommit=True) as conn:
+    parts = urlsplit(pg_server)
+    with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'pw-{role}' CONNECTION LIMIT 0")
     try:
         url = parts._replace(netloc=f"{role}:pw-{role}@{parts.hostname}:{parts.port}").geturl()
@@ -1233,7 +1236,7 @@ def test_postgres_a_role_out_of_connections_is_told_so(pg_url: str) -> None:
         message = str(info.value)
         assert "CONNECTION LIMIT" in message and "password are right" not in message, message
     finally:
-        with psycopg.connect(pg_url, autocommit=True) as conn:
+        with psycopg.connect(pg_server, autocommit=True) as conn:
             conn.execute(f"DROP ROLE {role}")
 
 
