@@ -293,7 +293,7 @@ def _new_client(**kwargs: Any) -> Any:
     makes each client an inspector of its own, which deep-copies the JSON schemas of its
     models (~6 ms of CPU) to find the inference objects (texts for a server to embed)
     kenning never sends; what it learns is the same for every client, so one inspector made
-    for the process serves them all: a command made two clients (remember, doctor), a test
+    for the process serves them all: a remember made two clients, a test
     run hundreds. A qdrant-client that makes no such inspector is called as it is."""
     global _inspector
     from qdrant_client import qdrant_client
