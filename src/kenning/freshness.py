@@ -967,8 +967,10 @@ def _made_before(folder: Path, one: tuple[int, str], other: tuple[int, str]) -> 
     return one[1] < other[1]
 
 
-def versions_another_branch_replaced(
-    folder: Path, versions: Mapping[str, tuple[str, str]]
+def _replaced_by_another_branch(
+    folder: Path,
+    versions: Mapping[str, tuple[str, str]],
+    made: Mapping[str, tuple[int, str]] | None,
 ) -> set[str] | None:
     """Which of ``versions`` (a path relative to ``folder`` → (the blob recorded for it,
     the blob in the work tree now)) the work tree holds an older version of than the one
@@ -979,13 +981,10 @@ def versions_another_branch_replaced(
     the store. Of two branches' edits of one doc, the later commit's is the one kept, so that
     the sessions of each leave the store as it is. A version committed on this branch after
     the recorded one, or one no commit has (an edit not committed yet), is not in the set.
-    None when git cannot tell. Two git calls however many paths (and one more for a pair of
+    None when git cannot tell. ``made`` is the :func:`_introductions` of every ref's history
+    for the paths; one git call more however many paths (and one more for a pair of
     versions committed in the same second on two branches)."""
-    if not versions:
-        return set()
-    paths = sorted(versions)
-    here = _versions_in_history(folder, paths)
-    made = _introductions(folder, paths)
+    here = _versions_in_history(folder, sorted(versions))
     if here is None or made is None:
         return None
     older: set[str] = set()
@@ -996,6 +995,31 @@ def versions_another_branch_replaced(
         if now[0] < 0 or then[0] < 0 or _made_before(folder, now, then):
             older.add(path)
     return older
+
+
+def versions_replaced_or_not_committed(
+    folder: Path, versions: Mapping[str, tuple[str, str]]
+) -> tuple[set[str] | None, set[str] | None]:
+    """Which of ``versions`` (a path → (the blob recorded for it, the blob in the work tree
+    now)) another branch replaced (:func:`_replaced_by_another_branch`, None when git cannot
+    tell), and which of the recorded versions of the other paths (all of them when git
+    cannot tell the first) no commit has (:func:`versions_no_commit_has`). Both read the
+    history of every ref for the same paths where no version is older, the usual case: that
+    one ``git log --all`` is read once, not once for each (the second was the same command
+    but for its format). Of fewer paths, git's history simplification could show other
+    commits: it is read again for them."""
+    if not versions:
+        return set(), set()
+    made = _introductions(folder, sorted(versions))
+    older = _replaced_by_another_branch(folder, versions, made)
+    unsettled = {path: recorded for path, (recorded, _) in versions.items()}
+    for path in older or ():
+        del unsettled[path]
+    if made is None or len(unsettled) < len(versions):
+        return older, versions_no_commit_has(folder, unsettled)
+    # (the keys of made are every version a commit of any ref gave or replaced: the set
+    # versions_no_commit_has reads from the same log)
+    return older, {path for path, blob in unsettled.items() if f"{path}\0{blob}" not in made}
 
 
 def _renames(output: str | None) -> dict[str, str]:

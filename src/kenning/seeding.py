@@ -39,7 +39,7 @@ The git blob hash of every document read is kept in the store's metadata
 ``changed_only`` runs — what the session-start hook does, :func:`reseed_changed` — read
 only the documents whose hash changed since the last run and touch nothing else; a document
 whose version here is older than the one seeded (which another branch committed after it:
-see :func:`kenning.freshness.versions_another_branch_replaced`) is left as it is. Such a
+see :func:`kenning.freshness.versions_replaced_or_not_committed`) is left as it is. Such a
 run writes new hints only along with a change of contents: a document with a new mtime and
 the same bytes (a checkout, another machine's clone) is hashed again by the next run, and
 the store is not written for it.
@@ -1255,14 +1255,14 @@ def seed_solutions(
         return copies
 
     if recorded:
-        from .freshness import versions_another_branch_replaced, versions_no_commit_has
+        from .freshness import versions_replaced_or_not_committed
 
-        older = versions_another_branch_replaced(directory, recorded) or set()
         # nor the text another work tree gave it and holds, not committed yet: each work
         # tree's sessions put its own version back, in turn
-        unsettled = {rel: seeded for rel, (seeded, _) in recorded.items() if rel not in older}
-        for rel in versions_no_commit_has(directory, unsettled) or set():
-            if _held_by_another_work_tree(other_copies(), rel, unsettled[rel]):
+        replaced, uncommitted = versions_replaced_or_not_committed(directory, recorded)
+        older = replaced or set()
+        for rel in uncommitted or set():
+            if _held_by_another_work_tree(other_copies(), rel, recorded[rel][0]):
                 older.add(rel)
     # Nor may it seed again, for everyone, a doc the default branch has deleted since: its
     # entries, retired there, came back under a new id each session, and went again
