@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -550,6 +551,13 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         return False
     if entry_fingerprint == query_fingerprint:
         return False
+    if len(query_fingerprint) + len(entry_fingerprint) > _REMEMBERED_PAIR_CHARS:
+        return _another_code_or_name(query_fingerprint, entry_fingerprint)
+    return _remembered_another_code_or_name(query_fingerprint, entry_fingerprint)
+
+
+def _another_code_or_name(query_fingerprint: str, entry_fingerprint: str) -> bool:
+    """:func:`another_code_or_name` of two fingerprints that differ, worked out."""
     # a Rust assert_eq!/assert_ne! panic with other values, whichever test's (a thread named
     # after it) and custom message: another test's "left: 6 right: 5" came at 0.81-0.87 for
     # "left: 401 right: 200", the words around the values those of every such panic
@@ -634,6 +642,17 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
     if set(values) <= set(_kept_values(outer)):  # (an entry may name two modules, two codes)
         return False
     return bool(found) and values not in found
+
+
+#: The pairs of fingerprints :func:`another_code_or_name` keeps its answers for (a pure
+#: function of the two): a recall asks it of each candidate for each query fingerprint, in
+#: its ranking and again in its hold on another code's entry, and a hook asks it of the same
+#: entries for a prompt's each error. Longer pairs are worked out each time.
+_REMEMBERED_PAIRS = 4096
+_REMEMBERED_PAIR_CHARS = 2000
+_remembered_another_code_or_name = functools.lru_cache(maxsize=_REMEMBERED_PAIRS)(
+    _another_code_or_name
+)
 
 
 def _one_inside_the_other(one: str, other: str) -> tuple[list[str], str, list[list[str]]] | None:
