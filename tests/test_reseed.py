@@ -14,7 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -80,14 +80,50 @@ def _with_docs(folder: Path) -> None:
     commit(made, "three solution docs")
 
 
+def _with_seeded_docs(folder: Path) -> None:
+    """:func:`_with_docs`'s project with its three docs seeded by ``kenning seed-solutions``
+    (its store, .kenning, with them), at ``folder / "p"``."""
+    made = folder / "p"
+    shutil.copytree(made_once("docs", None, _with_docs) / "p", made, symlinks=True)
+    seeded = run_cli(made, "seed-solutions")
+    assert seeded.returncode == 0, seeded.stderr
+    assert seeded.stdout.strip().endswith("entries: seeded 3, duplicates 0, updated 0, retired 0")
+
+
+#: Given as the ``docs`` fixture's parameter (:data:`with_seeded_docs`), the project comes
+#: with its docs seeded, as ``kenning seed-solutions`` first run in it seeds them.
+SEEDED = "seeded"
+#: A test that begins with the three docs seeded: a copy of a store seeded once per process
+#: (the store is ~100 KB; its seed embeds the three entries with MiniLM, ~50 ms of CPU, and
+#: runs a dozen git commands), not seeded again by each test. The copy keeps the docs'
+#: times, so the seed's record of them holds for the copy as for the docs it was made from.
+with_seeded_docs = pytest.mark.parametrize("docs", [SEEDED], indirect=True)
+
+
 @pytest.fixture
-def docs(project: Path) -> Path:
+def docs(project: Path, request: pytest.FixtureRequest) -> Path:
     # made with git once per process and copied over each test's project (its git add and
     # commit cost ~8 ms CPU; a copy a few)
-    made = made_once("docs", None, _with_docs) / "p"
+    if getattr(request, "param", None) == SEEDED:
+        made = made_once("seeded-docs", None, _with_seeded_docs) / "p"
+        assert not (project / ".kenning").exists(), "the store fixture opened it first"
+    else:
+        made = made_once("docs", None, _with_docs) / "p"
     # (over the project: its .kenning, a store the test opened, is left as it is)
     shutil.copytree(made, project, symlinks=True, dirs_exist_ok=True)
     return project / "docs" / "solutions"
+
+
+@pytest.fixture
+def store(project: Path, minilm: Embedder, request: pytest.FixtureRequest) -> Iterator[MemoryStore]:
+    """conftest's store; with the docs seeded (:data:`with_seeded_docs`), the store they
+    come with, copied in before it is opened."""
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is not None and callspec.params.get("docs") == SEEDED:
+        request.getfixturevalue("docs")
+    opened = open_store(cwd=project, embedder=minilm)
+    yield opened
+    opened.close()
 
 
 def entries(store: MemoryStore) -> list[Memory]:
@@ -123,11 +159,11 @@ def test_a_rewritten_fix_replaces_its_entry_in_place(store: MemoryStore, docs: P
     assert hits[0].memory.id == before.id and "PostgreSQL" in hits[0].memory.content
 
 
+@with_seeded_docs
 def test_deleted_archived_and_no_longer_bug_docs_are_retired(
     store: MemoryStore, docs: Path
 ) -> None:
     root = docs.parent.parent
-    seed_solutions(store, docs)
     ids = {name: of(store, name)[0].id for name in ERRORS}
     git(root, "rm", "-q", "docs/solutions/db/db.md")
     git(root, "mv", "docs/solutions/imports", "docs/solutions/archived")
@@ -147,6 +183,7 @@ def test_deleted_archived_and_no_longer_bug_docs_are_retired(
     assert (again.seeded, again.retired) == (0, 0)
 
 
+@with_seeded_docs
 def test_a_solutions_folder_gone_with_its_last_doc_has_its_entries_retired(
     store: MemoryStore, docs: Path
 ) -> None:
@@ -156,7 +193,6 @@ def test_a_solutions_folder_gone_with_its_last_doc_has_its_entries_retired(
     ever. A folder seeded before that is gone has every doc gone: retired. One never seeded
     is still a mistyped folder."""
     root = docs.parent.parent
-    seed_solutions(store, docs)
     assert len(entries(store)) == 3
     store.close()
     git(root, "rm", "-rq", "docs/solutions")
@@ -479,6 +515,7 @@ def test_two_branches_edits_of_one_doc_the_later_commits_is_kept(
         assert "PostgreSQL" in of(store, "db")[0].content
 
 
+@with_seeded_docs
 def test_a_seeded_folder_moved_by_git_is_seeded_where_it_went(
     store: MemoryStore, docs: Path
 ) -> None:
@@ -487,7 +524,6 @@ def test_a_seeded_folder_moved_by_git_is_seeded_where_it_went(
     until someone ran seed-solutions by hand. The session seeds the new folder in its
     place, and the next one changes nothing."""
     root = docs.parent.parent
-    seed_solutions(store, docs)
     git(root, "mv", "docs/solutions", "docs/fixes")
     commit(root, "the solutions folder is renamed")
     reseed_changed(store)
@@ -618,9 +654,9 @@ def test_a_deleted_doc_that_had_no_entries_is_not_reported_retired(
         os.remove(docs / "notes" / "tips.md")
 
 
+@with_seeded_docs
 def test_it_never_duplicates(store: MemoryStore, docs: Path) -> None:
     root = docs.parent.parent
-    seed_solutions(store, docs)
     count = len(entries(store))
     again = seed_solutions(store, docs)
     assert (again.seeded, again.updated, again.retired, again.duplicates) == (0, 0, 0, 3)
@@ -656,12 +692,12 @@ def test_it_never_duplicates(store: MemoryStore, docs: Path) -> None:
     assert report.retired == 1 and [m.id for m in of(store, "imports")] == [imports.id]
 
 
+@with_seeded_docs
 def test_an_entry_edited_since_seeded_survives_a_re_seed(store: MemoryStore, docs: Path) -> None:
     """A person's ``kenning edit`` of a seeded entry (a detail the doc lacks) was overwritten
     by the next seed-solutions with the doc's text, even with the doc unchanged, and its
     entry forgotten with the doc: the edit stands, and the run says it skipped it and why."""
     root = docs.parent.parent
-    seed_solutions(store, docs)
     (db,) = of(store, "db")
     (imports,) = of(store, "imports")
     edited = db.content.replace("busy_timeout", "busy_timeout=5000 (what our CI needs)")
@@ -693,6 +729,7 @@ def test_an_entry_edited_since_seeded_survives_a_re_seed(store: MemoryStore, doc
     )
 
 
+@with_seeded_docs
 def test_an_edited_entry_forgotten_as_advised_is_seeded_from_its_doc_by_the_session(
     store: MemoryStore, docs: Path
 ) -> None:
@@ -700,7 +737,6 @@ def test_an_edited_entry_forgotten_as_advised_is_seeded_from_its_doc_by_the_sess
     session's re-seed had recorded the doc's new version as seeded, so after the forget it
     read the doc as unchanged, and no entry for that error came back until a full run."""
     root = docs.parent.parent
-    seed_solutions(store, docs)
     (db,) = of(store, "db")
     assert store.update(db.id, content=db.content.replace("WAL", "WAL (ours)")).ok
     write(root, "docs/solutions/db/db.md", doc("db", fix="Use one writer process."))
@@ -714,13 +750,13 @@ def test_an_edited_entry_forgotten_as_advised_is_seeded_from_its_doc_by_the_sess
     assert "Use one writer process." in entry.content
 
 
+@with_seeded_docs
 def test_an_entry_edited_while_the_re_seed_embeds_is_kept(store: MemoryStore, docs: Path) -> None:
     """A re-seed reads its entries, embeds the new ones (seconds), then writes: an entry
     edited in between (``kenning edit`` in another terminal) was replaced with the doc's text,
     or forgotten with its deleted doc, all the same. Each write is made from the entry as it
     was read: one edited since is kept, and said so."""
     root = docs.parent.parent
-    seed_solutions(store, docs)
     (db,) = of(store, "db")
     (npm,) = of(store, "npm")
     edits = {
@@ -753,9 +789,9 @@ def test_an_entry_edited_while_the_re_seed_embeds_is_kept(store: MemoryStore, do
     assert db.id in said["db/db.md"] and npm.id in said["npm/npm.md"]
 
 
+@with_seeded_docs
 def test_a_broken_or_fixless_doc_keeps_its_entries(store: MemoryStore, docs: Path) -> None:
     root = docs.parent.parent
-    seed_solutions(store, docs)
     write(root, "docs/solutions/db/db.md", "---\ntrack: [bug\n---\nhalf-edited\n")
     write(root, "docs/solutions/npm/npm.md", doc("npm").replace("## Fix", "## Notes"))
     report = seed_solutions(store, docs)
@@ -767,13 +803,13 @@ def test_a_broken_or_fixless_doc_keeps_its_entries(store: MemoryStore, docs: Pat
     assert (quiet.unchanged, quiet.pending, quiet.failed) == (3, 0, 0)
 
 
+@with_seeded_docs
 def test_frontmatter_left_open_or_not_fields_is_malformed_and_keeps_its_entries(
     store: MemoryStore, docs: Path
 ) -> None:
     # Half-edited frontmatter must not read as a doc without "track: bug" (which retires
     # its entries): the closing "---" not written yet, a key without its colon
     root = docs.parent.parent
-    seed_solutions(store, docs)
     kept = {name: of(store, name)[0].id for name in ("db", "npm")}
     write(root, "docs/solutions/db/db.md", doc("db").replace("---\n# db", "# db", 1))
     write(root, "docs/solutions/npm/npm.md", "---\ntrack bug\n---\n" + doc("npm").split("---\n")[2])
@@ -787,12 +823,12 @@ def test_frontmatter_left_open_or_not_fields_is_malformed_and_keeps_its_entries(
     }
 
 
+@with_seeded_docs
 def test_a_doc_saved_with_a_byte_order_mark_keeps_its_entries(
     store: MemoryStore, docs: Path
 ) -> None:
     # Notepad and some Windows editors save UTF-8 with a BOM before the frontmatter fence:
     # the doc is the same doc, not one whose track went missing
-    seed_solutions(store, docs)
     (before,) = of(store, "db")
     path = docs / "db" / "db.md"
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
@@ -844,13 +880,13 @@ def test_changed_only_reads_only_the_docs_whose_blob_changed(
         assert gone.retired == 1 and of(store, "imports") == []
 
 
+@with_seeded_docs
 def test_docs_touched_but_unchanged_write_nothing(store: MemoryStore, docs: Path) -> None:
     """A checkout of another branch and back, a teammate's clone or a `git stash` gives the
     docs new mtimes and the same bytes. The session-start re-seed wrote its mtime hints to
     the store each time: a shared server store was written at every teammate's session
     start (each one's mtimes in turn), and a read-only one (a replica) failed the re-seed
     with a line on stderr at every session. Only a change of a doc's contents is written."""
-    seed_solutions(store, docs)
     for name in ERRORS:
         os.utime(docs / name / f"{name}.md", ns=(1, 1))
     watcher = sqlite3.connect(store.location)
@@ -892,6 +928,7 @@ def racing(
     return report
 
 
+@with_seeded_docs
 def test_two_sessions_at_once_keep_each_others_records(
     store: MemoryStore, docs: Path, minilm: Embedder
 ) -> None:
@@ -900,7 +937,6 @@ def test_two_sessions_at_once_keep_each_others_records(
     record of the doc the other had just seeded; the next session read that doc again and
     wrote it again. Now each write changes only the records its run changed."""
     root = docs.parent.parent
-    seed_solutions(store, docs)
     write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
 
     def second_session() -> None:
@@ -944,6 +980,7 @@ def test_reseed_changed_only_follows_folders_inside_the_checkout(
     assert reseed_changed(store) == []  # a broken state reads as no state
 
 
+@with_seeded_docs
 def test_a_folder_that_fails_on_its_own_is_said_with_its_fix(docs: Path) -> None:
     """A seeded folder whose re-seed fails on its own (here the store's record names a
     folder no path here can be, a name over the file system's 255 bytes: another clone's
@@ -953,7 +990,6 @@ def test_a_folder_that_fails_on_its_own_is_said_with_its_fix(docs: Path) -> None
     report is checked whole: the session's line is cut at 400 characters, and this name is
     300, so the paths give up their middles); the other folder is re-seeded all the same."""
     root = docs.parent.parent
-    assert kenning(root, "seed-solutions").returncode == 0
     long = "docs/" + "x" * 300
     with open_store(cwd=root) as store:
         key = f"{SEED_STATE_KEY}:{store.group_id}"
@@ -985,6 +1021,7 @@ def test_a_folder_that_fails_on_its_own_is_said_with_its_fix(docs: Path) -> None
     assert said_line.endswith("` at the checkout's top re-seeds it and says the whole error)"), line
 
 
+@with_seeded_docs
 @pytest.mark.parametrize("mode", [0, 0o644], ids=["000", "644"])
 def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path, mode: int) -> None:
     """A seeded solutions folder this user may not read (chmod 000, a checkout copied as
@@ -997,7 +1034,6 @@ def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path, mode: i
     without root's file rights (as root, chmod 000 stops nothing)."""
 
     root = docs.parent.parent
-    assert kenning(root, "seed-solutions").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
     docs.chmod(mode)
     try:
@@ -1021,6 +1057,7 @@ def test_an_unreadable_solutions_folder_is_said_with_its_fix(docs: Path, mode: i
         assert "One writer only." in of(store, "db")[0].content
 
 
+@with_seeded_docs
 @pytest.mark.parametrize("mode", [0, 0o644], ids=["000", "644"])
 def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path, mode: int) -> None:
     """A category folder of a seeded solutions folder this user may not read (chmod 000 on
@@ -1036,7 +1073,6 @@ def test_an_unreadable_category_folder_is_said_with_its_fix(docs: Path, mode: in
     same way: its docs were skipped without a word. Run as a user without root's file
     rights (as root, chmod 000 stops nothing)."""
     root = docs.parent.parent
-    assert kenning(root, "seed-solutions").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
     write(root, "docs/solutions/npm/npm.md", doc("npm", fix="Pin the registry in .npmrc."))
     category = docs / "db"
@@ -1118,6 +1154,7 @@ print(json.dumps(ran))
 """
 
 
+@with_seeded_docs
 def test_a_doc_the_disk_fails_to_read_is_said_and_its_entries_kept(docs: Path) -> None:
     """A doc whose read fails with an I/O error (EIO: a failing disk or mount) was said by
     no session (its re-seed failed, silently, at each one), and recall marked its entries
@@ -1126,7 +1163,6 @@ def test_a_doc_the_disk_fails_to_read_is_said_and_its_entries_kept(docs: Path) -
     entries are kept (not retired, not stale), the other docs are re-seeded, and a run by
     hand says it failed (exit 1). The read fails for real (_on_a_failing_disk)."""
     root = docs.parent.parent
-    assert kenning(root, "seed-solutions").returncode == 0
     with open_store(cwd=root) as store:
         (before,) = of(store, "db")
     write(root, "docs/solutions/npm/npm.md", doc("npm", fix="Pin the registry in .npmrc."))
@@ -1176,13 +1212,13 @@ def test_a_doc_the_disk_fails_to_read_is_said_and_its_entries_kept(docs: Path) -
         assert after.id == before.id and "One writer only." in after.content
 
 
+@with_seeded_docs
 def test_a_doc_this_user_may_not_read_is_said_by_the_session(docs: Path) -> None:
     """A doc this user may not read (chmod 000 on the file) failed its session's re-seed
     silently, at each session: its changes waited, unsaid. The session's line now names it
     with the chmod that lets it be read; its entries are kept and the other docs re-seeded.
     Run as a user without root's file rights."""
     root = docs.parent.parent
-    assert kenning(root, "seed-solutions").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
     write(root, "docs/solutions/npm/npm.md", doc("npm", fix="Pin the registry in .npmrc."))
     locked = docs / "db" / "db.md"
@@ -1287,6 +1323,7 @@ def test_the_unreadable_items_past_three_are_counted(docs: Path) -> None:
         assert f"{name}: cannot read the file" in by_hand.stderr, by_hand.stderr
 
 
+@with_seeded_docs
 def test_a_doc_that_is_a_symlink_loop_is_said_and_its_entries_kept(docs: Path) -> None:
     """A doc the file system will not stat for another reason than its absence (a symlink
     loop: ``ln -s db.md db.md``, ELOOP) was skipped as a broken symlink: nothing said (a
@@ -1296,7 +1333,6 @@ def test_a_doc_that_is_a_symlink_loop_is_said_and_its_entries_kept(docs: Path) -
     session's line. A broken symlink (ENOENT) is still no doc: skipped, its entries
     retired as a deleted doc's."""
     root = docs.parent.parent
-    assert kenning(root, "seed-solutions").returncode == 0
     with open_store(cwd=root) as store:
         (before,) = of(store, "db")
     looped = docs / "db" / "db.md"
@@ -1397,6 +1433,7 @@ def test_the_session_cap_counts_the_docs_of_every_folder(store: MemoryStore, doc
     assert sum(r.updated for r in again) == 2 and sum(r.pending for r in again) == 0
 
 
+@with_seeded_docs
 def test_docs_moved_past_the_session_cap_keep_their_entries_until_re_seeded(
     store: MemoryStore, docs: Path
 ) -> None:
@@ -1404,7 +1441,6 @@ def test_docs_moved_past_the_session_cap_keep_their_entries_until_re_seeded(
     were retired at once and the new paths re-seeded 10 per session, so the fixes of the
     rest were recalled by nothing for a few sessions."""
     root = docs.parent.parent
-    seed_solutions(store, docs)
     for name in ERRORS:
         git(root, "mv", f"docs/solutions/{name}", f"docs/solutions/{name}-errors")
     commit(root, "rename the categories")
@@ -1542,9 +1578,9 @@ def session_start_here(root: Path) -> subprocess.CompletedProcess[str]:
     return hook_here("session-start", _session_payload(root).encode("utf-8"), root)
 
 
+@with_seeded_docs
 def test_cli_changed_only(docs: Path) -> None:
     root = docs.parent.parent
-    assert kenning(root, "seed-solutions").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="One writer only."))
     out = kenning(root, "seed-solutions", "--changed-only")
     assert out.returncode == 0, out.stderr
@@ -1555,9 +1591,9 @@ def test_cli_changed_only(docs: Path) -> None:
     assert (data["unchanged"], data["updated"], data["seeded"]) == (3, 0, 0)
 
 
+@with_seeded_docs
 def test_session_start_hook_reseeds_changed_docs(docs: Path) -> None:
     root = docs.parent.parent
-    assert kenning(root, "seed-solutions").returncode == 0
     new_fix = "Run the migrations in one transaction per table."
     write(root, "docs/solutions/db/db.md", doc("db", fix=new_fix))
     os.remove(docs / "npm" / "npm.md")
@@ -1634,6 +1670,7 @@ def test_a_folder_with_a_file_in_its_place_is_retired_as_a_gone_folder(docs: Pat
     assert r.returncode == 1 and "is not a folder" in r.stderr, r.stderr
 
 
+@with_seeded_docs
 def test_a_folder_with_a_file_in_its_place_is_retired_by_hand(docs: Path) -> None:
     """By hand as at a session: `kenning seed-solutions` of a seeded folder whose docs'
     deletion is committed and a file of its name in its place said "is not a folder; pass
@@ -1641,7 +1678,6 @@ def test_a_folder_with_a_file_in_its_place_is_retired_by_hand(docs: Path) -> Non
     entries, where a folder gone with its last doc has them retired. A path never seeded
     that is a file is still refused."""
     root = docs.parent.parent
-    assert kenning(root, "seed-solutions").returncode == 0
     git(root, "rm", "-r", "-q", "docs/solutions")
     commit(root, "the solutions move to the wiki")
     write(root, "docs/solutions", "see the wiki\n")
@@ -1657,6 +1693,7 @@ def test_a_folder_with_a_file_in_its_place_is_retired_by_hand(docs: Path) -> Non
     assert r.returncode == 1 and "is not a folder" in r.stderr, r.stderr
 
 
+@with_seeded_docs
 @pytest.mark.parametrize("read_only", ["folder", "file"])
 def test_a_read_only_store_is_refused_before_the_model_is_loaded(
     docs: Path, read_only: str
@@ -1667,7 +1704,6 @@ def test_a_read_only_store_is_refused_before_the_model_is_loaded(
     refused. The refusal now comes first: here a model that cannot be loaded would be named
     instead."""
     root = docs.parent.parent
-    assert kenning(root, "seed-solutions").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="A fix this store cannot take."))
     no_model = root.parent / "no-model"
     no_model.mkdir()
@@ -1756,12 +1792,12 @@ def test_the_scan_finds_what_the_glob_rule_finds(tmp_path: Path) -> None:
     assert "db/broken.md" not in {rel for rel, _, _ in found} and len(found) == 8
 
 
+@with_seeded_docs
 def test_a_reseed_that_waits_for_a_writer_still_gives_the_listing(docs: Path) -> None:
     """Another process holds the store's write lock, and a solution doc changed: the
     re-seed's write waits past the hook's budget. The listing, made before it, is given
     (reads are not blocked); the changed doc waits for the next session."""
     root = docs.parent.parent
-    assert kenning(root, "seed-solutions").returncode == 0
     write(root, "docs/solutions/db/db.md", doc("db", fix="A fix written while locked."))
     holder = sqlite3.connect(root / ".kenning" / "memory.db", isolation_level=None)
     try:
@@ -1811,6 +1847,7 @@ def test_a_note_remembered_with_a_doc_as_its_source_is_not_the_docs(
     assert sorted(m.id for m in of(store, "db")) == sorted(ids)
 
 
+@with_seeded_docs
 def test_a_note_that_claims_a_docs_mark_is_still_not_the_docs(
     store: MemoryStore, docs: Path
 ) -> None:
@@ -1819,7 +1856,6 @@ def test_a_note_that_claims_a_docs_mark_is_still_not_the_docs(
     next seed-solutions forgot it, its signature not being the doc's. Only the seeding
     marks its entries."""
     source = "docs/solutions/db/db.md"
-    seed_solutions(store, docs)
     own = (
         "ERROR-FIX: sqlite3.IntegrityError: UNIQUE constraint failed: users.email | FIX: upsert "
         f"with ON CONFLICT | SOURCE: {source} — seen next to the lock"
@@ -1994,6 +2030,7 @@ def test_the_listing_says_each_doc_seeded_and_an_edited_entry_kept(
     assert "3 with entries" in r.stdout, r.stdout
 
 
+@with_seeded_docs
 def test_a_doc_path_in_the_seed_state_that_no_folder_can_hold_is_ignored(
     store: MemoryStore, docs: Path
 ) -> None:
@@ -2003,7 +2040,6 @@ def test_a_doc_path_in_the_seed_state_that_no_folder_can_hold_is_ignored(
     session), and one leaving the folder ('../..') was looked at on the file system and
     handed to git. A path that is not ``<folder>/<doc>.md`` is no doc's: left out. A state
     nested past what the JSON parser takes raised RecursionError: it reads as no state."""
-    seed_solutions(store, docs)
     key = f"{SEED_STATE_KEY}:acme/widgets"
     state = json.loads(store.backend.get_meta(key) or "")
     folder = state["folders"]["docs/solutions"]
