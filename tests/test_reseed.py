@@ -1736,13 +1736,14 @@ def test_a_read_only_store_is_refused_before_the_model_is_loaded(
     assert "No module named &apos;widgetlib&apos;" in context  # the listing still runs
 
 
+@with_seeded_docs
 def test_a_reseed_the_store_refuses_forgets_nothing(store: MemoryStore, docs: Path) -> None:
     """A doc whose error changed retires its old entry and adds the new one. With a model
     the store refuses (built with another one: the README's failing re-seed), the old entry
     was forgotten before the new one was refused: the note was gone until a re-embed."""
     from kenning.errors import ProvenanceMismatch
 
-    assert seed_solutions(store, docs).seeded == 3
+    # (seeded 3: the seeded docs' making checks it)
     (before,) = of(store, "db")
     new_error = "sqlite3.OperationalError: disk I/O error"
     write(docs.parent.parent, "docs/solutions/db/db.md", doc("db", error=new_error))
@@ -1969,15 +1970,15 @@ def test_an_entry_an_older_kenning_re_seeded_still_follows_its_doc(
     assert [m.content for m in of(store, "db")] == [edited]
 
 
+@with_seeded_docs
 def test_a_folder_seeded_with_one_source_prefix_is_refused_another(
     store: MemoryStore, docs: Path
 ) -> None:
     """Seeding a folder again with another --source-prefix gave each doc a second entry
     under the new prefix; the first was matched by nothing after, never updated or retired
     (its old fix outlived the doc). The other prefix is refused, naming the one it was
-    seeded with."""
-    first = seed_solutions(store, docs)
-    assert first.seeded == 3
+    seeded with. (The docs are seeded with docs/solutions, 3 entries: their making checks
+    it.)"""
     with pytest.raises(UserInputError) as refused:
         seed_solutions(store, docs, source_prefix="https://wiki.example.com/solutions")
     assert "'docs/solutions'" in str(refused.value), refused.value
