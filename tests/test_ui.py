@@ -5,8 +5,9 @@ one tab serve the whole module; each test starts with the tab's cookies cleared.
 project is a real git repository with a real SQLite store and the real MiniLM model (the
 tests of other projects' pages, whose search by meaning is not what they test, use the
 hashing embedder); the PostgreSQL test uses a real server. Nothing here downloads a browser: Playwright
-launches ``/usr/bin/chromium`` (``./install.sh --test`` installs it), and a missing chromium
-fails the module instead of skipping it.
+launches Debian's Chromium headless shell, ``/usr/bin/chromium-headless-shell`` (``./install.sh
+--test`` installs it), or ``/usr/bin/chromium`` where only that is installed, and a missing
+chromium fails the module instead of skipping it.
 """
 
 from __future__ import annotations
@@ -37,7 +38,12 @@ from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtu
 from tests.cli_runner import run_cli
 from tests.conftest import make_repo
 
-CHROMIUM = "/usr/bin/chromium"
+#: Chromium's headless shell (the build Playwright itself runs headless): the same Blink and
+#: V8 as the browser, without the full browser's window and its UI in a renderer of its own,
+#: at half the CPU a page (~55 ms against ~110 a navigation; this module ~6.5 CPU-s against
+#: ~12.5). The full browser where the shell is not installed.
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
+CHROMIUM = HEADLESS_SHELL if Path(HEADLESS_SHELL).exists() else "/usr/bin/chromium"
 #: The flags the machine's own probe uses: no sandbox (root), and no background traffic
 #: (the network is closed; without them chromium keeps trying Google's hosts).
 CHROMIUM_ARGS = [
@@ -196,7 +202,8 @@ def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
         pytest.fail(
             f"{CHROMIUM} is missing: the browser tests need Debian's chromium; "
-            "`./install.sh --test` installs it (apt-get install chromium, as root)"
+            "`./install.sh --test` installs it (apt-get install chromium-headless-shell, as "
+            "root)"
         )
     from playwright.sync_api import sync_playwright
 
