@@ -30,7 +30,7 @@ from kenning import open_store, transfer
 from kenning.backends import base as backends_base
 from kenning.backends.base import BULK_MIN_ROWS, Filters, MemoryRecord
 from kenning.embedders.base import Embedder
-from kenning.errors import UserInputError
+from kenning.errors import Interrupted, UserInputError
 from kenning.migrate import migrate_store
 from kenning.model import Memory, content_hash, new_memory_id
 from kenning.store import MemoryStore
@@ -567,31 +567,10 @@ def test_migrate_again_counts_and_embeds_only_the_redacted_notes_it_copies(
     source.close()
 
 
-INTERRUPTED = textwrap.dedent(
-    """
-    import sys, time
-    from kenning import open_store
-    from kenning.errors import Interrupted
-    from kenning.migrate import migrate_store
-    from kenning.transfer import import_memories
-
-    store = open_store(sys.argv[2] if sys.argv[3] == "import" else None, cwd=sys.argv[1])
-
-    def slow(n):  # the caller's progress callback: gives the test time for its Ctrl-C
-        print(n, flush=True)
-        time.sleep(30)
-
-    try:
-        if sys.argv[3] == "import":
-            with open(sys.argv[4], encoding="utf-8") as lines:
-                import_memories(store, lines, progress=slow)
-        else:
-            migrate_store(store, sys.argv[2], progress=slow)
-    except Interrupted as exc:
-        print(f"said: {exc}", file=sys.stderr, flush=True)
-        sys.exit(130)
-    """
-)
+#: The product's own thresholds, which a `kenning` process runs with (this module's
+#: :func:`_bulk_from_rows` lowers them for its other tests).
+PRODUCT_BULK_MIN_ROWS = BULK_MIN_ROWS
+PRODUCT_PIPELINE_CHUNK = transfer.PIPELINE_CHUNK
 
 
 @pytest.mark.parametrize("command", ["migrate", "import"])
@@ -601,13 +580,21 @@ def test_ctrl_c_of_a_migration_or_an_import_says_what_it_left_and_what_to_do(
     minilm: Embedder,
     sqlite_template: Path,
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     command: str,
 ) -> None:
     """qa-team F6: Ctrl-C of `kenning migrate` or `kenning import` into PostgreSQL said
     only "error: interrupted", where a server that went away midway is told what state
     is left and what to do. The interrupt now says it too: how many memories a migration
     copied (each batch committed), and that running it again resumes; that an import
-    rolled back what it wrote."""
+    rolled back what it wrote.
+
+    The SIGINT is this process's own, raised by the caller's progress callback once a batch
+    (a chunk) is written, with Python's own Ctrl-C handler: a KeyboardInterrupt out of the
+    callback, as the SIGINT a process started for it got while its callback slept (~0.55
+    CPU-s a process: an interpreter, kenning's imports, the model's load)."""
+    monkeypatch.setattr(backends_base, "BULK_MIN_ROWS", PRODUCT_BULK_MIN_ROWS)
+    monkeypatch.setattr(transfer, "PIPELINE_CHUNK", PRODUCT_PIPELINE_CHUNK)
     _sqlite_store(project, minilm, sqlite_template).close()
     lines = tmp_path / "export.jsonl"
     if command == "import":
@@ -615,19 +602,31 @@ def test_ctrl_c_of_a_migration_or_an_import_says_what_it_left_and_what_to_do(
             group = store.group_id
             assert store.remember("The team store is PostgreSQL with pgvector.", "decision").id
         lines.write_text("\n".join(export_lines(minilm, group, ROWS)) + "\n")
-    child = subprocess.Popen(
-        [sys.executable, "-c", INTERRUPTED, str(project), pg_url, command, str(lines)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "KENNING_EMBEDDER": "minilm"},
-    )
-    assert child.stdout is not None and child.stderr is not None
-    first = child.stdout.readline()  # a batch (a chunk) is written
-    assert first.strip(), child.stderr.read() if child.poll() is not None else first
-    child.send_signal(signal.SIGINT)
-    assert child.wait(timeout=60) == 130, child.stderr.read()
-    said = child.stderr.read()
+    written: list[int] = []
+
+    def ctrl_c(n: int) -> None:  # a batch (a chunk) is written: Ctrl-C
+        written.append(n)
+        signal.raise_signal(signal.SIGINT)
+
+    held_before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with open_store(
+            pg_url if command == "import" else None, cwd=project, embedder=minilm
+        ) as store:
+            if command == "import":
+                with lines.open(encoding="utf-8") as read:
+                    import_memories(store, read, progress=ctrl_c)
+            else:
+                migrate_store(store, pg_url, progress=ctrl_c)
+    except Interrupted as exc:  # a KeyboardInterrupt that says what was left
+        said = str(exc)
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C came out as a bare KeyboardInterrupt, not said as Interrupted")
+    else:
+        pytest.fail(f"the {command} ran to its end: no Ctrl-C reached it ({written})")
+    finally:
+        signal.signal(signal.SIGINT, held_before)
+    assert written and written[0] > 0, written
     with open_store(pg_url, cwd=project, embedder=minilm) as left:
         held = left.count()
     if command == "migrate":
