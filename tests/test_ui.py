@@ -20,8 +20,6 @@ import select
 import signal
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -742,9 +740,24 @@ def test_stale_filter_and_marks(page: Any, ui: Server, ui_project: dict[str, Any
 # -- the command ----------------------------------------------------------------------------
 
 
+def stopped_by_ctrl_c(server: Server) -> None:
+    """`kenning ui` says "Ctrl+C to stop"; doing so printed "error: interrupted" and exited
+    130, as if something had gone wrong. Stopping the page as it says is a clean end: one
+    line that it stopped, exit 0 — also when started by a script (`kenning ui &`), where
+    Ctrl+C was ignored at the start and the page stopped without saying so. The server
+    has answered the test's pages (uvicorn has taken the signal)."""
+    server.process.send_signal(signal.SIGINT)
+    assert server.process.wait(timeout=30) == 0, server.log.read_text()
+    said = server.log.read_text()
+    assert "error" not in said and "Traceback" not in said, said
+    assert said.strip().splitlines()[-1] == "kenning ui: stopped", said
+
+
 def test_a_project_without_a_store_and_a_taken_port(tmp_path: Path, ui: Server, tab: Any) -> None:
+    """The page of a project without a store, started as a script starts it (`kenning ui
+    &`: Ctrl+C ignored from its start), stopped with Ctrl+C (:func:`stopped_by_ctrl_c`)."""
     empty = make_repo(tmp_path / "empty")
-    server = start_ui(empty, tmp_path / "stderr.txt", embedder=NO_MODEL)
+    server = start_ui(empty, tmp_path / "stderr.txt", ctrl_c=signal.SIG_IGN, embedder=NO_MODEL)
     try:
         tab.goto(server.url)
         assert "No store yet" in tab.inner_text("#no-store") and ids_on(tab) == []
@@ -753,6 +766,7 @@ def test_a_project_without_a_store_and_a_taken_port(tmp_path: Path, ui: Server, 
             stored = store.remember("a note", "context")
         tab.reload()
         assert ids_on(tab) == [stored.id] and tab.locator("#no-store").count() == 0
+        stopped_by_ctrl_c(server)
     finally:
         server.stop()
     r = run_cli(empty, "ui", "--port", str(ui.port))
@@ -765,7 +779,8 @@ def test_a_read_only_store_is_said_and_its_changes_are_turned_off(tmp_path: Path
     """qa-s67a F4: `kenning ui` on a store it cannot write (a read-only mount, which stops
     root too) offered Edit, Mark reviewed and Forget with no word, and a save failed after
     the text was typed. The header says read-only with the core's reason and fix, the
-    buttons are turned off, and the edit form (opened by its address) cannot be sent."""
+    buttons are turned off, and the edit form (opened by its address) cannot be sent. The
+    page, started as from a terminal, is stopped with Ctrl+C (:func:`stopped_by_ctrl_c`)."""
     from tests.test_store_folder import _tmpfs
 
     with _tmpfs(tmp_path / "mnt", "16m") as mount:
@@ -791,30 +806,9 @@ def test_a_read_only_store_is_said_and_its_changes_are_turned_off(tmp_path: Path
             assert "read-only here" in tab.inner_text("p.flash.read-only")
             assert tab.locator("button:has-text('Save')").is_disabled()
             assert tab.locator("textarea#content").input_value() == NAMING
+            stopped_by_ctrl_c(server)
         finally:
             server.stop()
-
-
-@pytest.mark.parametrize("ctrl_c", [signal.SIG_DFL, signal.SIG_IGN], ids=["terminal", "script"])
-def test_ctrl_c_stops_the_page_as_it_says(tmp_path: Path, ctrl_c: signal.Handlers) -> None:
-    """`kenning ui` says "Ctrl+C to stop"; doing so printed "error: interrupted" and exited
-    130, as if something had gone wrong. Stopping the page as it says is a clean end: one
-    line that it stopped, exit 0 — also when started by a script (`kenning ui &`), where
-    Ctrl+C was ignored at the start and the page stopped without saying so."""
-    empty = make_repo(tmp_path / "empty")
-    log = tmp_path / "stderr.txt"
-    server = start_ui(empty, log, ctrl_c=ctrl_c, embedder=NO_MODEL)
-    try:
-        # serving (uvicorn has taken the signal): any answer will do
-        with pytest.raises(urllib.error.HTTPError):
-            urllib.request.urlopen(f"{server.base}/no-such-page", timeout=30)
-        server.process.send_signal(signal.SIGINT)
-        assert server.process.wait(timeout=30) == 0, log.read_text()
-    finally:
-        server.stop()
-    said = log.read_text()
-    assert "error" not in said and "Traceback" not in said, said
-    assert said.strip().splitlines()[-1] == "kenning ui: stopped", said
 
 
 def test_postgres_store_and_a_server_that_goes_down(
