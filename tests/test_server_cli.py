@@ -469,7 +469,8 @@ def test_a_hot_standby_serves_reads_and_hooks_and_refuses_writes_in_one_line(
             conn.execute(
                 "INSERT INTO kenning_meta (key, value) VALUES (%s, '{}')", (REEMBED_STATE_KEY,)
             )
-        later = {"KENNING_STORE": primary.start_standby()}
+        _replayed(standby, "SELECT 1 FROM kenning_meta WHERE key = %s", (REEMBED_STATE_KEY,))
+        later = reader  # the standby streams the primary's changes: it holds the state now
         r = kenning(project, "recall", "when are releases cut", env=writer)
         assert r.returncode == 1 and "run `kenning reembed` to finish" in r.stderr, r.stderr
         r = kenning(project, "recall", "when are releases cut", env=later)
@@ -479,6 +480,19 @@ def test_a_hot_standby_serves_reads_and_hooks_and_refuses_writes_in_one_line(
         assert "against the primary's URL" in line, line
     finally:
         primary.stop()
+
+
+def _replayed(standby: str, query: str, params: tuple[object, ...], timeout: float = 60) -> None:
+    """Wait until the hot standby at ``standby`` has replayed what ``query`` finds (a row)."""
+    import time
+
+    import psycopg
+
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(standby, autocommit=True) as conn:
+        while conn.execute(query, params).fetchone() is None:
+            assert time.monotonic() < deadline, f"the standby has not replayed {query}"
+            time.sleep(0.02)
 
 
 def test_a_search_path_without_pgvectors_schema_is_named(project: Path, pg_url: str) -> None:  # noqa: F811
