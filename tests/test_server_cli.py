@@ -2046,30 +2046,30 @@ def test_a_build_of_the_vector_index_that_raced_past_the_lock_is_the_one_kept(
 ) -> None:
     """A bulk load's own end-of-load build (a plain CREATE INDEX, which does not take the
     concurrent builds' lock) committing while `kenning reembed` builds the same index: the
-    reembed ends without an error and the store has one valid index."""
+    reembed ends without an error and the store has one valid index. The reembed runs in a
+    thread of this process (a session of its own, as a process's), while this one holds the
+    load's transaction and commits it."""
+    from concurrent.futures import ThreadPoolExecutor
+
     import psycopg
 
     r = kenning(project, "remember", "Deploys go through the release branch", "--store", pg_url)
     assert r.returncode == 0, r.stderr
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP INDEX kenning_memories_hnsw")
-    child = None
-    with psycopg.connect(pg_url) as load:
+    with psycopg.connect(pg_url) as load, ThreadPoolExecutor(1) as pool:
         load.execute(  # as PostgresBackend._create_hnsw does at a bulk load's end
             "CREATE INDEX IF NOT EXISTS kenning_memories_hnsw ON kenning_memories "
             "USING hnsw (embedding vector_cosine_ops)"
         )
+        reembed = pool.submit(kenning, project, "reembed", "--store", pg_url)
         try:
-            child = _kenning_child(project, "reembed", "--store", pg_url)
             _index_build_waits(pg_url, "relation")
-            load.commit()
-            _, err = child.communicate(timeout=120)
         finally:
-            if child is not None and child.poll() is None:
-                child.kill()
-                child.wait()
-    assert child.returncode == 0, err
-    assert "error" not in err, err
+            load.commit()  # (also what lets the reembed end where it never waited)
+        r = reembed.result(timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "error" not in r.stderr, r.stderr
     assert _hnsw_valid(pg_url) == [True]
 
 
