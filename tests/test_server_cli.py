@@ -1981,8 +1981,11 @@ def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
     waits for it (saying for whom after a few seconds) and finds it built, without an
     error and without a second build. The second waited in one pg_advisory_lock, whose
     snapshot the first's build waits for before it ends: the server's deadlock check then
-    failed one of the two ("deadlock detected")."""
+    failed one of the two ("deadlock detected"). The first runs in a thread of this process
+    (run_cli: a session of its own, as a process's), the second in a process, whose stderr
+    is read as it comes."""
     import time
+    from concurrent.futures import ThreadPoolExecutor
 
     import psycopg
 
@@ -1994,22 +1997,24 @@ def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
     assert r.returncode == 0, r.stderr
     with psycopg.connect(pg_url, autocommit=True) as conn:  # what a killed migrate left
         conn.execute("DROP INDEX kenning_memories_hnsw")
-    children = []
-    with psycopg.connect(pg_url) as writer:  # a write under way: the first build waits
+    child = None
+    # a write under way: the first build waits (the pool's end waits for the first build,
+    # which the writer's end, commit or not, lets go on)
+    with ThreadPoolExecutor(1) as pool, psycopg.connect(pg_url) as writer:
         writer.execute("LOCK TABLE kenning_memories IN ROW EXCLUSIVE MODE")
         try:
-            children.append(_kenning_child(project, "reembed", "--store", pg_url))
+            building = pool.submit(kenning, project, "reembed", "--store", pg_url)
             _index_build_waits(pg_url, "virtualxid")
             first = _the_build_s_pid(pg_url)
             if second == "reembed":
-                children.append(_kenning_child(project, "reembed", "--store", pg_url))
+                child = _kenning_child(project, "reembed", "--store", pg_url)
             else:
-                children.append(_kenning_child(project, "migrate", "--to", pg_url))
+                child = _kenning_child(project, "migrate", "--to", pg_url)
             asked = time.monotonic()
             _session_waiting_for_the_index_lock(pg_url, first)
             # the first build is held until the second has said whom it waits for, not for
             # a fixed BUILD_WAIT_SAY_S + 1 s: on a loaded host its line came later than that
-            second_err, seen = _lines_of(children[1].stderr), []
+            second_err, seen = _lines_of(child.stderr), []
             deadline = time.monotonic() + 60
             while not any("waits for" in line for line in seen):
                 line = second_err.get(timeout=max(0.01, deadline - time.monotonic()))
@@ -2017,16 +2022,16 @@ def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
                 seen.append(line)
             assert time.monotonic() - asked >= BUILD_WAIT_SAY_S
             writer.commit()
-            out1, err1 = children[0].communicate(timeout=120)
-            children[1].wait(timeout=120)
-            out2 = children[1].stdout.read()
+            built = building.result(timeout=120)
+            out1, err1 = built.stdout, built.stderr
+            child.wait(timeout=120)
+            out2 = child.stdout.read()
             err2 = "".join([*seen, *_rest_of(second_err)])
         finally:
-            for child in children:
-                if child.poll() is None:
-                    child.kill()
-                    child.wait()
-    assert [c.returncode for c in children] == [0, 0], (err1, err2)
+            if child is not None and child.poll() is None:
+                child.kill()
+                child.wait()
+    assert [built.returncode, child.returncode] == [0, 0], (err1, err2)
     assert "built the store's missing vector index" in out1, (out1, err1)
     assert "built the store's missing vector index" not in out2, out2
     said = [line for line in err2.splitlines() if "waits for" in line]
