@@ -5,13 +5,20 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import signal
 import socket
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import KenningError, UserInputError
 from ..store import MemoryStore, open_store
 from .app import StoreSource, create_app
+
+if TYPE_CHECKING:
+    import uvicorn
 
 #: The only address the page is served on: never another interface.
 HOST = "127.0.0.1"
@@ -100,23 +107,42 @@ def serve(location: str | None = None, *, port: int = 0, cwd: Path | None = None
     # after uvicorn.Config, which configures its loggers
     logging.getLogger("uvicorn.error").addFilter(_NoUpgradeAdvice())
     server = uvicorn.Server(config)
-    try:
-        print(f"http://{HOST}:{actual}/?token={token}", flush=True)
-        print(
-            f"kenning ui: serving {project} on {HOST}:{actual} only; Ctrl+C to stop",
-            file=sys.stderr,
-            flush=True,
-        )
-        # Ctrl+C is how the page is stopped: uvicorn shuts down, then raises it again (or
-        # it came before uvicorn took the signal)
-        with contextlib.suppress(KeyboardInterrupt):
+    with _ctrl_c_stops(server):
+        try:
+            print(f"http://{HOST}:{actual}/?token={token}", flush=True)
+            print(
+                f"kenning ui: serving {project} on {HOST}:{actual} only; Ctrl+C to stop",
+                file=sys.stderr,
+                flush=True,
+            )
+            # uvicorn shuts down on Ctrl+C, then raises it again with the handler it found,
+            # _ctrl_c_stops's: run() returns, however the process was started
             server.run(sockets=[sock])
-        # uvicorn raises it again only where Ctrl+C was not ignored when the process
-        # started (`kenning ui &` from a script ignores it): then run() just returns
-        print("kenning ui: stopped", file=sys.stderr, flush=True)
+            print("kenning ui: stopped", file=sys.stderr, flush=True)
+        finally:
+            source.close()
+            sock.close()
+
+
+@contextlib.contextmanager
+def _ctrl_c_stops(server: uvicorn.Server) -> Iterator[None]:
+    """Ctrl+C stops ``server`` from here on: from before the address is printed, not only
+    once ``server.run`` has set uvicorn's handler (in its event loop, a moment later).
+
+    A script that reads the address may send Ctrl+C at once. Python's own handler raised
+    KeyboardInterrupt wherever it fell ("error: interrupted", exit 130, or a coroutine never
+    awaited), and where Ctrl+C was ignored from the start (a script's `kenning ui &`) the
+    signal was lost and the page went on serving. uvicorn's handler, set here, marks the
+    server to stop; one not started yet starts and shuts down at once. Only the main thread
+    sets handlers; elsewhere uvicorn sets none either."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, server.handle_exit)
+    try:
+        yield
     finally:
-        source.close()
-        sock.close()
+        signal.signal(signal.SIGINT, before)
 
 
 __all__ = ["HOST", "bind", "serve"]
