@@ -1265,6 +1265,7 @@ class QdrantBackend:
                 self._add_stats(
                     len(records) - len(replaced),
                     sum(p["doc_len"] for p in payloads) - sum(replaced.values()),
+                    written=payloads,
                 )
 
     def _with_content(
@@ -1360,15 +1361,34 @@ class QdrantBackend:
             if offset is None:
                 return n, total
 
-    def _add_stats(self, rows: int, length: int) -> None:
+    def _add_stats(
+        self, rows: int, length: int, written: Sequence[dict[str, Any]] | None = None
+    ) -> None:
+        """Add ``rows`` and ``length`` to the kept stats, or, where none are kept yet, keep
+        the stats of the points the store holds now; ``written``: the payloads of the
+        points just written, each its own point."""
         raw = self.get_meta(STATS_KEY)
-        if raw is None:  # summed afresh: the points just written or deleted are counted
+        if raw is None and written is not None and self._holds_only(len(written)):
+            # a new store's first write: the points it holds are the ones just written, whose
+            # sums are in hand. Summed from the points, local mode checked the counted
+            # filter point by point (~50 µs each) for every page of 1,000: a first write of
+            # 1,261 notes took ~0.1 CPU-s more
+            counted = [payload for payload in written if _has_kenning_fields(payload)]
+            n = len(counted)
+            total = sum(int(payload.get("doc_len") or 0) for payload in counted)
+        elif raw is None:  # summed afresh: the points just written or deleted are counted
             n, total = self._stats_from_points()
         else:
             data = json.loads(raw)
             n, total = int(data["n"]) + rows, int(data["total_len"]) + length
         self._summed_stats = None
         self.set_meta(STATS_KEY, json.dumps({"n": max(0, n), "total_len": max(0, total)}))
+
+    def _holds_only(self, written: int) -> bool:
+        """Whether the memories collection holds no points but the ``written`` ones just
+        written (an unfiltered count: no point is checked, in local mode either)."""
+        with self._call() as client:
+            return int(client.count(self.collection, exact=True).count) == written
 
     def _existing(self, client: Any, ids: Sequence[str]) -> list[str]:
         """Point ids of the given kenning ids that exist."""
