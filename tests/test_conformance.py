@@ -3319,6 +3319,12 @@ def test_qdrant_memories_collection_deleted_outside_kenning_is_said(tmp_path: Pa
         b.close()
 
 
+#: Of the ids t0 … t19999, the one whose Qdrant point id (uuid5) sorts last (fffe5acc-…):
+#: the last point a scroll by point id reaches. Found once, not again in each test that
+#: needs it (20,000 uuid5s, ~0.07 CPU-s); each asserts it sorts after its other rows' ids.
+LAST_SCROLLED_ID = "t17065"
+
+
 def test_qdrant_lexical_search_scores_every_posting_sqlite_scores(tmp_path: Path) -> None:
     """The terms a lexical search looks for may match up to POSTINGS_BUDGET rows (2,000);
     Qdrant took only the first 1,000 of them (by point id) as candidates, so the note holding
@@ -3333,9 +3339,7 @@ def test_qdrant_lexical_search_scores_every_posting_sqlite_scores(tmp_path: Path
     ]
     rows += [record(1200 + i, unit(rng), text=f"plain {i}", memory_id=f"p{i}") for i in range(60)]
     # the target's point id sorts after every other one: the last a capped scroll would reach
-    # (t17065: the greatest point id of t0 … t19999, fffe5acc-…, found once; looking for it
-    # again in each run cost ~0.1 CPU-s of uuid5)
-    target_id = "t17065"
+    target_id = LAST_SCROLLED_ID
     assert point_id(target_id) > max(point_id(r.memory.id) for r in rows)
     rows.append(record(5000, unit(rng), text=" ".join(words), memory_id=target_id))
     query = " ".join(words)
@@ -3395,7 +3399,7 @@ def test_qdrant_fingerprint_match_past_the_first_thousand_is_found() -> None:
         record(i, unit(rng), text=f"ERROR-FIX: e {i} | FIX: f {i}", memory_id=f"n{i}")
         for i in range(1010)
     ]
-    target_id = max((f"t{j}" for j in range(20000)), key=point_id)
+    target_id = LAST_SCROLLED_ID
     assert point_id(target_id) > max(point_id(r.memory.id) for r in rows)
     rows.append(record(5000, unit(rng), text="ERROR-FIX: newest | FIX: it", memory_id=target_id))
     rows = [
