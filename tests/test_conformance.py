@@ -5191,6 +5191,8 @@ def test_qdrant_local_reads_its_points_where_the_client_keeps_them(tmp_path: Pat
     one scroll of its filter, and fetches them by id a page at a time (each scroll page
     checked the filter on every point and sorted every id): the same points, payloads,
     vectors and order as the scroll's."""
+    from kenning.backends.qdrant import point_id
+
     location = f"qdrant-local:{tmp_path / 'q'}"
     rows = corpus(30)
     b: Any = open_backend(location, create=True, dimension=DIM)
@@ -5227,13 +5229,18 @@ def test_qdrant_local_reads_its_points_where_the_client_keeps_them(tmp_path: Pat
             ]
             listed = [r.memory.id for r in b.iterate(f, batch_size=3)]
             assert listed == [p.payload["kenning_id"] for p in points if "kenning_id" in p.payload]
-        # the words of every point for lexical search, read there too: a search's one scroll
-        # is its candidates' (by id)
+        # the words of every point for lexical search, read there too: a search scrolls
+        # nothing, and its one read is its candidates' (by id)
         scrolls: list[object] = []
         scroll = b._client.scroll
         b._client.scroll = lambda *a, **k: scrolls.append(k) or scroll(*a, **k)
+        retrieved: list[Any] = []
+        retrieve = b._client.retrieve
+        b._client.retrieve = lambda *a, **k: retrieved.append((a, k)) or retrieve(*a, **k)
         hits = b.lexical_search("written again", 3, Filters())
-        assert [h.memory.id for h in hits] == [rid(17)] and len(scrolls) == 1, scrolls
+        assert [h.memory.id for h in hits] == [rid(17)] and scrolls == [], scrolls
+        notes = [k["ids"] for a, k in retrieved if a[0] == "kenning_memories"]
+        assert notes == [[point_id(rid(17))]], retrieved  # (and the stats, from the meta)
     finally:
         b.close()
 

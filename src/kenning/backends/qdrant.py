@@ -2162,11 +2162,8 @@ class QdrantBackend:
         if holding is not None:
             index, points_holding = holding
             numbers = sorted(set().union(*(points_holding[w] for w in words)))
-            if not numbers:
-                return {}
-            condition: Any = models.HasIdCondition(has_id=[index.ids[n] for n in numbers])
-        else:
-            condition = models.Filter(should=[c for w in words for c in _holding(w)])
+            return self._local_candidates(client, [index.ids[n] for n in numbers], filters)
+        condition = models.Filter(should=[c for w in words for c in _holding(w)])
         found: dict[str, Memory] = {}
         offset: Any = None
         while True:
@@ -2180,6 +2177,26 @@ class QdrantBackend:
             found.update((m.id, m) for m in self._decoded(points))
             if offset is None:
                 return found
+
+    def _local_candidates(
+        self, client: Any, point_ids: Sequence[Any], filters: Filters
+    ) -> dict[str, Memory]:
+        """The points of ``point_ids`` (in a scroll's order) that meet ``filters``, as a
+        local-mode scroll with a ``HasIdCondition`` of them finds them: read by id and the
+        filters checked on those alone (that scroll checked every point of the store against
+        the whole list of ids, for each page: ~N x M; 1,201 candidates of 1,261 notes took
+        ~0.05 CPU-s more)."""
+        from qdrant_client.local.payload_filters import check_filter
+
+        if not point_ids:
+            return {}
+        points = client.retrieve(
+            self.collection, ids=list(point_ids), with_payload=True, with_vectors=False
+        )
+        wanted = self._filter(filters)
+        if wanted is not None:
+            points = [p for p in points if check_filter(wanted, p.payload or {}, p.id, {})]
+        return {m.id: m for m in self._decoded(points)}
 
     def find_by_fingerprint(self, fingerprint: str, filters: Filters) -> list[Memory]:
         from qdrant_client import models
