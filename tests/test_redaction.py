@@ -6128,6 +6128,95 @@ def test_every_character_read_as_a_stems_letter_in_any_case_is_written_as_it() -
         assert scanned and redaction._stem_places(text, text.lower()) == scanned, text
 
 
+def test_no_assignment_starts_inside_a_marker() -> None:
+    """_find_assignment_rule leaves out the places inside a ``[REDACTED:<kind>]`` marker (a
+    second pass reads the first's markers, each holding a stem): no _ASSIGNMENT match starts
+    at any of them, whatever the kind holds (every key of the rule, glued to its prefixes,
+    with words after it) and whatever follows the marker (separators, a quote, a value,
+    another marker): a match would have to read on past the kind's ``]``."""
+    from kenning import redaction
+
+    words = [
+        "password", "pass", "pw", "pwd", "passphrase", "secret", "secret_access_key", "key",
+        "token", "credentials", "creds", "apikey", "passwort", "mot_de_passe",
+        *(w + "_pass" for w in redaction._PASS_PREFIXES),
+        *(w + "pass" for w in redaction._PASS_PREFIXES),
+        *(w + "_key" for w in redaction._KEY_PREFIXES),
+        *(w + "key" for w in redaction._KEY_PREFIXES),
+    ]  # fmt: skip
+    kinds = {*REDACTION_KINDS, *(redaction._kind_of_rule(r.id) for r in _gitleaks().rules)}
+    kinds |= {*words, *(w + "_prod_2" for w in words), *("x_" + w for w in words)}
+    # (a match must read past the kind's ']' to a separator: what follows is tried by kind)
+    tails = ["=x", ": x", '"= x', " is x", "\\u003dx", "=[REDACTED:token]"]
+    tried = 0
+    for i, kind in enumerate(sorted(kinds)):
+        if not re.fullmatch(r"[a-z0-9_]{1,64}", kind):
+            continue
+        marker = redaction_marker(kind)
+        text = "x " + marker + tails[i % len(tails)]
+        for at in range(2, 2 + len(marker)):
+            assert redaction._ASSIGNMENT.match(text, at) is None, (text, at)
+            tried += 1
+    assert tried > 10_000
+
+
+def test_the_places_left_out_are_the_ones_inside_markers() -> None:
+    """_outside_marker_spans keeps every place but those inside a marker (its ``[`` to its
+    ``]``), and a key just before or after a marker, glued or not, is still read."""
+    import random
+
+    from kenning import redaction
+
+    rng = random.Random(82)
+    pieces = ["[REDACTED:password_assignment]", "[REDACTED:x]", "[REDACTED:", "]", "a", " ", "="]
+    for _ in range(800):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        places = sorted(rng.sample(range(len(text) + 1), rng.randint(0, len(text) + 1)))
+        spans = redaction.marker_spans(text)
+        inside = [p for p in places if any(start <= p < end for start, end in spans)]
+        kept = [p for p in places if p not in inside]
+        assert redaction._outside_marker_spans(text, places) == kept, (text, places)
+    for text in (
+        f"{R('github_token')}password=Hy6tB1q9ZxKqW3mR",
+        f"{R('github_token')} password=Hy6tB1q9ZxKqW3mR",
+        f"{R('password_assignment')}\npassword: Hy6tB1q9ZxKqW3mR",
+        f"password={R('password_assignment')} token=Hy6tB1q9ZxKqW3mR",
+        f"das Passwort ist {R('password_assignment')} und pw=Hy6tB1q9ZxKqW3mR",
+    ):
+        out, counts = redact_secrets(text)
+        assert "Hy6t" not in out and counts == {"password_assignment": 1}, text
+
+
+def test_only_a_reference_to_a_closing_bracket_can_close_an_encoded_value() -> None:
+    """_after_encoded_brackets looks at the references _DECODED_CLOSING finds: those that
+    read as '>' with their ';' are every one that closes a value (the others it passed
+    over one by one)."""
+    from html.entities import html5
+
+    from kenning import redaction
+
+    refs = [f"&{name}" for name in html5] + [f"&{name};x" for name in ("gtx", "GTx", "gt", "ltgt")]
+    for code in (*range(0, 130), 0x3E + 0x110000, 1_000_062):
+        for zeros in ("", "0", "0000000"):
+            refs += [f"&#{zeros}{code};", f"&#{zeros}{code}", f"&#x{zeros}{code:x};"]
+            refs += [f"&#X{zeros}{code:X};", f"&#x{zeros}{code:x}"]
+    closing = 0
+    for ref in refs:
+        text = ref + "=1"
+        m = redaction._CHARACTER_REFERENCE.match(text)
+        if m is None:
+            reads_as_closing = False
+        else:
+            end, char = redaction._unescaped(m)
+            reads_as_closing = char == ">" and text[end - 1] == ";"
+        found = redaction._DECODED_CLOSING.match(text)
+        assert (found is not None and found.group(0)[0] == "&") == reads_as_closing, ref
+        if reads_as_closing:
+            assert found is not None and found.end() == end, ref
+            closing += 1
+    assert closing == 3 + 3 * 3  # &gt; (twice) &GT;, and 62 in decimal and hex, with zeros
+
+
 def test_keys_found_from_their_stems_are_every_key_a_scan_finds() -> None:
     """_key_starts of every stem tries only each stem and the prefix words that end at a
     "pass" or a "key" (6x faster than a scan of the 24 places before each stem): it finds

@@ -896,8 +896,8 @@ def _value_end(text: str, end: int, name_start: int) -> int:
     """Where an unquoted value that stopped at ``end`` ends: at a '&' when its name follows
     '?' or '&' (a parameter of a URL's query or a form body) or when another parameter's
     ``name=`` follows the '&' (``password=abc&user=bob``), else past it."""
-    if text[max(0, name_start - 1) : name_start] in ("?", "&"):
-        return end
+    if not text.startswith("&", end) or text[max(0, name_start - 1) : name_start] in ("?", "&"):
+        return end  # (no '&' after it: no part to read on over)
     # the parts that start within 1024 characters of the first '&', as a value is read:
     # each match of a secret's word then reads a bounded stretch, so a long run of them
     # stays linear. One match reads every part that can start there (a part is at most 1025
@@ -2317,6 +2317,28 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
     yield from _find_assignment_rule(text, lower)
 
 
+def _outside_marker_spans(text: str, places: list[int]) -> list[int]:
+    """``places`` (in order) without those inside a ``[REDACTED:<kind>]`` marker of ``text``
+    (a second pass reads the first's markers, and each holds a stem: "password_assignment").
+    No _ASSIGNMENT match starts inside one: "REDACTED" starts no key, and a key starting in
+    the kind ends before its ``]`` (a key, its qualifier and its quote hold no ``]``) and is
+    followed by one of the kind's characters or that ``]``, neither of which starts a
+    separator (a blank, ``=``, ``:``, ``：`` or a backslash), so leaving them out finds the
+    same matches. Nor does a key holding a marker's stem start outside it (a key holds no
+    ``[``), so a marker's stems are left out before the places of keys are found from them
+    (a key that starts before a marker holds a stem of its own, whose places are tried)."""
+    kept: list[int] = []
+    pos = 0
+    for marker in _MARKER.finditer(text):
+        start, end = marker.span()
+        low = bisect.bisect_left(places, pos)
+        high = bisect.bisect_left(places, start, low)
+        kept.extend(places[low:high])
+        pos = end
+    kept.extend(places[bisect.bisect_left(places, pos) :])
+    return kept
+
+
 def _find_assignment_rule(
     text: str, lower: str, resume: list[int] | None = None, near: list[int] | None = None
 ) -> Iterator[_Hit]:
@@ -2325,7 +2347,13 @@ def _find_assignment_rule(
     ``near`` (places in order), only keys whose name holds one of them are tried
     (:func:`_assignment_starts`)."""
     stem_places = _stem_places(text, lower) if near is None else None
-    starts = _assignment_starts(text, lower, near, stem_places)
+    places = stem_places
+    marked = "[REDACTED:" in text
+    if marked and stem_places is not None:
+        places = _outside_marker_spans(text, stem_places)
+    starts = _assignment_starts(text, lower, near, places)
+    if marked:
+        starts = _outside_marker_spans(text, starts)
     pos = 0
     quotes = _LineQuotes(text)
     while (m := _next_assignment(text, pos, starts)) is not None:
@@ -2342,9 +2370,8 @@ def _find_assignment_rule(
             # Not a secret ("the token: it expires…"): a key inside the rejected value may
             # still start one ("…abc PASSWORD = hunter2"), so look again right after the key;
             # but past a name read whole (an ARN's ":secret:prod/db-AbCdEf" is no assignment)
-            value = next(
-                (v for v in m.group("tq", "tb", "dq", "sq", "bq", "val") if v is not None), ""
-            )
+            # (a value that took part is never empty)
+            value = next(filter(None, m.group("tq", "tb", "dq", "sq", "bq", "val")), "")
             pos = m.end() if _KIND_NAME.fullmatch(value.strip()) else m.end("key")
     if "config" in lower:
         for m in _CONFIG_SET.finditer(text):
@@ -2870,6 +2897,21 @@ _QUOTED_GROUPS = ("tq", "tb", "dq", "sq", "eq", "uq", "bq", "dw", "sw", "aw")
 _VALUE_GROUPS = (*_QUOTED_GROUPS, "val")
 
 
+def _first_given(values: tuple[str | None, ...]) -> int:
+    """The index of the first of a match's ``values`` (its groups) that took part in it."""
+    for i, value in enumerate(values):
+        if value is not None:
+            return i
+    raise ValueError("no group took part")
+
+
+@functools.lru_cache(maxsize=64)
+def _is_password_word(key: str) -> bool:
+    """Whether a key's secret word (_ASSIGNMENT's ``key``) is a password's, not a token's or
+    a key's (kept: a text repeats the same few words)."""
+    return bool(_PASSWORD_KEY.search(key)) or key.lower() == "pw"
+
+
 def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = None) -> _Hit | None:
     sep = m.group("sep").strip().replace("：", ":")  # the full-width colon of CJK text
     if "\\" in sep:  # '=' or ':' escaped: read as what it stands for
@@ -2888,14 +2930,13 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
             return None
         said_variable = True
     setting = bool(qualifier) and not _says_which_secret(qualifier)
-    password_word = bool(_PASSWORD_KEY.search(m.group("key"))) or m.group("key").lower() == "pw"
+    key = m.group("key")
+    password_word = _is_password_word(key)
     words = sep.lower().split()
     # (a colon may follow the verb: "password is: …")
     if not sep or words[-1].rstrip(":") in _SAID_VERBS or words[0] in _FOR_WORDS:
         # prose ("the token is valid", "the password was reset") unless the word is random
-        group = next(
-            g for g, v in zip(_VALUE_GROUPS, m.group(*_VALUE_GROUPS), strict=True) if v is not None
-        )
+        group = _VALUE_GROUPS[_first_given(m.group(*_VALUE_GROUPS))]
         said_end = _value_end(text, m.end(group), m.start()) if group == "val" else m.end(group)
         said = text[m.start(group) : said_end].rstrip(".!?:)")
         # a password said so ("the staging password is hunter2_Zx91kq") is one a person
@@ -2907,7 +2948,7 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
         at = m.start(group) + len(said) if group == "val" else m.end()
         ends = _ends_clause(text, at, bool(sep))
         if sep:
-            reads = _said_secret(m.group("key"), said, ends)
+            reads = _said_secret(key, said, ends)
         elif password_word:
             reads = _password_after_its_word(said, ends)
         else:
@@ -2917,17 +2958,13 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
             # rule's, to where it ends, and a key's word names a public one as often ("git
             # config user.signingkey 0xA1B2…", "DeepL-Auth-Key …", an Authorization scheme)
             reads = (
-                m.group("key").lower() in ("token", "secret")
+                key.lower() in ("token", "secret")
                 and len(said) >= _GENERATED_KEY_MIN_CHARS
                 and said.isascii()
                 and said.isalnum()
                 and _looks_random(said)
             )
-        if (
-            said_variable
-            and not _looks_random(said)
-            and (setting or not _PASSWORD_KEY.search(m.group("key")))
-        ):
+        if said_variable and not _looks_random(said) and (setting or not _PASSWORD_KEY.search(key)):
             # a setting's value, a person's word: only a generated one is said, but a
             # password's, said as the bare word's is ("The DB_PASSWORD_PROD is hunter2" as
             # "the password is hunter2"; not "… is set in the vault", "… is 12")
@@ -2973,7 +3010,7 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
         )
         and (
             any(c.isspace() for c in quoted)
-            or not _said_secret(m.group("key"), quoted, _ends_clause(text, m.end(), True))
+            or not _said_secret(key, quoted, _ends_clause(text, m.end(), True))
         )
         and not _nested_in_its_string(text, m)
     ):
@@ -2984,40 +3021,42 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
         # said, glued to that quote ("the admin password: "Hy6t…"), as in a sentence
         return None
     key_name = text[name_start : m.end("key")]
-    for name, value in zip(_QUOTED_GROUPS, m.group(*_QUOTED_GROUPS), strict=True):
-        if value is not None:
-            if (
-                name == "sq"
-                and m.group("sep")[:1].isspace()
-                and m.group("sep").endswith(":")
-                and _IDENT_CHAIN.fullmatch(value)
-            ):
-                return None  # psql's variable, interpolated: PASSWORD :'pw'
-            if "f" in (m.group("pre") or "").lower() and "{" in value:
-                return None  # an f-string's value is built from expressions: f"{prefix}_{id}"
-            if name == "bq" and ("${" in value or any(c.isspace() for c in value)):
-                # a template literal built from expressions (`Bearer ${token}`), or a shell's
-                # command substitution (PASSWORD=`cat /run/secrets/db`)
-                return None
-            if name == "bq" and (
-                # markdown's inline code after a secret's word: code, as in a source file
-                # ("pass the password: `--password-stdin`", "token = `process.env.TOKEN`")
-                value.startswith("-")
-                or "(" in value
-                or _is_reference(value, m.group("key"), key_name, False, "=")
-                or _TYPE_NAME.fullmatch(value)
-                or _PATH.fullmatch(value)
-                or _FILE_NAME.fullmatch(value)
-            ):
-                return None
-            if _quoted_value_is_none(key_name, value):
-                return None  # os.environ["GOOGLE_APPLICATION_CREDENTIALS"] = "key.json": the file
-            if setting and not _setting_holds_secret(m.group("key"), value.strip()):
-                return None  # "api_key_header": "X-Api-Key", "TOKEN_TTL": "3600"
-            return _Hit(m.start(name), m.end(name), "password_assignment", 1)
+    quoted_values = m.group(*_QUOTED_GROUPS)
+    if quoted_values.count(None) < len(quoted_values):  # (alternatives: one takes part)
+        index = _first_given(quoted_values)
+        name, value = _QUOTED_GROUPS[index], quoted_values[index]
+        if (
+            name == "sq"
+            and m.group("sep")[:1].isspace()
+            and m.group("sep").endswith(":")
+            and _IDENT_CHAIN.fullmatch(value)
+        ):
+            return None  # psql's variable, interpolated: PASSWORD :'pw'
+        if "f" in (m.group("pre") or "").lower() and "{" in value:
+            return None  # an f-string's value is built from expressions: f"{prefix}_{id}"
+        if name == "bq" and ("${" in value or any(c.isspace() for c in value)):
+            # a template literal built from expressions (`Bearer ${token}`), or a shell's
+            # command substitution (PASSWORD=`cat /run/secrets/db`)
+            return None
+        if name == "bq" and (
+            # markdown's inline code after a secret's word: code, as in a source file
+            # ("pass the password: `--password-stdin`", "token = `process.env.TOKEN`")
+            value.startswith("-")
+            or "(" in value
+            or _is_reference(value, key, key_name, False, "=")
+            or _TYPE_NAME.fullmatch(value)
+            or _PATH.fullmatch(value)
+            or _FILE_NAME.fullmatch(value)
+        ):
+            return None
+        if _quoted_value_is_none(key_name, value):
+            return None  # os.environ["GOOGLE_APPLICATION_CREDENTIALS"] = "key.json": the file
+        if setting and not _setting_holds_secret(key, value.strip()):
+            return None  # "api_key_header": "X-Api-Key", "TOKEN_TTL": "3600"
+        return _Hit(m.start(name), m.end(name), "password_assignment", 1)
     if m.group("kq").endswith("]"):
         return None  # a subscript's unquoted value: a count or a variable (vocab["token"] = 5)
-    if m.group("key").lower().endswith("pass") and _COUNT_OR_FLAG.fullmatch(m.group("val")):
+    if key.lower().endswith("pass") and _COUNT_OR_FLAG.fullmatch(m.group("val")):
         return None  # MAX_PASS=5, SSL_PASS=yes: a count or a switch, not a password
     start, end = m.span("val")
     end = _value_end(text, end, name_start)
@@ -3043,7 +3082,7 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
             # ("Password: Hy6tB1qZr0 (rotated monthly)")
             value = value.rstrip(".!?:)")
             end = start + len(value)
-            if not _said_secret(m.group("key"), value, _ends_clause(text, end, True)):
+            if not _said_secret(key, value, _ends_clause(text, end, True)):
                 return None
         if len(value) > 1 and value[-1] in ",;":
             # one property a line in an object literal, as formatters write it ("apiKey:
@@ -3057,11 +3096,11 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
         # random string ("Use Password: Pm4wQ9… to log in")
         value = value.rstrip(".!?:")
         end = start + len(value)
-        if not _said_secret(m.group("key"), value, _ends_clause(text, end, True)):
+        if not _said_secret(key, value, _ends_clause(text, end, True)):
             return None
     elif (
         sep == "="
-        and _PASSWORD_KEY.search(m.group("key"))
+        and _PASSWORD_KEY.search(key)
         and _ENV_KEY.fullmatch(key_name)
         and _LOWER_WORD.fullmatch(value)
         and not _is_placeholder(value)  # DB_PASSWORD=none for local dev: a note about it
@@ -3083,7 +3122,7 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
                 and group != "next"
                 and _STRING_CONSTRUCTOR.search(text, max(0, at - 24), at - 1)
                 and not _quoted_value_is_none(key_name, word)
-                and not (setting and not _setting_holds_secret(m.group("key"), word))
+                and not (setting and not _setting_holds_secret(key, word))
             ):
                 # Java's 'String password = new String("…");': the literal, as after '='
                 return _Hit(at, at + len(word), "password_assignment", 1)
@@ -3092,7 +3131,7 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
             if (
                 value == "new"
                 and group == "next"
-                and _PASSWORD_KEY.search(m.group("key"))
+                and _PASSWORD_KEY.search(key)
                 and _short_chosen_password(
                     word, _STATEMENT_END.match(text, at + len(word)) is not None
                 )
@@ -3125,16 +3164,14 @@ def _assignment_hit(text: str, m: re.Match[str], quotes: _LineQuotes | None = No
     # INI's "password = secretPass!" is a literal
     reference = value.replace("?.", ".").removesuffix("!") if "." in value else value
     in_query = text[max(0, name_start - 1) : name_start] in ("?", "&") and sep == "="
-    if not in_query and _is_reference(
-        reference, m.group("key"), key_name, key_quoted, "=" if code else sep
-    ):
+    if not in_query and _is_reference(reference, key, key_name, key_quoted, "=" if code else sep):
         # (a URL's query holds literals: ?access_token=gho_abc123 names no variable)
         return None
     if _PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
         return None  # GOOGLE_APPLICATION_CREDENTIALS=/etc/key.json or =key.json, PWD=/home/user
     if _CJK_TEXT.search(value):
         return None  # Chinese or Japanese words after the key: prose ("パスワード：8文字以上")
-    if setting and not _setting_holds_secret(m.group("key"), value):
+    if setting and not _setting_holds_secret(key, value):
         return None  # PASSWORD_MIN_LENGTH=12, token_url: https://…, API_KEY_NAME=stripe
     return _Hit(start, end, "password_assignment", 1)
 
@@ -4753,7 +4790,9 @@ def _ampersands(text: str) -> Iterator[int]:
 
 #: What closes a value the percent-decoded reading opened with ``\\u003c`` (a ``%3C``): a
 #: ``%3E`` (read as ``\\u003e``) or a character reference (``&gt;``).
-_DECODED_CLOSING = lazy(r"\\u003e|&")
+#: (Of the references, only those to '>' with their ';' close it: a '&' before any other is
+#: passed over, so only these are looked at.)
+_DECODED_CLOSING = lazy(r"\\u003e|&(?:gt;|GT;|#0*62;|#[xX]0*3[eE];)")
 
 
 def _after_encoded_brackets(scan: str, decoded: str, starts: list[int], hit: _Hit) -> int:
@@ -4766,7 +4805,7 @@ def _after_encoded_brackets(scan: str, decoded: str, starts: list[int], hit: _Hi
     if not decoded.startswith("\\u003c", hit.start) or scan[starts[hit.start]] != "%":
         return after
     for m in _DECODED_CLOSING.finditer(decoded, hit.start + 6, hit.end):
-        if m.group(0) != "&":
+        if m.group(0)[0] != "&":
             if scan[starts[m.start()]] == "%":
                 return m.end()
             continue
@@ -5171,6 +5210,7 @@ def _judged(
         else:
             covered.append((h.start, h.end))
     covered_starts = [start for start, _ in covered]
+    ampersands: list[tuple[int, int]] | None = None  # (made when first needed)
     kept = []
     for hit in hits:
         i = bisect.bisect_left(escape_starts, hit.end) - 1  # the last escape before its end
@@ -5193,25 +5233,35 @@ def _judged(
         if pos < hit.end:
             left.append(scan[pos : hit.end])
         if any(_may_be_secret(part) for part in left):
-            kept.append(_before_next_parameter(scan, hit, escapes, escape_starts))
+            if ampersands is None:
+                ampersands = _escaped_ampersands(scan, escapes)
+            kept.append(_before_next_parameter(scan, hit, ampersands))
     return kept
 
 
-def _before_next_parameter(
-    scan: str, hit: _Hit, escapes: list[tuple[int, int]], escape_starts: list[int]
-) -> _Hit:
+def _escaped_ampersands(scan: str, escapes: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Those of ``escapes`` (spans in ``scan``, in order) that are a ``&`` escaped, of at
+    most 8 characters (``&amp;``, ``\\u0026``): the only ones that may end a value at the
+    next parameter (:func:`_before_next_parameter`), each read once for the whole text, not
+    once for each value it is in."""
+    return [
+        (start, end) for start, end in escapes
+        if end - start <= 8 and _escape_read(scan[start:end]) == "&"
+    ]  # fmt: skip
+
+
+def _before_next_parameter(scan: str, hit: _Hit, ampersands: list[tuple[int, int]]) -> _Hit:
     """``hit``, a value the decoded reading leaves a password in, up to an escaped ``&``
     in it that starts another parameter (``&amp;page=2``, ``\\u0026page=2``), when what is
     before that still reads as one: the value as written ran on over it, while decoded it
     ends there (:func:`_may_be_secret`), and the parameters after it are no secret
-    (``password=&lt;Hy6t…&gt;&amp;page=2&amp;sort=asc`` keeps ``&amp;page=2&amp;sort=asc``)."""
-    i = bisect.bisect_right(escape_starts, hit.start)
-    while i < len(escapes) and escapes[i][0] < hit.end:
-        start, end = escapes[i]
+    (``password=&lt;Hy6t…&gt;&amp;page=2&amp;sort=asc`` keeps ``&amp;page=2&amp;sort=asc``).
+    ``ampersands``: the text's escaped ``&``s (:func:`_escaped_ampersands`)."""
+    i = bisect.bisect_right(ampersands, (hit.start, len(scan) + 1))  # the first after its start
+    while i < len(ampersands) and ampersands[i][0] < hit.end:
+        start, end = ampersands[i]
         i += 1
-        if end - start > 8 or _PARAMETER_NAME.match(scan, end, hit.end) is None:
-            continue
-        if _fully_unescaped(scan[start:end]) != "&":
+        if _PARAMETER_NAME.match(scan, end, hit.end) is None:
             continue
         if _may_be_secret(scan[hit.start : start]):
             return _Hit(hit.start, start, hit.kind, hit.rank)
@@ -5245,10 +5295,17 @@ def _ends_at_an_escaped_quote(
         k = bisect.bisect_left(escape_starts, end)
         if hit.start < end < hit.end and k < len(escapes) and escape_starts[k] == end:
             escape_end = escapes[k][1]
-            if escape_end < hit.end and _fully_unescaped(scan[end:escape_end]) == quote:
+            if escape_end < hit.end and _escape_read(scan[end:escape_end]) == quote:
                 return True
         j += 1
     return False
+
+
+@functools.lru_cache(maxsize=256)
+def _escape_read(escape: str) -> str:
+    """:func:`_fully_unescaped` of one escape or reference (kept: a text writes the same few
+    again and again, ``&amp;`` in every URL, each asked of every value it is in)."""
+    return _fully_unescaped(escape)
 
 
 def _fully_unescaped(escaped: str) -> str:
@@ -5308,18 +5365,21 @@ def _unescaped_text(
     run_end = 0  # where the run of backslashes last looked at ends
     keep_run = False  # and whether a quote follows it
     for m in _ESCAPE.finditer(text):
-        if m.group(0) == "\\\\":
-            if m.start() >= run_end:
-                run_end = _BACKSLASHES.match(text, m.start()).end()  # type: ignore[union-attr]
+        escape = m.group(0)
+        at = m.start()
+        if escape == "\\\\":
+            if at >= run_end:
+                run_end = _BACKSLASHES.match(text, at).end()  # type: ignore[union-attr]
                 keep_run = text.startswith('"', run_end)
             if keep_run:
                 # a run of backslashes before a quote is kept as written: decoded (the
                 # quote's own escape is not), JSON kept in a JSON string would read its
                 # value's own quote (\\\") as the quotes around it (\"), one level short
                 continue
-        end, char = _unescaped(m)
+        length, char = _meaning(escape)  # (_unescaped's, without its call)
         if char is None:
             continue
+        end = at + length
         # an escaped backslash counts when an escape of such a character follows it: the
         # next round's (``\\\\u0041``; not ``C:\\\\Users``)
         decoded_any = (
@@ -5331,12 +5391,12 @@ def _unescaped_text(
                 and _stands_for_ascii(_unescaped(after)[1])
             )
         )
-        parts.append(text[pos : m.start()])
+        parts.append(text[pos:at])
         parts.append(char)
         if places:
-            starts.extend(range(pos, m.start()))
-            starts.append(m.start())
-        escapes.append((m.start(), end))
+            starts.extend(range(pos, at))
+            starts.append(at)
+        escapes.append((at, end))
         pos = end
     if not decoded_any:
         return None
