@@ -6160,6 +6160,31 @@ def test_no_assignment_starts_inside_a_marker() -> None:
     assert tried > 10_000
 
 
+def test_a_login_pair_is_looked_for_only_in_a_text_holding_its_words() -> None:
+    """_find_said_credentials scans an ASCII text for _LOGIN_PAIR only when its ``lower()``
+    holds one of _LOGIN_WORDS: every text the pattern matches does (each word in any case,
+    glued or spaced, among other words), and "assignment" or "design" alone does not."""
+    import random
+
+    from kenning import redaction
+
+    rng = random.Random(82)
+    verbs = [f"{v}{gap}{i}" for v in ("log", "LOG", "Log", "sign", "SIGN", "Sign")
+             for gap in ("", " ", "\t", "-", "_") for i in ("in", "IN", "In")]  # fmt: skip
+    verbs += ["credentials", "CREDENTIALS", "Creds", "creds", "cred", "assign", "design"]
+    matched = 0
+    for verb in verbs:
+        for joiner in ("", " with", " AS", ":", " is:"):
+            for _ in range(4):
+                head = rng.choice(["", "x ", "the ", "[REDACTED:password_assignment] "])
+                text = f"{head}{verb}{joiner} {rng.choice(['admin', 'Admin', 'a.b'])} / Hy6t"
+                if redaction._LOGIN_PAIR.search(text) is not None:
+                    matched += 1
+                    assert any(word in text.lower() for word in redaction._LOGIN_WORDS), text
+    assert matched > 500
+    assert not any(w in "[REDACTED:password_assignment] design" for w in redaction._LOGIN_WORDS)
+
+
 def test_the_places_left_out_are_the_ones_inside_markers() -> None:
     """_outside_marker_spans keeps every place but those inside a marker (its ``[`` to its
     ``]``), and a key just before or after a marker, glued or not, is still read."""

@@ -1073,6 +1073,15 @@ _LOGIN_PAIR = lazy(
 )
 
 
+#: What _LOGIN_PAIR's words are in an ASCII text's ``lower()``: one of them is in every text
+#: it matches ("log" or "sign" alone is in every "design", "assignment", "catalog" and
+#: "[REDACTED:password_assignment]", each a scan of the whole text for nothing).
+_LOGIN_WORDS = (
+    *(f"{verb}{gap}in" for verb in ("log", "sign") for gap in ("", " ", "\t", "-")),
+    "cred",
+)
+
+
 def _find_said_credentials(text: str, lower: str) -> Iterator[_Hit]:
     # (match, its value's group, the secret's word, whether the value ends its clause)
     found: list[tuple[re.Match[str], str, str, bool]] = []
@@ -1080,7 +1089,10 @@ def _find_said_credentials(text: str, lower: str) -> Iterator[_Hit]:
         for m in _USED_AS.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
             found.append((m, group, m.group("key"), False))
-    if "log" in lower or "sign" in lower or "cred" in lower:
+    # (in a text that is not ASCII, case-insensitive matching reads other letters as these)
+    if ("log" in lower or "sign" in lower or "cred" in lower) and (
+        not text.isascii() or any(word in lower for word in _LOGIN_WORDS)
+    ):
         found.extend((m, "val", "password", False) for m in _LOGIN_PAIR.finditer(text))
     if " is " in lower or " was " in lower:
         for m in _IS_THE.finditer(text):
