@@ -470,10 +470,10 @@ def test_a_hot_standby_serves_reads_and_hooks_and_refuses_writes_in_one_line(
                 "INSERT INTO kenning_meta (key, value) VALUES (%s, '{}')", (REEMBED_STATE_KEY,)
             )
         _replayed(standby, "SELECT 1 FROM kenning_meta WHERE key = %s", (REEMBED_STATE_KEY,))
-        later = reader  # the standby streams the primary's changes: it holds the state now
         r = kenning(project, "recall", "when are releases cut", env=writer)
         assert r.returncode == 1 and "run `kenning reembed` to finish" in r.stderr, r.stderr
-        r = kenning(project, "recall", "when are releases cut", env=later)
+        # (the standby streams the primary's changes: it holds the state now)
+        r = kenning(project, "recall", "when are releases cut", env=reader)
         assert r.returncode == 1, r.stderr
         (line,) = r.stderr.splitlines()
         assert "half re-embedded" in line and "standby" in line, line

@@ -749,8 +749,13 @@ def stopped_by_ctrl_c(server: Server) -> None:
     Ctrl+C was ignored at the start and the page stopped without saying so. The server
     has answered the test's pages (uvicorn has taken the signal)."""
     server.process.send_signal(signal.SIGINT)
-    assert server.process.wait(timeout=30) == 0, server.log.read_text()
-    said = server.log.read_text()
+    ended_cleanly(server.process.wait(timeout=30), server.log.read_text())
+
+
+def ended_cleanly(exit_code: int, said: str) -> None:
+    """A `kenning ui` stopped by Ctrl+C ended as it should: exit 0, no error or traceback
+    on its stderr (``said``), whose last line says it stopped."""
+    assert exit_code == 0, said
     assert "error" not in said and "Traceback" not in said, said
     assert said.strip().splitlines()[-1] == "kenning ui: stopped", said
 
@@ -813,10 +818,8 @@ def test_ctrl_c_as_the_address_is_printed_stops_the_page_cleanly(tmp_path: Path)
             except subprocess.TimeoutExpired:
                 pytest.fail(f"Ctrl+C lost: the page went on serving; stderr:\n{log.read_text()}")
             said = log.read_text()
-            assert stopped == 0, said
-            assert "error" not in said and "Traceback" not in said, said
+            ended_cleanly(stopped, said)
             assert "Warning" not in said, said  # no coroutine left never awaited
-            assert said.strip().splitlines()[-1] == "kenning ui: stopped", said
         finally:
             os.close(read_end)
             if process.poll() is None:
