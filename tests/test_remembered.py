@@ -31,6 +31,23 @@ def test_a_remembered_function_answers_as_the_function_and_keeps_only_lines() ->
     assert calls[-1] == "ab" and len(calls) == 4
 
 
+def test_a_remembered_function_of_two_texts_keeps_pairs_of_two_lines_at_most() -> None:
+    """A function of several texts (search's two error fingerprints) is remembered for
+    texts of at most a line's characters each on average: one long and one short text are
+    kept together, a pair longer than two lines is read each time."""
+    calls: list[tuple[str, str]] = []
+
+    def joined(one: str, other: str) -> str:
+        calls.append((one, other))
+        return one + other
+
+    kept = remembered(joined)
+    long, longer = "x" * (REMEMBERED_LINE_CHARS + 500), "y" * (REMEMBERED_LINE_CHARS - 400)
+    assert [kept(long, "ab"), kept(long, "ab")] == [long + "ab"] * 2
+    assert [kept(long, longer), kept(long, longer)] == [long + longer] * 2
+    assert calls == [(long, "ab"), (long, longer), (long, longer)]
+
+
 def test_the_remembered_readers_answer_as_they_read() -> None:
     """Each line of a log read with the answers remembered, and read again with them
     forgotten, gets the same answers."""

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -37,6 +36,7 @@ from .model import (
     valid_types_message,
 )
 from .protocol import CASCADE_MIN_BEST, CASCADE_MIN_RESULTS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT
+from .remembered import remembered
 from .scoring import age_days, decayed_score, half_life_for
 from .vectors import UNIT_NORM_TOLERANCE, checked_cosine, vector_problem
 
@@ -551,8 +551,6 @@ def another_code_or_name(query_fingerprint: str | None, entry_fingerprint: objec
         return False
     if entry_fingerprint == query_fingerprint:
         return False
-    if len(query_fingerprint) + len(entry_fingerprint) > _REMEMBERED_PAIR_CHARS:
-        return _another_code_or_name(query_fingerprint, entry_fingerprint)
     return _remembered_another_code_or_name(query_fingerprint, entry_fingerprint)
 
 
@@ -644,15 +642,11 @@ def _another_code_or_name(query_fingerprint: str, entry_fingerprint: str) -> boo
     return bool(found) and values not in found
 
 
-#: The pairs of fingerprints :func:`another_code_or_name` keeps its answers for (a pure
-#: function of the two): a recall asks it of each candidate for each query fingerprint, in
-#: its ranking and again in its hold on another code's entry, and a hook asks it of the same
-#: entries for a prompt's each error. Longer pairs are worked out each time.
-_REMEMBERED_PAIRS = 4096
-_REMEMBERED_PAIR_CHARS = 2000
-_remembered_another_code_or_name = functools.lru_cache(maxsize=_REMEMBERED_PAIRS)(
-    _another_code_or_name
-)
+#: :func:`another_code_or_name`'s answers kept (a pure function of the two fingerprints): a
+#: recall asks it of each candidate for each query fingerprint, in its ranking and again in
+#: its hold on another code's entry, and a hook asks it of the same entries for a prompt's
+#: each error. Longer pairs are worked out each time.
+_remembered_another_code_or_name = remembered(_another_code_or_name)
 
 
 def _one_inside_the_other(one: str, other: str) -> tuple[list[str], str, list[list[str]]] | None:
