@@ -36,6 +36,7 @@ from kenning.model import Memory, content_hash, new_memory_id
 from kenning.store import MemoryStore
 from kenning.transfer import import_memories, validate_import
 from tests.backends import (  # noqa: F401  (fixtures used by name)
+    SCHEMA_MADE_BY_A_NOTE,
     TRIGGERS_ON,
     PostgresDatabases,
     pg_databases,
@@ -90,6 +91,7 @@ def export_lines(minilm: Embedder, group: str, n: int, bad_line: bool = False) -
     return lines
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_large_import_into_postgres_builds_the_index_once(
     project: Path, pg_url: str, minilm: Embedder
 ) -> None:
@@ -133,6 +135,7 @@ def test_large_import_into_postgres_builds_the_index_once(
     store.close()
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_an_import_refused_after_chunks_were_written_leaves_the_store_as_it_was(
     project: Path, pg_url: str, minilm: Embedder, tmp_path: Path
 ) -> None:
@@ -375,6 +378,7 @@ def test_migration_verification_reads_the_target_hashes(
     local.close()
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_small_write_after_a_killed_bulk_load_builds_the_index_again(
     project: Path, pg_url: str, minilm: Embedder
 ) -> None:

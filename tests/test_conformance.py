@@ -69,6 +69,11 @@ from tests.conftest import PROJECT_REMOTE, make_repo
 from tests.racing import start_together, writer_script
 
 DIM = 8
+#: The PostgreSQL store of a test marked so begins with kenning's schema at DIM, as the first
+#: write of DIM-wide vectors makes it (tests/backends.py: a clone of a template holding it),
+#: for the tests whose first call is that write and which are not about making the store:
+#: that is the empty store's, the first writers' and the schema tests' own (unmarked).
+SCHEMA_MADE = pytest.mark.schema_made(DIM)
 PAIRS = [
     ("code-patterns", "implementation"),
     ("code-patterns", "error_fix"),
@@ -197,6 +202,7 @@ def test_empty_store_answers_empty(backend: Backend) -> None:
     backend.record_seen([("nope", T0)])  # nothing to refresh: no error
 
 
+@SCHEMA_MADE
 def test_upsert_get_round_trip(backend: Backend) -> None:
     rows = corpus(12)
     backend.upsert(rows)
@@ -208,6 +214,7 @@ def test_upsert_get_round_trip(backend: Backend) -> None:
     assert got[0].metadata == {"i": 5, "nested": {"ok": True}}
 
 
+@SCHEMA_MADE
 def test_a_server_store_names_a_project_id_that_differs_only_in_case(backend: Backend) -> None:
     """qa-team F3: a server's store names no other project for one without memories (it is
     shared by many), and so named no case variant either: `--project Acme/Widgets` on
@@ -237,6 +244,7 @@ def test_a_server_store_names_a_project_id_that_differs_only_in_case(backend: Ba
     assert backend.case_variants_if_absent("OTHER/REPO", 3) == {"other/repo": 1}
 
 
+@SCHEMA_MADE
 def test_upsert_replaces_by_id(backend: Backend) -> None:
     rng = np.random.default_rng(1)
     rows = corpus(6)
@@ -249,6 +257,7 @@ def test_upsert_replaces_by_id(backend: Backend) -> None:
     assert hit.memory.id == rows[2].memory.id and hit.score == pytest.approx(1.0, abs=1e-4)
 
 
+@SCHEMA_MADE
 def test_failing_batch_with_duplicate_content_writes_nothing(backend: Backend) -> None:
     rng = np.random.default_rng(2)
     backend.upsert([record(0, unit(rng), text="already here")])
@@ -323,6 +332,7 @@ def test_vector_search_is_filtered_cosine(searched_backend: Backend, filters: Fi
     assert backend.vector_search(unit(rng), 0, filters) == []
 
 
+@SCHEMA_MADE
 def test_vector_scores_span_minus_one_to_one(backend: Backend) -> None:
     v = np.zeros(DIM, dtype=np.float32)
     v[0] = 1.0
@@ -358,6 +368,7 @@ def test_lexical_search_treats_query_syntax_as_text(one_note_backend: Backend, q
     assert [h.memory.id for h in backend.lexical_search("cache queue", 5, Filters())] == [rid(0)]
 
 
+@SCHEMA_MADE
 def test_a_word_is_found_in_either_width(backend: Backend) -> None:
     """An input method's full-width ``ｎｐｍ ｃｉ`` is ``npm ci``: a note written one way was
     never found lexically by a query written the other (every index holds the word as
@@ -382,6 +393,7 @@ def test_a_word_is_found_in_either_width(backend: Backend) -> None:
     assert statistics.frequencies == {"npm": 2, "ci": 1, "e0382": 1}, statistics
 
 
+@SCHEMA_MADE
 def test_lexical_search_finds_the_tail_and_ranks_overlap(backend: Backend) -> None:
     rng = np.random.default_rng(5)
     backend.upsert(
@@ -471,6 +483,7 @@ WORDS = [
 ]
 
 
+@SCHEMA_MADE
 @pytest.mark.parametrize("seed", [1, 2])
 def test_lexical_scores_are_fts5_bm25(backend: Backend, tmp_path: Path, seed: int) -> None:
     """Every backend's lexical score is SQLite FTS5's bm25 (the store fuses its value)."""
@@ -513,6 +526,7 @@ def test_lexical_scores_are_fts5_bm25(backend: Backend, tmp_path: Path, seed: in
     reference.close()
 
 
+@SCHEMA_MADE
 def test_a_common_word_finds_the_same_lexical_hits_everywhere(
     backend: Backend, tmp_path: Path
 ) -> None:
@@ -547,6 +561,7 @@ MARKED_NOTES = (
 )
 
 
+@SCHEMA_MADE
 def test_a_word_with_combining_marks_finds_its_note_as_on_sqlite(
     backend: Backend, store_kind: str, tmp_path: Path
 ) -> None:
@@ -582,6 +597,7 @@ def test_a_word_with_combining_marks_finds_its_note_as_on_sqlite(
         reference.close()
 
 
+@SCHEMA_MADE
 def test_dotted_capital_i_is_i_as_on_sqlite(backend: Backend) -> None:
     """'İstanbul' (Turkish dotted capital I) lowercases to 'i' and a combining dot in
     Python and in Qdrant's tokenizer: the query's words were 'i' and 'stanbul' on PostgreSQL
@@ -601,6 +617,7 @@ def test_dotted_capital_i_is_i_as_on_sqlite(backend: Backend) -> None:
 GREEK_NOTES = ("ΣΦΑΛΜΑ: Η ΟΔΟΣ ΔΕΝ ΒΡΕΘΗΚΕ", "ο λογαριασμος κλειδωθηκε")
 
 
+@SCHEMA_MADE
 def test_greek_sigma_is_sigma_as_on_sqlite(backend: Backend, store_kind: str) -> None:
     """Python's lower() ends a word with 'ς' where PostgreSQL's makes 'σ': a note in capitals
     ('Η ΟΔΟΣ') held 'οδοσ' in PostgreSQL's index while a query for 'ΟΔΟΣ' or 'οδος' looked
@@ -618,6 +635,7 @@ def test_greek_sigma_is_sigma_as_on_sqlite(backend: Backend, store_kind: str) ->
         }
 
 
+@SCHEMA_MADE
 def test_find_by_hash_is_per_project(backend: Backend) -> None:
     rng = np.random.default_rng(6)
     a = record(0, unit(rng), text="same words", group=GROUPS[0])
@@ -628,6 +646,7 @@ def test_find_by_hash_is_per_project(backend: Backend) -> None:
     assert backend.find_by_hash(GROUPS[2], a.memory.content_hash) is None
 
 
+@SCHEMA_MADE
 def test_find_by_hashes_is_find_by_hash_for_many(backend: Backend) -> None:
     rows = corpus(18)
     backend.upsert(rows)
@@ -640,6 +659,7 @@ def test_find_by_hashes_is_find_by_hash_for_many(backend: Backend) -> None:
     assert backend.find_by_hashes(GROUPS[0], []) == {}
 
 
+@SCHEMA_MADE
 def test_ids_with_prefix_is_a_range_of_ids_within_the_filter(backend: Backend) -> None:
     """Every backend finds the ids starting with a prefix, in id order, as stored (the
     dashes count), within the filter and the limit."""
@@ -680,6 +700,7 @@ def test_ids_with_prefix_is_a_range_of_ids_within_the_filter(backend: Backend) -
     }
 
 
+@SCHEMA_MADE
 def test_delete_counts_and_removes(backend: Backend) -> None:
     rows = corpus(10)
     backend.upsert(rows)
@@ -693,6 +714,7 @@ def test_delete_counts_and_removes(backend: Backend) -> None:
     assert backend.find_by_hash(rows[1].memory.group_id, rows[1].memory.content_hash) is None
 
 
+@SCHEMA_MADE
 def test_count_and_count_by(backend: Backend) -> None:
     rows = corpus(36)
     backend.upsert(rows)
@@ -712,6 +734,7 @@ def test_count_and_count_by(backend: Backend) -> None:
         assert backend.count_by(group) == expected
 
 
+@SCHEMA_MADE
 def test_a_projects_count_after_a_lexical_search_is_the_same(backend: Backend) -> None:
     """Qdrant's local mode answers a project's count from the words index a lexical search
     read (recall's note of the notes under the folder's id costs nothing then): the same
@@ -755,6 +778,7 @@ def test_iterate_covers_every_row_once(walked_backend: Backend, batch_size: int)
     assert sorted(filtered) == sorted(r.memory.id for r in rows if matches(r, f))
 
 
+@SCHEMA_MADE
 def test_a_memory_edited_during_a_walk_is_met_once(backend: Backend) -> None:
     """An edit replaces the row (a new rowid or sequence number, past the walk's position):
     an export or a list taken while an agent edits notes met the edited note twice, and the
@@ -775,6 +799,7 @@ def test_a_memory_edited_during_a_walk_is_met_once(backend: Backend) -> None:
     assert seen[0].memory.content == first.content  # as it was when the walk met it
 
 
+@SCHEMA_MADE
 def test_iteration_order_is_stable(backend: Backend) -> None:
     backend.upsert(corpus(15))
     first = [r.memory.id for r in backend.iterate(Filters(), batch_size=4)]
@@ -782,6 +807,7 @@ def test_iteration_order_is_stable(backend: Backend) -> None:
     assert [r.memory.id for r in backend.iterate(Filters(), batch_size=4)] == first
 
 
+@SCHEMA_MADE
 def test_newest_is_by_time_then_id_within_the_filter(backend: Backend) -> None:
     rng = np.random.default_rng(8)
     rows = corpus(24)
@@ -847,6 +873,7 @@ def test_newest_is_by_time_then_id_within_the_filter(backend: Backend) -> None:
                 assert [m.id for m in backend.newest(f, n, east)] == want, (cut, f, n)
 
 
+@SCHEMA_MADE
 def test_stored_since_gives_the_times_at_or_after_within_the_filter(backend: Backend) -> None:
     rows = corpus(30)  # one a minute from T0
     # a time with no microseconds, in another zone, just after the cut: its ISO text is
@@ -965,6 +992,7 @@ def test_meta_get_set_delete(backend: Backend) -> None:
     backend.set_meta("never-set", None)
 
 
+@SCHEMA_MADE
 def test_update_vectors_keeps_everything_else(backend: Backend) -> None:
     rows = corpus(8)
     backend.upsert(rows)
@@ -981,6 +1009,7 @@ def test_update_vectors_keeps_everything_else(backend: Backend) -> None:
     np.testing.assert_allclose(stored[rows[1].memory.id], rows[1].vector, atol=1e-6)
 
 
+@SCHEMA_MADE
 def test_seen_fields_round_trip(backend: Backend) -> None:
     rng = np.random.default_rng(15)
     seen = record(1, unit(rng))
@@ -994,6 +1023,7 @@ def test_seen_fields_round_trip(backend: Backend) -> None:
     assert backend.get([fresh.memory.id])[0].seen_count == 1
 
 
+@SCHEMA_MADE
 def test_record_seen_counts_and_keeps_everything_else(backend: Backend) -> None:
     rows = corpus(6)
     backend.upsert(rows)
@@ -1013,6 +1043,7 @@ def test_record_seen_counts_and_keeps_everything_else(backend: Backend) -> None:
     assert backend.count(Filters()) == 6
 
 
+@SCHEMA_MADE
 def test_metadata_numbers_come_back_as_they_went_in(backend: Backend) -> None:
     """A float stays a float and keeps its sign on every backend: PostgreSQL's jsonb gave
     1e16 back as an integer and -0.0 as 0.0 (and migrate still said "verified")."""
@@ -1029,6 +1060,7 @@ def test_metadata_numbers_come_back_as_they_went_in(backend: Backend) -> None:
         assert math.copysign(1.0, back["negative_zero"]) == -1.0
 
 
+@SCHEMA_MADE
 def test_record_seen_stops_at_the_largest_count(backend: Backend) -> None:
     """At PostgreSQL's integer top a sighting is not counted, on every backend (it wrapped
     to a negative count, or failed the whole write)."""
@@ -1039,6 +1071,7 @@ def test_record_seen_stops_at_the_largest_count(backend: Backend) -> None:
     assert backend.get([top.id])[0].seen_count == protocol.MAX_SEEN_COUNT
 
 
+@SCHEMA_MADE
 def test_record_seen_rolls_back_with_exclusive(backend: Backend, store_kind: str) -> None:
     if store_kind.startswith("qdrant"):
         pytest.skip("Qdrant has no transactions: exclusive() only serialises (documented)")
@@ -1086,6 +1119,7 @@ def test_failed_upsert_inside_exclusive_writes_nothing(backend: Backend, store_k
     assert sorted(r.memory.content for r in backend.iterate(Filters())) == ["kept", "kept too"]
 
 
+@SCHEMA_MADE
 def test_exclusive_serialises_check_then_write_across_threads(backend: Backend) -> None:
     rng = np.random.default_rng(13)
     backend.upsert([record(99, unit(rng), text="seed")])  # create the table/collection
@@ -1302,6 +1336,7 @@ def test_postgres_without_pgvector_says_so(
         pg_databases.drop(name)
 
 
+@SCHEMA_MADE
 @pytest.mark.parametrize("exact_max", [0, 2000], ids=["hnsw", "exact"])
 def test_postgres_filtered_search_is_exact_enough(
     pg_url: str, exact_max: int, monkeypatch: pytest.MonkeyPatch
@@ -1340,6 +1375,7 @@ def test_postgres_filtered_search_is_exact_enough(
         b.close()
 
 
+@SCHEMA_MADE
 def test_postgres_bulk_load_rebuilds_the_index_all_or_nothing(pg_url: str) -> None:
     import psycopg
 
@@ -1618,6 +1654,7 @@ def test_postgres_row_words_come_from_one_trigger_after_migration_9(
         b.close()
 
 
+@SCHEMA_MADE
 def test_postgres_forget_leaves_no_word_of_the_note_in_the_database(pg_url: str) -> None:
     """README: forget means gone; on PostgreSQL the bytes leave the server's files when it
     vacuums. The BM25 statistics kept every word of a forgotten (or edited) note as a live
@@ -1651,6 +1688,7 @@ def test_postgres_forget_leaves_no_word_of_the_note_in_the_database(pg_url: str)
         b.close()
 
 
+@SCHEMA_MADE
 def test_postgres_store_whose_table_was_dropped_says_so(pg_url: str) -> None:
     """kenning_memories dropped by hand (kenning_schema left): a read said the store was
     empty ('0 in the store') and a remember failed with 'dedup-check-failed: the store
@@ -1983,6 +2021,7 @@ def test_postgres_connections_give_up_on_a_server_the_network_stops_reaching(
             b.close()
 
 
+@SCHEMA_MADE
 def test_postgres_url_keeps_its_own_connect_timeout_and_application_name(pg_url: str) -> None:
     """A URL's connect_timeout (a hook that must not wait 10 s for a server that is away)
     and application_name (how a team tells its clients apart in pg_stat_activity) were
@@ -2002,6 +2041,7 @@ def test_postgres_url_keeps_its_own_connect_timeout_and_application_name(pg_url:
         b.close()
 
 
+@SCHEMA_MADE
 def test_postgres_reads_a_year_1_note_on_a_server_west_of_utc(pg_url: str) -> None:
     """A server (or database, or role) whose TimeZone lies west of UTC gave kenning every
     timestamp in that zone: a note stored at 0001-01-01T00:00:00Z (Go's zero time, as a
@@ -2052,6 +2092,7 @@ def test_postgres_url_libpq_cannot_parse_never_shows_its_password(url: str) -> N
     assert "PostgreSQL URL" in str(caught.value)
 
 
+@SCHEMA_MADE
 def test_postgres_session_outlives_a_server_that_refuses_then_returns(
     pg_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -2089,6 +2130,7 @@ def test_postgres_session_outlives_a_server_that_refuses_then_returns(
         b.close()
 
 
+@SCHEMA_MADE
 def test_postgres_write_gives_up_on_a_writer_that_never_ends(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -2135,6 +2177,7 @@ def test_postgres_write_gives_up_on_a_writer_that_never_ends(
         writer.close()
 
 
+@SCHEMA_MADE
 def test_postgres_statement_timeout_names_the_setting_not_the_server(pg_url: str) -> None:
     """A query the server cancels for its statement_timeout (a managed database's role
     default; here a read behind another session's lock) said "check that the server is
@@ -2194,6 +2237,7 @@ def _hold_for(
     return let_go
 
 
+@SCHEMA_MADE
 def test_postgres_reads_and_writes_give_up_behind_a_table_lock_that_never_ends(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -3356,6 +3400,7 @@ def test_qdrant_lexical_search_scores_every_posting_sqlite_scores(tmp_path: Path
     assert found[sqlite] == found[":memory:"]
 
 
+@SCHEMA_MADE
 def test_update_metadata_changes_the_metadata_and_nothing_else(backend: Backend) -> None:
     """A fingerprint brought up to newer rules (MemoryStore.renew_fingerprints): the
     memory's metadata is replaced, and found by the new fingerprint, not the old; its text,
@@ -4567,6 +4612,7 @@ SCRIPT_NOTES = (
 )
 
 
+@SCHEMA_MADE
 def test_a_word_of_any_script_finds_its_note_by_the_lexical_search(backend: Backend) -> None:
     """The SQLite index splits and folds words with FTS5's ``unicode61`` tokenizer, one
     character at a time; the query's words were folded by Python's NFKD, which splits a
@@ -4856,6 +4902,7 @@ def test_a_source_another_tool_wrote_as_a_number_ends_no_search(
         store.close()
 
 
+@SCHEMA_MADE
 def test_an_id_holding_nul_is_no_memory_on_every_backend(backend: Backend) -> None:
     """No memory's id holds NUL (the write path refuses such ids), so a lookup by one finds
     nothing. On PostgreSQL get, get_vectors and delete raised psycopg's DataError ('text

@@ -19,6 +19,7 @@ from kenning.doctor import run_doctor
 from kenning.errors import KenningError
 from kenning.model import Provenance
 from tests.backends import (  # noqa: F401  (fixtures used by name)
+    SCHEMA_MADE_BY_A_NOTE,
     PostgresDatabases,
     login_role,
     pg_databases,
@@ -100,6 +101,7 @@ def _catalog(url: str) -> tuple[Any, ...]:
 # -- PostgreSQL ------------------------------------------------------------------------------
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_healthy_postgres_store_passes_every_check(project: Path, pg_url: str) -> None:  # noqa: F811
     """Doctor refused every server store ("doctor checks the embedded SQLite store"): a team
     that moved to PostgreSQL lost its health check. It checks the store, in the same shape
@@ -247,6 +249,7 @@ def test_a_password_in_the_url_never_appears_in_doctors_output(
         _sql(pg_url, "DROP ROLE doctor_team")
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_store_of_another_model_fails_provenance(project: Path, pg_url: str) -> None:  # noqa: F811
     _remember(pg_url, project)
     other = Provenance("minilm", "sentence-transformers/all-mpnet-base-v2", 768, True, "none")
@@ -277,6 +280,7 @@ def test_a_store_of_another_model_fails_provenance(project: Path, pg_url: str) -
     assert index["status"] == "failed" and "new store" in index["fix"], index
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_half_done_reembed_fails_provenance(project: Path, pg_url: str) -> None:  # noqa: F811
     _remember(pg_url, project)
     _sql(pg_url, "INSERT INTO kenning_meta (key, value) VALUES ('reembed_state', '{}')")
@@ -287,6 +291,7 @@ def test_a_half_done_reembed_fails_provenance(project: Path, pg_url: str) -> Non
     assert "kenning reembed" in check["fix"]
 
 
+@SCHEMA_MADE_BY_A_NOTE
 @pytest.mark.parametrize("how", ["dropped", "invalid"])
 def test_a_missing_or_invalid_hnsw_index_is_said_with_its_fix(
     project: Path,
@@ -323,6 +328,7 @@ def test_a_missing_or_invalid_hnsw_index_is_said_with_its_fix(
 _ALL_RIGHTS = "SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public"
 
 
+@SCHEMA_MADE_BY_A_NOTE
 @pytest.mark.parametrize(
     ("grants", "setting", "said", "fix"),
     [
@@ -489,6 +495,7 @@ def test_doctor_on_a_standby_warns_it_is_read_only_and_gives_fixes_for_the_prima
         primary.stop()
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_row_whose_fields_do_not_decode_is_named(project: Path, pg_url: str) -> None:  # noqa: F811
     _remember(pg_url, project)
     _sql(
@@ -503,6 +510,7 @@ def test_a_row_whose_fields_do_not_decode_is_named(project: Path, pg_url: str) -
     assert "kenning forget" in check["fix"], check
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_newer_schema_fails_saying_upgrade_kenning(project: Path, pg_url: str) -> None:  # noqa: F811
     from kenning.backends.postgres import SCHEMA_VERSION
 
@@ -518,6 +526,7 @@ def test_a_newer_schema_fails_saying_upgrade_kenning(project: Path, pg_url: str)
     assert checks["rows"]["status"] == "skipped"
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_an_older_schema_warns_and_doctor_leaves_the_database_as_it_was(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -547,6 +556,7 @@ def test_an_older_schema_warns_and_doctor_leaves_the_database_as_it_was(
         ).fetchone() == (0,)
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_missing_column_of_the_recorded_schema_fails(project: Path, pg_url: str) -> None:  # noqa: F811
     _remember(pg_url, project)
     _sql(pg_url, "ALTER TABLE kenning_memories DROP COLUMN metadata_text")
@@ -556,6 +566,7 @@ def test_a_missing_column_of_the_recorded_schema_fails(project: Path, pg_url: st
     assert check["status"] == "failed" and "kenning_memories.metadata_text" in check["message"]
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_memories_only_under_another_project_id_are_named(project: Path, pg_url: str) -> None:  # noqa: F811
     """A server store whose memories are all another id's (this checkout's remote changed):
     a warning naming the ids and the fix, as for the embedded store."""
@@ -636,6 +647,7 @@ def test_a_qdrant_store_of_another_model_fails_provenance(
     assert checks["index"]["status"] == "failed", checks["index"]
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_run_doctor_takes_a_url(project: Path, pg_url: str) -> None:  # noqa: F811
     """The Python entry point takes the URL as text (a Path would fold its //)."""
     _remember(pg_url, project)
@@ -644,6 +656,7 @@ def test_run_doctor_takes_a_url(project: Path, pg_url: str) -> None:  # noqa: F8
     assert report.store is not None and report.store.startswith("postgresql://")
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_stats_of_a_server_store_with_damaged_rows_names_doctor(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -662,6 +675,7 @@ def test_stats_of_a_server_store_with_damaged_rows_names_doctor(
     )
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_server_store_named_outside_a_checkout_is_checked(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -741,6 +755,7 @@ def test_a_stored_note_of_nothing_but_credentials_is_named_with_its_fix(
     assert "[REDACTED" not in result.stdout + result.stderr  # the kinds only
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_doctor_of_a_postgres_store_decodes_only_the_rows_it_names(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -811,6 +826,7 @@ def _rows(result: CliRun) -> dict[str, Any]:
     return next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "rows")
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_another_projects_damaged_row_is_a_warning_that_names_its_project(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -859,6 +875,7 @@ def test_another_projects_damaged_row_is_a_warning_that_names_its_project(
     assert named.returncode == 1 and f"{rogue!r}: tags" in _rows(named)["message"]
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_this_projects_damaged_row_fails_and_others_are_counted_beside_it(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -892,6 +909,7 @@ def test_this_projects_damaged_row_fails_and_others_are_counted_beside_it(
     assert "kenning forget" in rows["fix"] and "KENNING_PROJECT=acme/gadgets" in rows["fix"]
 
 
+@SCHEMA_MADE_BY_A_NOTE
 @pytest.mark.parametrize("column", ["content", "metadata"])
 def test_doctor_names_a_row_larger_than_kenning_stores_and_its_fix(
     project: Path,
@@ -964,6 +982,7 @@ def _scaled_and_zero(url: str) -> tuple[str, Any, str]:
     return str(scaled), direction, _set_vector(url, "Timestamps", 0.0)
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_vector_of_another_length_is_read_as_its_direction_by_every_command(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1003,6 +1022,7 @@ def test_a_vector_of_another_length_is_read_as_its_direction_by_every_command(
     assert _rows(_doctor(project, pg_url, "--json"))["status"] == "ok"
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_zero_vector_is_a_memory_found_by_its_words_for_every_command(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1056,6 +1076,7 @@ def test_a_zero_vector_is_a_memory_found_by_its_words_for_every_command(
     assert _rows(_doctor(project, pg_url, "--json"))["status"] == "ok"
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_export_keeps_a_vector_of_another_length_as_its_direction(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1107,6 +1128,7 @@ def test_export_keeps_a_vector_of_another_length_as_its_direction(
     assert abs(float(np.linalg.norm(vectors[zero])) - 1.0) < 1e-3  # embedded from its text
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_migrate_into_sqlite_copies_a_vector_of_another_length_as_its_direction(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1197,6 +1219,7 @@ def test_migrate_into_postgresql_copies_a_sqlite_vector_of_another_length_as_its
     )
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_migrate_without_embed_leaves_a_zero_vectors_note_out_of_sqlite_and_says_so(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1238,6 +1261,7 @@ def test_migrate_without_embed_leaves_a_zero_vectors_note_out_of_sqlite_and_says
 TOKEN = "ghp_" + "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_credential_another_writer_left_in_clear_is_named_by_doctor(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1403,6 +1427,7 @@ def test_another_projects_damaged_qdrant_point_is_a_warning_and_stats_says_nothi
 # -- a row whose kind or time another writer set (qa72 F4) ---------------------------------
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_row_whose_id_holds_a_control_character_is_named_by_doctor(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1428,6 +1453,7 @@ def test_a_row_whose_id_holds_a_control_character_is_named_by_doctor(
     assert "\x1b" not in forget.stderr, forget.stderr
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_row_of_a_kind_kenning_does_not_know_is_named_by_doctor(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1466,6 +1492,7 @@ def test_a_row_of_a_kind_kenning_does_not_know_is_named_by_doctor(
     assert after["status"] == "ok", after
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_export_names_the_notes_an_import_refuses_and_keeps_them(
     project: Path,
     pg_url: str,  # noqa: F811

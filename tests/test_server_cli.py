@@ -15,6 +15,7 @@ import pytest
 from kenning import open_store
 from kenning.errors import KenningError
 from tests.backends import (  # noqa: F401  (fixtures used by name)
+    SCHEMA_MADE_BY_A_NOTE,
     PostgresDatabases,
     login_role,
     pg_databases,
@@ -37,6 +38,7 @@ def hashing_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_cli_on_postgres(project: Path, pg_url: str) -> None:  # noqa: F811
     entry = (
         "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and busy_timeout"
@@ -124,6 +126,7 @@ def test_a_malformed_server_url_is_named_with_the_form_to_write(project: Path) -
     assert r.returncode == 0, r.stderr
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_migrate_refuses_its_own_database_spelled_another_way(project: Path, pg_url: str) -> None:  # noqa: F811
     """``kenning migrate --store URL --to URL`` is refused, but the same database spelled
     differently (``localhost`` for ``127.0.0.1``, an added ``?sslmode=disable``) "verified"
@@ -890,6 +893,7 @@ def test_a_refused_connection_or_a_host_name_that_does_not_resolve_names_what_to
         assert said in line and "password" not in line and "Zq9" not in line, line
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_export_of_a_server_store_that_is_not_there_names_the_url_and_why(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -909,6 +913,7 @@ def test_export_of_a_server_store_that_is_not_there_names_the_url_and_why(
     assert not (project / "backup.jsonl").exists()
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_store_left_without_its_vector_index_says_so_and_reembed_builds_it(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -954,6 +959,7 @@ def test_a_store_left_without_its_vector_index_says_so_and_reembed_builds_it(
     assert r.returncode == 0 and json.loads(r.stdout)["index_built"] is False, r.stdout
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_an_empty_store_left_without_its_vector_index_is_one_rule_for_every_command(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -996,6 +1002,7 @@ def test_an_empty_store_left_without_its_vector_index_is_one_rule_for_every_comm
     assert "release branch" in r.stdout, r.stdout
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_migration_resumed_into_a_store_without_its_vector_index_builds_it_unwarned(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1118,6 +1125,7 @@ def _hnsw_valid(url: str) -> list[bool]:
     return [bool(r[0]) for r in rows]
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_reembed_builds_a_missing_vector_index_while_teammates_write(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1182,6 +1190,7 @@ def test_reembed_builds_a_missing_vector_index_while_teammates_write(
     assert json.loads(r.stdout)["memories"] == 3, r.stdout
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_vector_index_a_cancelled_concurrent_build_left_invalid_is_missing_and_rebuilt(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1241,6 +1250,7 @@ def test_a_vector_index_a_cancelled_concurrent_build_left_invalid_is_missing_and
     assert json.loads(r.stdout)["index_missing"] is None and "vector index" not in r.stderr
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_reembed_by_a_role_that_may_not_build_the_vector_index_names_who_may(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1265,6 +1275,7 @@ def test_reembed_by_a_role_that_may_not_build_the_vector_index_names_who_may(
         assert f"only the role {owner} (or a member of it)" in line, line
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_the_missing_index_s_fix_names_the_owning_role_made_safe_to_show(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1413,6 +1424,7 @@ def test_a_password_parameters_refusal_keeps_its_advice_and_names_another_client
         assert "drop that one from the URL" in line and "percent-encode" not in line, line
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_connection_the_server_ends_mid_call_is_not_blamed_on_the_password(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1866,6 +1878,7 @@ def test_a_session_an_index_build_waits_for_is_named_without_secrets(
     assert said == f"pid 42 ({shown}, idle in transaction, its transaction open 1 min 15 s)"
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_vector_index_build_kept_waiting_says_for_whom_and_ctrl_c_is_safe(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -1969,6 +1982,7 @@ def _the_build_s_pid(url: str) -> int:
     return int(row[0])
 
 
+@SCHEMA_MADE_BY_A_NOTE
 @pytest.mark.parametrize("second", ["reembed", "migrate"])
 def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
     project: Path,
@@ -2044,6 +2058,7 @@ def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
     assert json.loads(r.stdout)["index_missing"] is None, r.stdout
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_build_of_the_vector_index_that_raced_past_the_lock_is_the_one_kept(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -2135,6 +2150,7 @@ def test_a_scram_key_of_the_wrong_length_is_refused_without_its_length(
     assert r.returncode == 0, r.stderr
 
 
+@SCHEMA_MADE_BY_A_NOTE
 @pytest.mark.parametrize(
     ("rights", "setting", "said"),
     [
@@ -2231,6 +2247,7 @@ class _CountingEmbedder:
 _ALL_RIGHTS = "SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public"
 
 
+@SCHEMA_MADE_BY_A_NOTE
 @pytest.mark.parametrize(
     ("grants", "setting", "said"),
     [
@@ -2369,6 +2386,7 @@ def test_a_role_that_may_write_the_memories_alone_is_told_every_table_it_lacks(
             assert store.forget(store.remember("Hotfixes skip the train", "rule").id)
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_a_role_that_may_not_write_the_stores_records_is_refused_at_its_first_write(
     project: Path,
     pg_url: str,  # noqa: F811
@@ -2411,6 +2429,7 @@ def test_a_role_that_may_not_write_the_stores_records_is_refused_at_its_first_wr
             assert store.remember("Releases are cut on Mondays", "rule").status == "stored"
 
 
+@SCHEMA_MADE_BY_A_NOTE
 @pytest.mark.parametrize(
     ("grants", "setting", "said"),
     [

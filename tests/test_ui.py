@@ -34,7 +34,12 @@ import pytest
 from kenning import open_store
 from kenning.embedders.base import Embedder
 from kenning.model import utc_now
-from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
+from tests.backends import (  # noqa: F401  (fixtures used by name)
+    SCHEMA_MADE_BY_A_NOTE,
+    pg_databases,
+    pg_server,
+    pg_url,
+)
 from tests.cli_runner import run_cli
 from tests.conftest import make_repo
 
@@ -885,6 +890,7 @@ def test_a_read_only_store_is_said_and_its_changes_are_turned_off(tmp_path: Path
             server.stop()
 
 
+@SCHEMA_MADE_BY_A_NOTE
 def test_postgres_store_and_a_server_that_goes_down(
     tab: Any,
     pg_url: str,  # noqa: F811
