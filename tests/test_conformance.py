@@ -14,7 +14,6 @@ import io
 import json
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -66,7 +65,6 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     trigger_states,
 )
 from tests.conftest import PROJECT_REMOTE, make_repo
-from tests.racing import start_together, writer_script
 
 DIM = 8
 #: The PostgreSQL store of a test marked so begins with kenning's schema at DIM, as the first
@@ -3539,115 +3537,111 @@ def test_qdrant_local_folder_in_use_is_reported(tmp_path: Path) -> None:
         first.close()
 
 
-CONCURRENT_WRITER = writer_script(
-    """
-    import json, sys
-    from pathlib import Path
-    from kenning.backends.registry import open_backend
-    from kenning.config import load_settings
-    from kenning.embedders import load_embedder
-    from kenning.project import Project
-    from kenning.store import MemoryStore
-
-    url, root, worker, n = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    embedder = load_embedder("hashing")
-    project = Project(root=root, group_id="acme/widgets", store_path=root / ".kenning" / "m.db")
-    backend = open_backend(url, create=True, dimension=embedder.provenance.dimension)
-    store = MemoryStore(backend, project, load_settings(root), embedder)
-    AWAIT_GO
-    out = []
-    for i in range(n):
-        if i % 2 == 0:  # shared by every worker
-            text = f"shared note {i}: the build cache for service s{i} lives in .cache/b{i}"
-        else:
-            text = f"worker {worker} private note {i}: host w{worker}n{i} rotates logs at {i}:00"
-        r = store.remember(text, "context")
-        out.append([text, r.status, r.id])
-    store.close()
-    print(json.dumps(out))
-    """
-)
-
-
-RAW_WRITER = writer_script(
-    """
-    import sys
-    from datetime import UTC, datetime
-    import numpy as np
-    from kenning.backends.base import MemoryRecord
-    from kenning.backends.registry import open_backend
-    from kenning.model import Memory, content_hash
-
-    url, worker, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    backend = open_backend(url, create=True, dimension=8)
-    AWAIT_GO
-    stored = 0
-    for i in range(n):
-        text = f"contended note {i}"
-        v = np.ones(8, dtype=np.float32) / np.sqrt(8)
-        memory = Memory(f"w{worker}-{i}", text, "discussions", "context", "g",
-                        datetime.now(UTC), content_hash(text))
-        with backend.exclusive():
-            if backend.find_by_hash("g", memory.content_hash) is None:
-                backend.upsert([MemoryRecord(memory, v)])
-                stored += 1
-    backend.close()
-    print(stored)
-    """
-)
-
-
-def test_postgres_exclusive_serialises_processes(pg_url: str) -> None:
-    # Three processes (each ~0.5 CPU-s to start: kenning, numpy, psycopg), let go at once
-    # once all are ready, race for 20 notes: with the advisory lock taken out, 8 runs of 8
-    # failed (two processes: 3 of 5; four started one by one, racing for 40: 1 of 2).
+def test_postgres_exclusive_serialises_sessions(pg_url: str) -> None:
+    """Three writers, each with a backend of its own (its own sessions, as three processes
+    have), let go at once once all are open, race for 20 notes: the store lock they take is
+    the server's (an advisory lock of a session), so another session's check-then-write
+    waits for it. With that lock taken out, 8 runs of 8 failed, as the processes did. They
+    are threads of this process, not processes (each ~0.37 CPU-s to start: kenning, numpy,
+    psycopg): what races is the server's sessions, whose queries release the GIL."""
     workers, per_worker = 3, 20
-    procs = start_together(
-        [
-            [sys.executable, "-c", RAW_WRITER, pg_url, str(w), str(per_worker)]
-            for w in range(workers)
-        ]
-    )
-    stored = 0
-    for proc in procs:
-        stdout, stderr = proc.communicate(timeout=300)
-        assert proc.returncode == 0, stderr
-        stored += int(stdout)
-    b = open_backend(pg_url, create=False, dimension=None)
+    opened = [open_backend(pg_url, create=True, dimension=DIM) for _ in range(workers)]
+    go = threading.Barrier(workers)
+    vector = np.ones(DIM, dtype=np.float32) / np.sqrt(DIM)
+    stored = [0] * workers
+    errors: list[BaseException] = []
+
+    def write(worker: int) -> None:
+        backend = opened[worker]
+        try:
+            go.wait(60)
+            for i in range(per_worker):
+                text = f"contended note {i}"
+                memory = Memory(
+                    f"w{worker}-{i}", text, "discussions", "context", "g", datetime.now(UTC),
+                    content_hash(text),
+                )  # fmt: skip
+                with backend.exclusive():
+                    if backend.find_by_hash("g", memory.content_hash) is None:
+                        backend.upsert([MemoryRecord(memory, vector)])
+                        stored[worker] += 1
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(workers)]
     try:
-        rows = list(b.iterate(Filters()))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+        assert not errors, errors
+        rows = list(opened[0].iterate(Filters()))
     finally:
-        b.close()
-    assert stored == per_worker == len(rows)
+        for b in opened:
+            b.close()
+    assert sum(stored) == per_worker == len(rows)
     assert sorted(r.memory.content for r in rows) == sorted(
         f"contended note {i}" for i in range(per_worker)
     )
 
 
 def test_postgres_parallel_writers_lose_nothing(pg_url: str, tmp_path: Path) -> None:
-    """Whole ``remember`` calls (its duplicate checks, its write) from processes writing at
-    once. The hashing embedder: the model is not what races (a writer loading MiniLM cost
-    ~0.8 CPU-s more to start), and a note shared by the writers is the same text."""
+    """Whole ``remember`` calls (its duplicate checks, its write) from writers writing at
+    once, each with a store of its own (its backend, its sessions), let go together once
+    all are open. The hashing embedder: the model is not what races, and a note shared by
+    the writers is the same text. They are threads of this process, not processes (each
+    ~0.45 CPU-s to start: kenning, numpy, psycopg): what races is the server's sessions
+    (the store lock is an advisory lock of a session; with it taken out 7 runs of 8
+    failed, where the processes failed 4 of 8)."""
+    from kenning.config import load_settings
+    from kenning.project import Project
+    from kenning.store import MemoryStore
+
     workers, per_worker = 3, 10
-    procs = start_together(
-        [
-            [
-                sys.executable,
-                "-c",
-                CONCURRENT_WRITER,
-                pg_url,
-                str(tmp_path),
-                str(w),
-                str(per_worker),
-            ]
-            for w in range(workers)
-        ]
+    embedder = load_embedder("hashing")
+    project = Project(
+        root=tmp_path, group_id="acme/widgets", store_path=tmp_path / ".kenning" / "m.db"
     )
-    outcomes = []
-    for proc in procs:
-        stdout, stderr = proc.communicate(timeout=600)
-        assert proc.returncode == 0, stderr
-        outcomes.extend(json.loads(stdout))
+    stores = [
+        MemoryStore(
+            open_backend(pg_url, create=True, dimension=embedder.provenance.dimension),
+            project,
+            load_settings(tmp_path),
+            embedder,
+        )
+        for _ in range(workers)
+    ]
+    go = threading.Barrier(workers)
+    written: list[list[tuple[str, str, str | None]]] = [[] for _ in range(workers)]
+    errors: list[BaseException] = []
+
+    def write(worker: int) -> None:
+        try:
+            go.wait(60)
+            for i in range(per_worker):
+                if i % 2 == 0:  # shared by every worker
+                    text = f"shared note {i}: the build cache for service s{i} lives in .cache/b{i}"
+                else:
+                    text = (
+                        f"worker {worker} private note {i}: host w{worker}n{i} rotates logs at "
+                        f"{i}:00"
+                    )
+                r = stores[worker].remember(text, "context")
+                written[worker].append((text, r.status, r.id))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(workers)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(600)
+    finally:
+        for store in stores:
+            store.close()
+    assert not errors, errors
+    outcomes = [outcome for each in written for outcome in each]
     assert {status for _, status, _ in outcomes} <= {STORED, NEAR_DUPLICATE}
     b = open_backend(pg_url, create=False, dimension=None)
     try:
