@@ -63,6 +63,40 @@ def _cli(name: str, version: str) -> Path:
     return path
 
 
+#: Codex's npm package by (OS, machine): the package holding the native program its launcher
+#: runs, and the program's target folder in it (bin/codex.js's PLATFORM_PACKAGE_BY_TARGET).
+_CODEX_NATIVE = {
+    ("Linux", "x86_64"): ("codex-linux-x64", "x86_64-unknown-linux-musl"),
+    ("Linux", "aarch64"): ("codex-linux-arm64", "aarch64-unknown-linux-musl"),
+}
+#: What a command of :func:`run` adds to :func:`agent_env` (by the program it runs).
+_LAUNCHER_ENV: dict[str, dict[str, str]] = {}
+
+
+def _codex(launcher: Path) -> Path:
+    """The native Codex that ``launcher`` (the npm package's ``bin/codex.js``, a Node script)
+    runs: the launcher finds it, then replaces itself with it (``execve``), adding the package's
+    two variables, which :func:`run` adds too. The same program, read the same files; without
+    Node's start (~0.08 CPU-s of a ~0.1 CPU-s ``codex mcp list``). The launcher itself ran once,
+    for ``--version`` (:func:`_cli`). Where the package has no native program for this machine,
+    the launcher."""
+    import platform
+
+    package_root = launcher.resolve().parent.parent  # node_modules/@openai/codex
+    target = _CODEX_NATIVE.get((platform.system(), platform.machine()))
+    if target is None:
+        return launcher
+    package, triple = target
+    native = package_root.parent / package / "vendor" / triple / "bin" / "codex"
+    if not native.exists():
+        return launcher
+    _LAUNCHER_ENV[str(native)] = {
+        "CODEX_MANAGED_PACKAGE_ROOT": str(package_root),
+        "CODEX_MANAGED_BY_NPM": "1",
+    }
+    return native
+
+
 @pytest.fixture(scope="module")
 def claude() -> Path:
     return _cli("claude", CLAUDE_VERSION)
@@ -70,7 +104,7 @@ def claude() -> Path:
 
 @pytest.fixture(scope="module")
 def codex() -> Path:
-    return _cli("codex", CODEX_VERSION)
+    return _codex(_cli("codex", CODEX_VERSION))
 
 
 @pytest.fixture
@@ -106,7 +140,7 @@ def run(
     out = subprocess.run(
         [str(c) for c in cmd],
         cwd=cwd,
-        env=agent_env(home),
+        env={**agent_env(home), **_LAUNCHER_ENV.get(str(cmd[0]), {})},
         capture_output=True,
         text=True,
         timeout=timeout,

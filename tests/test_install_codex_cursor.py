@@ -20,7 +20,7 @@ from kenning.cli import main
 from kenning.installers import AGENTS, agents_md
 from kenning.installers.codex import FORWARDED_ENV_VARS
 
-from .test_agent_clis import CODEX_VERSION, _cli, _json_of, run
+from .test_agent_clis import CODEX_VERSION, _cli, _codex, _json_of, run
 from .test_install import LAYOUTS as JSON_LAYOUTS
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "kenning"
@@ -66,7 +66,7 @@ def snapshot(*roots: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def codex() -> Path:
     """The real Codex CLI (skipped when ./install.sh --test did not install it)."""
-    return _cli("codex", CODEX_VERSION)
+    return _codex(_cli("codex", CODEX_VERSION))
 
 
 def codex_servers(codex: Path, home: Path, project: Path) -> dict[str, dict]:
