@@ -104,8 +104,12 @@ def _plans(rng: random.Random, writers: int, per_writer: int) -> list[list[str]]
 
 @pytest.mark.slow
 def test_concurrent_writers_and_readers(
-    project: Path, tmp_path: Path, full: bool, recorder: Any
+    project: Path, tmp_path: Path, full: bool, recorder: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the hashing embedder, in every writer and reader: what races is the store's writes and
+    # reads, whatever embedded the notes (each process loaded MiniLM before the start, ~0.35
+    # CPU-s, and embedded a note in ~5 ms, which only spaced its writes further apart)
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
     writers, per_writer, readers = (8, 250, 4) if full else (3, 30, 1)
     rng = random.Random(20240611)
     plans = _plans(rng, writers, per_writer)
