@@ -3,8 +3,9 @@ threshold, exact below it, in step with SQLite, never trusted when it cannot be.
 
 Real SQLite files in temp folders; the threshold is lowered with ``KENNING_ANN_MIN_ROWS`` (to
 500) so a store of 2,000 rows crosses it, and a filter to one of its four groups is at it;
-the graph is built by the real background builder process (waited for) or by
-``build_ann_index``. Every answer is compared with brute-force float32 search over SQLite's
+the graph is built by the real background builder process (waited for), by its code in a
+thread of the test's process where the process is not what a test checks
+(:func:`builds_in_this_process`), or by ``build_ann_index``. Every answer is compared with brute-force float32 search over SQLite's
 BLOBs.
 """
 
@@ -19,7 +20,10 @@ import sqlite3
 import struct
 import subprocess
 import sys
+import threading
 import time
+import traceback
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +125,56 @@ def graph_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
     monkeypatch.setattr(annindex, "search", counted)
     yield calls
+
+
+class BuilderThread:
+    """The builder a search starts (``python -m kenning.backends.annindex <memory.db>``), run
+    as :func:`annindex.main` in a thread of this process: what Popen gives the store (poll,
+    wait, returncode), its output and an exception's traceback written to the log the store
+    opened for it, as the interpreter would, and its exit status as the interpreter's."""
+
+    def __init__(self, args: list[str], *, stdout: Any, **_: Any) -> None:
+        assert list(args[:3]) == [sys.executable, "-m", "kenning.backends.annindex"], args
+        self.args = args
+        self.returncode: int | None = None
+        self._log = os.dup(stdout.fileno())  # the store closes its own once this returns
+        self._thread = threading.Thread(target=self._run, args=(list(args[3:]),), daemon=True)
+        self._thread.start()
+
+    def _run(self, argv: list[str]) -> None:
+        code = 1
+        try:
+            code = annindex.main(argv)
+        except BaseException:  # as the interpreter's exit reads an uncaught exception
+            os.write(self._log, traceback.format_exc().encode())
+        finally:
+            os.close(self._log)
+            self.returncode = code
+
+    def poll(self) -> int | None:
+        return None if self._thread.is_alive() else self.returncode
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        self._thread.join(timeout)
+        return self.poll()
+
+
+@pytest.fixture
+def builds_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A background build runs in a thread of this process (:class:`BuilderThread`), not in
+    a process of its own: the same code (annindex.main), the same lock and files, without an
+    interpreter's start and kenning's and usearch's imports (~0.2 CPU-s a build). Where a
+    test waits for a rebuild and the build's process is not what it checks: the process
+    itself (started detached, niced, reaped, its failure's log and exit status) is
+    test_above_the_threshold_a_background_build_then_the_graph_answers's and
+    test_a_failed_build_says_where_its_error_is_and_waits_before_retrying's, and a killed
+    builder's the tests of those."""
+    # (annindex's name for the subprocess module, not the module: git still runs as it did)
+    monkeypatch.setattr(
+        annindex,
+        "subprocess",
+        types.SimpleNamespace(Popen=BuilderThread, DEVNULL=subprocess.DEVNULL),
+    )
 
 
 def ann_path(db: Path) -> Path:
@@ -281,6 +335,7 @@ def test_filters_broad_use_the_graph_selective_scan_their_rows(
     backend.close()
 
 
+@pytest.mark.usefixtures("builds_in_this_process")
 def test_added_rows_are_found_and_deleted_rows_never_returned(
     built_db: Path, queries: np.ndarray, graph_calls: list[int]
 ) -> None:
@@ -330,6 +385,7 @@ def test_a_delete_during_a_build_never_leaves_a_graph_holding_the_deleted_rows(
     again.close()
 
 
+@pytest.mark.usefixtures("builds_in_this_process")
 def test_many_changes_start_a_rebuild_and_the_old_graph_serves_meanwhile(
     built_db: Path, queries: np.ndarray, graph_calls: list[int]
 ) -> None:
@@ -341,6 +397,7 @@ def test_many_changes_start_a_rebuild_and_the_old_graph_serves_meanwhile(
     backend.close()
 
 
+@pytest.mark.usefixtures("builds_in_this_process")
 def test_updated_vectors_are_never_served_from_the_graph(
     built_db: Path, queries: np.ndarray, graph_calls: list[int]
 ) -> None:
@@ -376,6 +433,7 @@ def test_a_store_builds_the_same_graph_however_its_threads_are_scheduled(built_d
     backend.close()
 
 
+@pytest.mark.usefixtures("builds_in_this_process")
 @pytest.mark.parametrize("same_last_row", [False, True])
 def test_a_replaced_database_never_uses_the_old_graph(
     same_last_row: bool, built_db: Path, queries: np.ndarray, tmp_path: Path, graph_calls: list[int]
@@ -497,6 +555,7 @@ def test_a_restored_database_that_forgot_another_note_finds_every_note(
     searcher.close()
 
 
+@pytest.mark.usefixtures("builds_in_this_process")
 @pytest.mark.parametrize("damage", ["truncated", "torn header", "garbage blob", "empty"])
 def test_a_damaged_graph_is_not_used_and_is_rebuilt(
     damage: str,
@@ -668,6 +727,7 @@ def test_doctor_names_a_damaged_graph_and_the_fix(damage: str | None, built_db: 
     assert index.fix is not None and f"rm {path}" in index.fix
 
 
+@pytest.mark.usefixtures("builds_in_this_process")
 @pytest.mark.parametrize("intact", [True, False])
 def test_a_large_graph_is_examined_in_the_background_while_searches_stay_exact(
     intact: bool,
@@ -709,6 +769,7 @@ def test_a_large_graph_is_examined_in_the_background_while_searches_stay_exact(
     backend.close()
 
 
+@pytest.mark.usefixtures("builds_in_this_process")
 def test_a_graph_removed_while_it_is_examined_is_built_again(
     built_db: Path,
     queries: np.ndarray,
@@ -732,6 +793,7 @@ def test_a_graph_removed_while_it_is_examined_is_built_again(
     backend.close()
 
 
+@pytest.mark.usefixtures("builds_in_this_process")
 def test_a_graph_usearch_fails_on_is_dropped_and_rebuilt(
     built_db: Path,
     queries: np.ndarray,
