@@ -626,24 +626,54 @@ def test_install_says_what_a_dropped_second_kenning_hook_held(project: Path) -> 
     assert code == 0 and "a second kenning" not in err, err
 
 
+#: ``python -c`` this, then the executable to install and the projects: ``kenning install
+#: claude-code`` in each project at once, each in a process of its own forked once kenning
+#: is imported (one interpreter start and one import of kenning, not one each: ~0.12 CPU-s
+#: a process); each prints nothing on stdout and its exit status as the interpreter's exit
+#: would make it of the command's, one line each, in the projects' order.
+_INSTALLS_AT_ONCE = r"""
+import os, sys, traceback
+from kenning.cli import main
+import kenning.installers.claude_code  # what the command imports, once
+
+executable, projects = sys.argv[1], sys.argv[2:]
+pids = []
+for project in projects:
+    pid = os.fork()
+    if pid == 0:
+        os.chdir(project)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        try:
+            main(["install", "claude-code", "--executable", executable], prog_name="kenning")
+            code = 0
+        except SystemExit as exit:
+            code = exit.code if isinstance(exit.code, int) else (exit.code is not None)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    pids.append(pid)
+for pid in pids:
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+
+
 def test_concurrent_installs_keep_every_registration(tmp_path: Path, home: Path) -> None:
     # kenning install in several projects at once (a setup script per repository): each
     # reads ~/.claude.json, adds its project and writes it back — none may lose another's
     projects = [make_repo(tmp_path / f"p{i}") for i in range(6)]
     env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(Path(config.__file__).parents[1])}
-    runs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "kenning", "install", "claude-code", "--executable", EXE],
-            cwd=p,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        for p in projects
-    ]
-    for proc in runs:
-        _, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err
+    done = subprocess.run(
+        [sys.executable, "-c", _INSTALLS_AT_ONCE, EXE, *map(str, projects)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0"] * len(projects), (done.stdout, done.stderr)
     registered = read(home / ".claude.json")["projects"]
     assert sorted(registered) == sorted(str(p) for p in projects)
 
