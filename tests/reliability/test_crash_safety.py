@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import random
@@ -295,15 +296,36 @@ def test_kill_during_import(
     )
 
 
-REMEMBERER = textwrap.dedent(
+#: ``python -c`` this in the project: an interpreter that imports kenning once, then for each
+#: line ``<notes.json>\t<fifo>`` on its stdin forks a writer that calls ``remember`` for each
+#: note in a loop and prints each acknowledgement (a JSON line) to the FIFO. It prints the
+#: writer's pid, then, once the writer has ended, its exit status (-9: killed). The writers
+#: are processes of their own, killed as before; what they no longer pay is an interpreter's
+#: start and kenning's imports each (~0.3 CPU-s).
+REMEMBERERS = textwrap.dedent(
     """
-    import json, sys
+    import json, os, sys, traceback
     from kenning import open_store
-    notes = json.load(open(sys.argv[1]))
-    with open_store() as store:
-        for text in notes:
-            r = store.remember(text, "context")
-            print(json.dumps({"status": r.status, "id": r.id, "content": text}), flush=True)
+    import kenning.embedders, kenning.store  # what a writer imports, once
+    for line in sys.stdin:
+        notes_path, fifo = line.rstrip("\\n").split("\\t")
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                os.dup2(os.open(fifo, os.O_WRONLY), 1)
+                notes = json.load(open(notes_path))
+                with open_store() as store:
+                    for text in notes:
+                        r = store.remember(text, "context")
+                        print(json.dumps({"status": r.status, "id": r.id, "content": text}),
+                              flush=True)
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            os._exit(code)
+        print(pid, flush=True)
+        print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
     """
 )
 
@@ -319,51 +341,72 @@ def test_kill_during_remember(
     rng = random.Random(11)
     acknowledged: dict[str, str] = {}
     killed = 0
-    for round_no in range(rounds):
-        notes = tmp_path / f"notes-{round_no}.json"
-        notes.write_text(json.dumps([random_note(rng) for _ in range(400)]))
-        proc = subprocess.Popen(
-            [sys.executable, "-c", REMEMBERER, str(notes)],
-            cwd=project,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        acks: list[dict[str, Any]] = []
-        first = threading.Event()
+    forker = subprocess.Popen(
+        [sys.executable, "-c", REMEMBERERS],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert forker.stdin is not None and forker.stdout is not None
+    try:
+        for round_no in range(rounds):
+            notes = tmp_path / f"notes-{round_no}.json"
+            notes.write_text(json.dumps([random_note(rng) for _ in range(400)]))
+            fifo = tmp_path / f"acks-{round_no}"
+            os.mkfifo(fifo)
+            forker.stdin.write(f"{notes}\t{fifo}\n")
+            forker.stdin.flush()
+            pid_line = forker.stdout.readline()
+            assert pid_line.strip().isdigit(), forker.stderr.read() if forker.stderr else ""
+            pid = int(pid_line)
+            acks: list[dict[str, Any]] = []
+            first = threading.Event()
 
-        def read(
-            stream: Any = proc.stdout,
-            sink: list[dict[str, Any]] = acks,
-            event: threading.Event = first,
-        ) -> None:
-            for line in stream:
-                sink.append(json.loads(line))
-                event.set()
+            def read(
+                path: Path = fifo,
+                sink: list[dict[str, Any]] = acks,
+                event: threading.Event = first,
+            ) -> None:
+                with path.open() as stream:  # (waits for the writer to open it)
+                    for line in stream:
+                        sink.append(json.loads(line))
+                        event.set()
+                event.set()  # a writer that ended at once: its status says why
 
-        reader = threading.Thread(target=read, daemon=True)
-        reader.start()
-        assert first.wait(180), proc.stderr.read() if proc.poll() is not None else "no ack"
-        # 400 notes take seconds: a kill within 0.5 s of the first acknowledgement lands in
-        # the loop of writes as surely as one within 1.5 s (full mode), at a third of its CPU
-        time.sleep(rng.uniform(0.05, 1.5 if full else 0.5))
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            killed += 1
-        proc.wait(timeout=60)
-        reader.join(timeout=30)
-        for ack in acks:
-            assert ack["status"] in ("stored", "near-duplicate"), ack
-            if ack["status"] == "stored":
-                acknowledged[ack["id"]] = ack["content"]
+            reader = threading.Thread(target=read, daemon=True)
+            reader.start()
+            assert first.wait(180) and acks, "no ack"
+            # 400 notes take seconds: a kill within 0.5 s of the first acknowledgement lands
+            # in the loop of writes as surely as one within 1.5 s (full mode), at a third of
+            # its CPU
+            time.sleep(rng.uniform(0.05, 1.5 if full else 0.5))
+            with contextlib.suppress(ProcessLookupError):  # (ended and reaped: not killed)
+                os.kill(pid, signal.SIGKILL)
+            status = int(forker.stdout.readline())
+            killed += status == -signal.SIGKILL
+            reader.join(timeout=30)
+            for ack in acks:
+                assert ack["status"] in ("stored", "near-duplicate"), ack
+                if ack["status"] == "stored":
+                    acknowledged[ack["id"]] = ack["content"]
 
-        db = project / ".kenning" / "memory.db"
-        report = run_doctor(store_path=db)
-        assert report.healthy, report.to_dict()
-        rows = rows_by_id(db)
-        lost = [i for i in acknowledged if i not in rows]
-        assert not lost, f"acknowledged writes lost after kill -9: {lost[:3]}"
-        assert all(rows[i]["content"] == text for i, text in acknowledged.items())
+            db = project / ".kenning" / "memory.db"
+            report = run_doctor(store_path=db)
+            assert report.healthy, report.to_dict()
+            rows = rows_by_id(db)
+            lost = [i for i in acknowledged if i not in rows]
+            assert not lost, f"acknowledged writes lost after kill -9: {lost[:3]}"
+            assert all(rows[i]["content"] == text for i, text in acknowledged.items())
+    finally:
+        forker.stdin.close()
+        try:
+            forker.wait(timeout=60)
+        finally:
+            if forker.poll() is None:
+                forker.kill()
+                forker.wait()
     assert killed == rounds  # every kill landed while the process was still writing
     recorder(
         "crash_remember",
