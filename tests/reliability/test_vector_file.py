@@ -10,6 +10,7 @@ source of truth) for every filter, and the file must then count exactly SQLite's
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import random
@@ -39,45 +40,65 @@ from ..test_vectorfile import (
     vectors,
 )
 
-WORKER = textwrap.dedent(
+#: ``python -c`` this: an interpreter that imports kenning's SQLite backend and the tests' rows
+#: once, then for each line ``<memory.db>\t<seed>\t<fifo>`` on its stdin forks a worker that
+#: writes, searches, deletes and re-embeds rows in a loop, printing ``open`` and then each
+#: step's number to the FIFO. It prints the worker's pid, then, once the worker has ended, its
+#: exit status (-9: killed). Each worker is a process of its own, killed as before, without an
+#: interpreter's start and the imports of kenning and numpy (~0.25 CPU-s a round).
+WORKERS = textwrap.dedent(
     """
-    import sys
+    import os, sys, traceback
     import numpy as np
     from kenning.backends.base import Filters
     from kenning.backends.sqlite import SQLiteBackend
     from tests.vector_rows import records, vectors
 
-    db, seed = sys.argv[1], int(sys.argv[2])
-    rng = np.random.default_rng(seed)
-    backend = SQLiteBackend(db, create=False)
-    print("open", flush=True)
-    step = 0
-    while True:
-        step += 1
-        start = 1_000_000 * seed + 1000 * step
-        backend.upsert(records(start, vectors(300, seed * 1000 + step)))
-        backend.vector_search(vectors(1, step)[0], 10, Filters())  # appends
-        ids = [r[0] for r in backend._conn.execute(
-            "SELECT id FROM memories ORDER BY random() LIMIT 60")]
-        if step % 3 == 0:
-            backend.delete(ids[:40])  # the next search compacts the file
-        if step % 4 == 0:
-            moved = vectors(20, step)
-            backend.update_vectors([(i, moved[n]) for n, i in enumerate(ids[40:])])
-        backend.vector_search(vectors(1, step + 7)[0], 10, Filters(group_id="acme/a"))
-        print(step, flush=True)
+    def work(db, seed):
+        rng = np.random.default_rng(seed)
+        backend = SQLiteBackend(db, create=False)
+        print("open", flush=True)
+        step = 0
+        while True:
+            step += 1
+            start = 1_000_000 * seed + 1000 * step
+            backend.upsert(records(start, vectors(300, seed * 1000 + step)))
+            backend.vector_search(vectors(1, step)[0], 10, Filters())  # appends
+            ids = [r[0] for r in backend._conn.execute(
+                "SELECT id FROM memories ORDER BY random() LIMIT 60")]
+            if step % 3 == 0:
+                backend.delete(ids[:40])  # the next search compacts the file
+            if step % 4 == 0:
+                moved = vectors(20, step)
+                backend.update_vectors([(i, moved[n]) for n, i in enumerate(ids[40:])])
+            backend.vector_search(vectors(1, step + 7)[0], 10, Filters(group_id="acme/a"))
+            print(step, flush=True)
+
+    for line in sys.stdin:
+        db, seed, fifo = line.rstrip("\\n").split("\\t")
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.dup2(os.open(fifo, os.O_WRONLY), 1)
+                work(db, int(seed))
+            except BaseException:
+                traceback.print_exc()
+            os._exit(1)
+        print(pid, flush=True)
+        print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
     """
 )
 
 
-def _lines(proc: subprocess.Popen[str]) -> queue.Queue[tuple[float, str]]:
-    """The lines ``proc`` prints, each with the time it was read, then ``""`` at its end."""
+def _lines(fifo: Path) -> queue.Queue[tuple[float, str]]:
+    """The lines a worker prints to ``fifo``, each with the time it was read, then ``""`` at
+    its end."""
     lines: queue.Queue[tuple[float, str]] = queue.Queue()
 
     def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.put((time.monotonic(), line))
+        with fifo.open() as stream:  # (waits for the worker to open it)
+            for line in stream:
+                lines.put((time.monotonic(), line))
         lines.put((time.monotonic(), ""))
 
     threading.Thread(target=read, daemon=True).start()
@@ -114,41 +135,59 @@ def test_kill_while_the_vector_file_is_written(tmp_path: Path, full: bool, recor
     repo = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": f"{repo}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     killed = steps = 0
-    for round_no in range(rounds):
-        proc = subprocess.Popen(
-            [sys.executable, "-c", WORKER, str(db), str(round_no + 1)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        lines = _lines(proc)
-        try:
-            # Kills land in the worker's loop, whatever the machine's load (a time from its start
-            # landed in its start-up on a busy one): a round waits for the store to be open and
-            # round_no % 12 steps done (12: every mix of a delete, whose next search compacts
-            # the file, and an update, whose next search rebuilds it), then kills within two
-            # times the last step (the first round: the start-up's time, a few steps'): each
-            # round of quick mode from another of steps 1-4 on.
+    forker = subprocess.Popen(
+        [sys.executable, "-c", WORKERS],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert forker.stdin is not None and forker.stdout is not None
+    running = None  # the worker of the round, until its end is seen
+    try:
+        for round_no in range(rounds):
+            fifo = tmp_path / f"steps-{round_no}"
+            os.mkfifo(fifo)
+            forker.stdin.write(f"{db}\t{round_no + 1}\t{fifo}\n")
+            forker.stdin.flush()
+            pid_line = forker.stdout.readline()
+            assert pid_line.strip().isdigit(), "the forker ended"
+            pid = running = int(pid_line)
+            lines = _lines(fifo)
+            # Kills land in the worker's loop, whatever the machine's load (a time from its
+            # start landed in its start-up on a busy one): a round waits for the store to be
+            # open and round_no % 12 steps done (12: every mix of a delete, whose next search
+            # compacts the file, and an update, whose next search rebuilds it), then kills
+            # within two times the last step (the first round: the time to open the store):
+            # each round of quick mode from another of steps 1-4 on.
             started = time.monotonic()
             for _ in range(round_no % 12 + 1):
                 seen, line = lines.get(timeout=120)
-                assert line, proc.stderr.read() if proc.stderr else ""
+                assert line, "the worker ended (its traceback is on the forker's stderr)"
                 interval, started = seen - started, seen
             time.sleep(rng.uniform(0.0, interval if round_no % 12 == 0 else 2 * interval))
-            if proc.poll() is None:
-                os.kill(proc.pid, signal.SIGKILL)
-                killed += 1
-            proc.wait(timeout=60)
-            assert proc.returncode == -signal.SIGKILL, proc.stderr.read() if proc.stderr else ""
+            with contextlib.suppress(ProcessLookupError):  # (ended and reaped: not killed)
+                os.kill(pid, signal.SIGKILL)
+            status = int(forker.stdout.readline())
+            running = None
+            assert status == -signal.SIGKILL, status
+            killed += 1
             while (line := lines.get(timeout=60)[1]) != "":
                 steps += line.strip() != "open"
             steps += round_no % 12
+            _check(db, queries)
+    finally:
+        if running is not None:  # a failed round: its worker loops for ever otherwise
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(running, signal.SIGKILL)
+        forker.stdin.close()
+        try:
+            forker.wait(timeout=60)
         finally:
-            if proc.poll() is None:  # a failed round: its worker loops for ever otherwise
-                proc.kill()
-                proc.wait()
-        _check(db, queries)
+            if forker.poll() is None:
+                forker.kill()
+                forker.wait()
     assert killed == rounds
     recorder(
         "crash_vector_file",
