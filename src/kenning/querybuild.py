@@ -1707,12 +1707,22 @@ def errors_told_on_lines(
             break
         if not reports_error(line):
             continue
-        words, found = errors_in_sentence(line)
-        if _said_by_a_person(words):
+        found = _errors_a_person_told(line)
+        if found is not None:
             told.add(i)
             new = [e for e in dict.fromkeys(found) if e not in errors and e not in known]
             errors += new[: room - len(errors)]
     return told, errors
+
+
+@remembered
+def _errors_a_person_told(line: str) -> tuple[str, ...] | None:
+    """The errors ``line`` tells in a sentence (:func:`errors_in_sentence`) when its words
+    are a person's; None when they are not. (Remembered: a log's error lines repeat, a
+    retry's or a test run's "Error: same" hundreds of times, and a recall reads its lines
+    for the errors they tell more than once.)"""
+    words, found = errors_in_sentence(line)
+    return tuple(found) if _said_by_a_person(words) else None
 
 
 def _next_error(text: str) -> tuple[int, str] | None:
