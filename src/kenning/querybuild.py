@@ -106,16 +106,23 @@ _HUNK = lazy(r"^@@@? -\d+(?:,\d+)? \+\d+(?:,\d+)? @@@?", re.MULTILINE)
 _INDEX_LINE = lazy(r"^index [0-9a-f]{7,}\.\.[0-9a-f]{7,}", re.MULTILINE)
 
 
+#: Each of a diff's lines above with what every match of it holds: a text without that is
+#: not searched (the four searches from each line's start cost ~2 ms a 100 KB log, the
+#: four substrings' tests ~0.2 ms; a recall checks every query, a pasted log's too). ``+++``
+#: follows the ``---`` line's line break; ``@@@ -`` holds ``@@ -``.
+_DIFF_LINES = (
+    (_DIFF_GIT, "diff --"),
+    (_DIFF_HEADERS, "\n+++ "),
+    (_HUNK, "@@ -"),
+    (_INDEX_LINE, "index "),
+)
+
+
 def is_diff(text: str) -> bool:
     """Does ``text`` look like a unified diff (``diff --git``, ``---``/``+++``, ``@@`` hunks)?"""
     if not text:
         return False
-    return bool(
-        _DIFF_GIT.search(text)
-        or _DIFF_HEADERS.search(text)
-        or _HUNK.search(text)
-        or _INDEX_LINE.search(text)
-    )
+    return any(held in text and pattern.search(text) for pattern, held in _DIFF_LINES)
 
 
 def before_diff(text: str) -> str:
@@ -123,8 +130,8 @@ def before_diff(text: str) -> str:
     pastes the diff after its description keeps the description."""
     starts = [
         m.start()
-        for pattern in (_DIFF_GIT, _DIFF_HEADERS, _HUNK, _INDEX_LINE)
-        if (m := pattern.search(text or ""))
+        for pattern, held in _DIFF_LINES
+        if held in (text or "") and (m := pattern.search(text or ""))
     ]
     return (text or "")[: min(starts)] if starts else (text or "")
 
