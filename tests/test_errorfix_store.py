@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,11 +22,35 @@ from kenning.signatures import looks_like_error
 from kenning.store import NewMemory
 
 from .cli_runner import CliRun, run_cli
-from .conftest import EVAL_DIR
+from .conftest import EVAL_DIR, PROJECT_REMOTE, made_once, make_repo
 from .conftest import needs_eval as eval_mark
 
 YELLOW_DOCS = EVAL_DIR / "yellow-solutions" / "docs"
 needs_eval = eval_mark(YELLOW_DOCS)
+
+
+@pytest.fixture
+def store(project: Path, minilm: Embedder) -> Iterator[MemoryStore]:
+    """conftest's ``store``, a new store of the ``project``, whose files (its ``.kenning``
+    folder: the schema, no row) are copied from a store open_store made once in this
+    process, in a project of the same remote, not made again by open_store for each of the
+    module's ~140 tests (the schema and the switch to WAL: ~6 ms CPU of the ~9 a new store's
+    open cost; opening a copy ~3.5). Each copy is files of its own, fresh; what differs from
+    a store made for the test is its random token, the same in every copy of this process
+    (the test's store is the only one it is compared with: its own vector file's)."""
+    made = made_once("errorfix-store", PROJECT_REMOTE, lambda base: _new_store(base, minilm))
+    shutil.copytree(made / ".kenning", project / ".kenning", copy_function=shutil.copyfile)
+    s = open_store(cwd=project, embedder=minilm)
+    yield s
+    s.close()
+
+
+def _new_store(base: Path, embedder: Embedder) -> None:
+    """The files of a new store of a project of :data:`PROJECT_REMOTE`, in ``base``."""
+    project = make_repo(base / "proj", remote=PROJECT_REMOTE)
+    open_store(cwd=project, embedder=embedder).close()
+    shutil.copytree(project / ".kenning", base / ".kenning")
+
 
 BUG_DOC = """---
 title: Widget import fails
