@@ -479,8 +479,11 @@ def without_container_prefix(line: str) -> str:
     Docker Compose's ``name-1  | `` and gh's job and step (nor a terminal's colours), its own
     indentation kept (a .NET record's lines are indented under its ``warn:`` line behind the
     prefix too, qa-s63c P7)."""
-    plain = without_run_log_prefixes(ANSI.sub("", line))
-    return _COMPOSE_PREFIX.sub("", _KUBECTL_PREFIX.sub("", plain, count=1), count=1)
+    # (each tried only where what its matches hold is, as read_log_line tries them)
+    plain = without_run_log_prefixes(ANSI.sub("", line) if "\x1b" in line else line)
+    if plain.startswith("[pod/"):
+        plain = _KUBECTL_PREFIX.sub("", plain, count=1)
+    return _COMPOSE_PREFIX.sub("", plain, count=1) if "|" in plain else plain
 
 
 def json_log_line(line: str) -> tuple[str, str | None] | None:

@@ -1451,7 +1451,8 @@ def reports_error(text: str) -> bool:
     Java trace's ``Exception in thread "main" …``) and any other error form still are."""
     # (of a huge log, the part read: its lines are read here; without its colours, as
     # looks_like_error reads it: a colour before Ruby's location or a named class hid it)
-    text = ANSI.sub("", read_of_log(text))
+    text = read_of_log(text)
+    text = ANSI.sub("", text) if "\x1b" in text else text  # (every escape starts so)
     if not looks_like_error(text):
         return False
 
