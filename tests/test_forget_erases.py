@@ -607,7 +607,9 @@ def test_the_vacuum_waits_for_room_in_sqlites_temporary_folder_too(
         assert "failed" not in warning, warning
         assert "vacuum_owed" in _meta_keys(db)
     env.pop("SQLITE_TMPDIR")
-    again = run_kenning_process(project, "remember", "Deploys happen on Tuesdays", env=env)
+    # (in this process: SQLite read its temporary folder at this process's start, from the
+    # environment the process above was given without SQLITE_TMPDIR, as this one was)
+    again = run_kenning(project, "remember", "Deploys happen on Tuesdays", env=env)
     assert again.returncode == 0 and again.stderr == b"", again.stderr
     assert "vacuum_owed" not in _meta_keys(db)
     assert _leftovers(db, {w: w.encode() for w in SECRET_WORDS}) == {}
