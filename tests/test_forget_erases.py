@@ -8,12 +8,15 @@ its tag and its vector's bytes. Before the fix its words survived in the FTS5 in
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import shutil
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -879,31 +882,56 @@ def test_a_renewal_that_fails_for_lack_of_room_leaves_no_grown_wal(
         assert _old_fingerprints(db) == (_FIXES, None)
 
 
-_WRITES_ON_A_SHORT_DISK = """
+#: ``reads_the_rows(sql)``: whether a statement SQLite traced is the scan of every row's text
+#: for the stale fingerprints, or the reckoning of the room to renew them.
+_READS_THE_ROWS = """
+def reads_the_rows(sql):
+    if sql.startswith("SELECT rowid, ") and "FROM memories WHERE rowid > " in sql:
+        return "content" in sql.split("FROM")[0]  # (the vector index reads no text)
+    return "length(CAST(content AS BLOB)) + length(embedding)" in sql
+"""
+
+_WRITES_ON_A_SHORT_DISK = (
+    _READS_THE_ROWS
+    + """
 import sqlite3, sys
 from pathlib import Path
 from kenning import open_store
 real = sqlite3.connect
 walks = []
-def seen(sql):  # the scan of every row's text for the stale fingerprints, and the reckoning
-    if sql.startswith("SELECT rowid, ") and "FROM memories WHERE rowid > " in sql:
-        if "content" in sql.split("FROM")[0]:  # (the vector index reads no text)
-            walks.append(sql)
-    elif "length(CAST(content AS BLOB)) + length(embedding)" in sql:
-        walks.append(sql)
 def connect(*args, **kwargs):
     conn = real(*args, **kwargs)
-    conn.set_trace_callback(seen)
+    conn.set_trace_callback(lambda sql: walks.append(sql) if reads_the_rows(sql) else None)
     return conn
 sqlite3.connect = connect
 with open_store(cwd=Path(sys.argv[1]), embedder="hashing") as store:
     print(store.remember(sys.argv[2], "rule").status, len(walks), flush=True)
 """
+)
+
+
+@contextlib.contextmanager
+def _rows_read_here() -> Iterator[list[str]]:
+    """The statements of :data:`_READS_THE_ROWS` that the block's connections (opened in
+    it) run in this process, as :data:`_WRITES_ON_A_SHORT_DISK` counts them in its own."""
+    found: dict[str, Callable[[str], bool]] = {}
+    exec(_READS_THE_ROWS, found)  # the test's own source, as the script runs it
+    reads_the_rows = found["reads_the_rows"]
+    walks: list[str] = []
+    real = sqlite3.connect
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn = real(*args, **kwargs)
+        conn.set_trace_callback(lambda sql: walks.append(sql) if reads_the_rows(sql) else None)
+        return conn
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sqlite3, "connect", connect)
+        yield walks
 
 
 def test_a_renewal_that_waits_for_room_costs_a_new_process_no_read_of_the_rows(
-    tmp_path: Path,
-    built: Path,
+    tmp_path: Path, built: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """While the renewal waited for room, each new process (every `kenning remember`, each
     hook that writes) read every row again to find the stale ones and reckon the room (~2 s
@@ -911,7 +939,9 @@ def test_a_renewal_that_waits_for_room_costs_a_new_process_no_read_of_the_rows(
     count and the room in the store; a later one compares the disk's room with it (a statvfs)
     and reads no row of the scan (counted by SQLite's trace of the statements), still saying
     that the renewal waits. It reckons again once something that lessens the room changed
-    (a row deleted) or the disk has the room, and renews then."""
+    (a row deleted) or the disk has the room, and renews then. (Those last two writes run
+    in this process, each a store of its own opened for it: what they check is that they
+    read the rows, which nothing a process keeps could spare them.)"""
     import subprocess
     import sys
 
@@ -926,6 +956,14 @@ def test_a_renewal_that_waits_for_room_costs_a_new_process_no_read_of_the_rows(
         status, walks = ran.stdout.split()
         assert status == "stored", ran.stdout
         return int(walks), ran.stderr
+
+    def write_here(project: Path, note: str) -> tuple[int, str]:
+        caplog.clear()
+        with _rows_read_here() as walks, open_store(cwd=project, embedder="hashing") as store:
+            assert store.remember(note, "rule").status == "stored"
+        # what a process without logging set up writes on stderr (logging's last resort)
+        said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        return len(walks), "".join(f"{line}\n" for line in said)
 
     with _tmpfs(tmp_path / "mnt", "24m") as mount:
         project = _older_fingerprints_on_a_small_disk(mount, built)
@@ -943,11 +981,11 @@ def test_a_renewal_that_waits_for_room_costs_a_new_process_no_read_of_the_rows(
         conn = sqlite3.connect(db, isolation_level=None)
         conn.execute("DELETE FROM memories WHERE rowid = (SELECT max(rowid) FROM memories)")
         conn.close()
-        walks, said = write(project, "Tags are signed")
+        walks, said = write_here(project, "Tags are signed")
         assert walks > 0, "a delete lessens the room: reckoned again"
         assert f"{_FIXES} entries in {db}" in said, said
         (mount / "filler").unlink()
-        walks, said = write(project, "Hotfixes branch from the tag")
+        walks, said = write_here(project, "Hotfixes branch from the tag")
         assert walks > 0 and not said, said
         assert _old_fingerprints(db)[0] == 0 and _old_fingerprints(db)[1] is not None
         conn = sqlite3.connect(db)
