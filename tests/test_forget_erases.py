@@ -9,6 +9,7 @@ its tag and its vector's bytes. Before the fix its words survived in the FTS5 in
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import os
 import shutil
@@ -28,7 +29,7 @@ from kenning.embedders.base import Embedder
 from kenning.errors import StoreWriteFailed
 from kenning.model import content_hash
 
-from .cli_runner import run_cli
+from .cli_runner import _logging_as_in_a_process, run_cli
 from .conftest import make_repo, session_folder, written_once_per_session
 from .reliability.conftest import run_kenning
 
@@ -509,48 +510,36 @@ def test_an_upgrade_on_a_disk_without_room_for_its_vacuum_stores_the_note(
         assert run_doctor(store_path=db, cwd=project).check("schema").status == "ok"
 
 
-#: A script's start: another process fills the disk (on mount ``argv[1]``, to ``argv[2]``
-#: bytes left) as a statement ``fills`` picks starts, after kenning looked for room; the
-#: statements it filled at are in ``tried``. The script defines ``fills`` first.
-_DISK_FILLED_AT = """
-import os, sqlite3, sys
-from pathlib import Path
-from kenning import open_store
-mount, leave = Path(sys.argv[1]), int(sys.argv[2])
-real = sqlite3.connect
-tried = []
-def fill(sql):
-    if not fills(sql):
-        return
-    tried.append(sql)
-    with (mount / "filler").open("ab") as f:
-        while True:
-            found = os.statvfs(mount)
-            short = found.f_bfree * found.f_frsize - leave
-            if short <= 0:
-                break
-            f.write(bytes(min(short, 2**20)))
-            f.flush()
-def connect(*args, **kwargs):
-    conn = real(*args, **kwargs)
-    conn.set_trace_callback(fill)
-    return conn
-sqlite3.connect = connect
-"""
+@contextlib.contextmanager
+def _disk_filled_at(mount: Path, leave: int, fills: Callable[[str], bool]) -> Iterator[list[str]]:
+    """Another process fills the disk at ``mount`` (to ``leave`` bytes left) as a statement
+    ``fills`` picks starts in a connection the block opens, after kenning looked for room
+    (SQLite's trace of the statements). Yields the statements it filled at."""
+    tried: list[str] = []
+    real = sqlite3.connect
 
-_FILLED_AT_ITS_VACUUM = (
-    """
-def fills(sql):  # as the VACUUM starts
-    return sql.strip() == "VACUUM"
-"""
-    + _DISK_FILLED_AT
-    + """
-with open_store(cwd=mount / "p", embedder="hashing") as store:  # a writer: migrates
-    wal = Path(store.backend.location + "-wal")
-    print(wal.stat().st_size if wal.exists() else 0, flush=True)
-    print(store.remember("Payments retry five times", "rule").status, flush=True)
-"""
-)
+    def fill(sql: str) -> None:
+        if fills(sql):
+            tried.append(sql)
+            _fill(mount, leave)
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn = real(*args, **kwargs)
+        conn.set_trace_callback(fill)
+        return conn
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sqlite3, "connect", connect)
+        yield tried
+
+
+@contextlib.contextmanager
+def _stderr_as_a_process_writes_it() -> Iterator[io.StringIO]:
+    """What a process would write on stderr in the block: kenning's log records as its
+    logging's last resort writes them (nothing set up), and anything printed there."""
+    err = io.StringIO()
+    with _logging_as_in_a_process(), contextlib.redirect_stderr(err):
+        yield err
 
 
 def test_a_vacuum_that_fails_for_lack_of_room_leaves_no_grown_wal(
@@ -561,9 +550,6 @@ def test_a_vacuum_that_fails_for_lack_of_room_leaves_no_grown_wal(
     to its last byte. It is truncated: the store is as it was (migrated, the VACUUM still
     owed), the warning says the rewrite needs about the store's size free, and the write
     goes on."""
-    import subprocess
-    import sys
-
     from .test_store_folder import _tmpfs
 
     with _tmpfs(tmp_path / "mnt", "24m") as mount:
@@ -571,15 +557,18 @@ def test_a_vacuum_that_fails_for_lack_of_room_leaves_no_grown_wal(
         db = project / ".kenning" / "memory.db"
         size_mib = -(-db.stat().st_size // 2**20)
         (mount / "filler").unlink()  # room enough: kenning runs the VACUUM
-        ran = subprocess.run(
-            [sys.executable, "-c", _FILLED_AT_ITS_VACUUM, str(mount), str(_TIGHT_FREE)],
-            capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
-        assert ran.returncode == 0, ran.stderr[-2000:]
-        wal_bytes, status = ran.stdout.split()
-        assert int(wal_bytes) == 0, "the WAL the failed VACUUM grew is truncated"
+        # (in this process: a process of its own cost a Python start and kenning's imports)
+        with (
+            _stderr_as_a_process_writes_it() as stderr,
+            _disk_filled_at(mount, _TIGHT_FREE, lambda sql: sql.strip() == "VACUUM"),
+            open_store(cwd=project, embedder="hashing") as store,  # a writer: migrates
+        ):
+            wal = Path(store.backend.location + "-wal")
+            wal_bytes = wal.stat().st_size if wal.exists() else 0
+            status = store.remember("Payments retry five times", "rule").status
+        assert wal_bytes == 0, "the WAL the failed VACUUM grew is truncated"
         assert status == "stored"
-        (warning,) = ran.stderr.splitlines()
+        (warning,) = stderr.getvalue().splitlines()
         assert "VACUUM" in warning and "-shm" not in warning, warning
         need_mib = int(warning.split("needs about ")[1].split(" MiB")[0])
         assert size_mib <= need_mib <= size_mib + 2, warning
@@ -816,26 +805,6 @@ def test_a_renewal_of_fingerprints_leaves_the_rows_of_a_kind_kenning_does_not_kn
         assert kinds == [("bogus",)], kinds
 
 
-_FILLED_AT_ITS_RENEWAL = (
-    """
-def fills(sql):  # as the renewal starts
-    return sql.startswith("UPDATE memories SET metadata")
-"""
-    + _DISK_FILLED_AT
-    + """
-with open_store(cwd=mount / "p", embedder="hashing") as store:
-    wal = Path(store.backend.location + "-wal")
-    # a long note: its pages go past the end of the file, which a checkpoint on the full
-    # disk could not write (the renewal then leaves its WAL unless the note left it first)
-    long = " ".join(f"Payments step {i} retries {i % 5} times" for i in range(1500))
-    print(store.remember(long, "rule").status, flush=True)
-    print(wal.stat().st_size if wal.exists() else 0, len(tried), flush=True)
-    print(store.remember("Deploys happen on Tuesdays only", "rule").status, flush=True)
-    print(len(tried), flush=True)
-"""
-)
-
-
 def test_a_renewal_that_fails_for_lack_of_room_leaves_no_grown_wal(
     tmp_path: Path, built: Path
 ) -> None:
@@ -854,16 +823,29 @@ def test_a_renewal_that_fails_for_lack_of_room_leaves_no_grown_wal(
     with _tmpfs(tmp_path / "mnt", "24m") as mount:
         project = _older_fingerprints_on_a_small_disk(mount, built, leave=None)
         db = project / ".kenning" / "memory.db"
-        ran = subprocess.run(
-            [sys.executable, "-c", _FILLED_AT_ITS_RENEWAL, str(mount), str(_TIGHT_FREE)],
-            capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
-        assert ran.returncode == 0, ran.stderr[-2000:]
-        first, wal_bytes, tried, second, tried_after = ran.stdout.split()
+
+        # (in this process, which is new to the store: a process of its own cost a Python
+        # start and kenning's imports; the new process below keeps its own)
+        def renewal_starts(sql: str) -> bool:
+            return sql.startswith("UPDATE memories SET metadata")
+
+        with (
+            _stderr_as_a_process_writes_it() as stderr,
+            _disk_filled_at(mount, _TIGHT_FREE, renewal_starts) as tried,
+            open_store(cwd=project, embedder="hashing") as store,
+        ):
+            wal = Path(store.backend.location + "-wal")
+            # a long note: its pages go past the end of the file, which a checkpoint on the
+            # full disk could not write (the renewal then leaves its WAL unless the note left
+            # it first)
+            long = " ".join(f"Payments step {i} retries {i % 5} times" for i in range(1500))
+            first = store.remember(long, "rule").status
+            wal_bytes, tried_then = (wal.stat().st_size if wal.exists() else 0), len(tried)
+            second = store.remember("Deploys happen on Tuesdays only", "rule").status
         assert (first, second) == ("stored", "stored")
-        assert int(wal_bytes) == 0, "the WAL the failed renewal grew is truncated"
-        assert int(tried) > 0 and tried_after == tried, "not tried again by the next write"
-        (warning,) = ran.stderr.splitlines()
+        assert wal_bytes == 0, "the WAL the failed renewal grew is truncated"
+        assert tried_then > 0 and len(tried) == tried_then, "not tried again by the next write"
+        (warning,) = stderr.getvalue().splitlines()
         assert "could not be brought up" in warning and "the disk is full" in warning, warning
         assert "it needs about " in warning and "nothing was changed" in warning, warning
         assert _free(mount) > 2 * 2**20
