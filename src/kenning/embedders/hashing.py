@@ -67,11 +67,17 @@ class HashingEmbedder:
     def features(text: str) -> Counter[str]:
         """The weighted features of ``text`` (word unigrams ``w:``, trigrams ``c:``)."""
         feats: Counter[str] = Counter()
-        for word in _WORD.findall(text.lower()):
-            feats["w:" + word] += 1
+        # each word's features once, counted as often as the word is there: the same counts,
+        # and the same order of first appearance (a word's first time, as the words are
+        # counted), so the vector's sum is made in the same order
+        for word, times in Counter(_WORD.findall(text.lower())).items():
             padded = f"#{word}#"
-            for i in range(len(padded) - 2):
-                feats["c:" + padded[i : i + 3]] += 1
+            grams = ["w:" + word, *["c:" + padded[i : i + 3] for i in range(len(padded) - 2)]]
+            if times == 1:
+                feats.update(grams)
+            else:
+                for gram in grams:
+                    feats[gram] += times
         return feats
 
     def _embed_one(self, text: str) -> np.ndarray:
