@@ -25,7 +25,7 @@ import pytest
 
 from kenning.backends.base import Filters
 from kenning.backends.sqlite import SQLiteBackend
-from kenning.backends.vectorfile import HEADER_BYTES, Header, record_dtype
+from kenning.backends.vectorfile import HEADER_BYTES, Header, nth_largest, record_dtype
 from tests.vector_rows import DIM, records, vectors
 
 FILTERS = [
@@ -875,3 +875,31 @@ def test_doctor_finds_no_damage_in_a_file_kept_in_step_by_appends_and_deletes(
     backend.close()
     index = run_doctor(store_path=db, cwd=db.parent).check("index")
     assert index.status == "ok", index
+
+
+def _bounds(kind: str, size: int, rng: np.random.Generator) -> np.ndarray:
+    values = rng.standard_normal(size).astype(np.float32)
+    if kind == "ties":
+        values = np.round(values, 1)
+    elif kind == "nan":
+        values[rng.integers(0, size, size // 50)] = np.nan
+    elif kind == "sorted":  # a sample of the smallest
+        values.sort()
+    elif kind == "sample-low":  # every sampled value below every other
+        values[::16] = -5
+    elif kind == "sample-high":  # above every other: too few values are not below its cut
+        values[::16] += 10
+    return values
+
+
+@pytest.mark.parametrize("kind", ["plain", "ties", "nan", "sorted", "sample-low", "sample-high"])
+def test_the_nth_largest_bound_is_the_one_a_partition_of_all_gives(kind: str) -> None:
+    """A search's k-th best lower bound, found among the values a sample does not put below
+    it, is the value partitioning every bound gives (NaN ordered above every number), for a
+    sample like the rest and one unlike it (where all are partitioned)."""
+    rng = np.random.default_rng(7)
+    for size in (100, 4096, 10_000, 30_000):
+        values = _bounds(kind, size, rng)
+        for n in [n for n in (1, 5, 20, 64, 320, size) if n <= size]:
+            expected = np.partition(values, size - n)[size - n]
+            assert np.asarray(nth_largest(values, n)).tobytes() == expected.tobytes()

@@ -345,6 +345,31 @@ def int8_scores(
     return approx, bound
 
 
+#: :func:`nth_largest` looks at every this many-th value first.
+SAMPLE_STRIDE = 16
+
+
+def nth_largest(values: np.ndarray, n: int) -> Any:
+    """The ``n``-th largest of ``values`` (1 ≤ ``n`` ≤ their count) as ``np.partition``
+    orders them (NaN above every number): the k-th best lower bound of a search.
+
+    Partitioning every row's bound was ~55 us of a search at 10k rows. Here a sample of
+    every :data:`SAMPLE_STRIDE`-th value gives a cut about ``2n`` values from the top (its
+    partition: ~3 us), and only the values not below it are partitioned. When at least
+    ``n`` are not below it, every value left out is below each one kept, so the ``n``-th
+    largest is the same value; else (a sample unlike the rest) all are partitioned.
+    ~17 us at 10k rows."""
+    size = len(values)
+    if size >= 4096 and size >= 64 * n:
+        sample = values[::SAMPLE_STRIDE]
+        m = min(len(sample), 2 * (n // SAMPLE_STRIDE) + 4)
+        cut = np.partition(sample, len(sample) - m)[len(sample) - m]
+        kept = values[~(values < cut)]  # (NaN is kept: it is never below the cut)
+        if len(kept) >= n:
+            values, size = kept, len(kept)
+    return np.partition(values, size - n)[size - n]
+
+
 def _empty(dimension: int) -> np.ndarray:
     return np.zeros(0, dtype=record_dtype(dimension))
 
@@ -694,7 +719,7 @@ class VectorIndex:
             n = min(k, len(lower))
             if n == 0:
                 return []
-            threshold = np.partition(lower, len(lower) - n)[len(lower) - n]
+            threshold = nth_largest(lower, n)
             wanted = rowids[upper >= threshold]
             scored = exact(wanted.tolist())
             if len(scored) == len(wanted):
