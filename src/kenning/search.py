@@ -1182,19 +1182,20 @@ def hybrid_candidates(
     lexical_scores = {i: memory_bm25(c, lexical.idfs, n) for i, (c, n) in counted.items()}
     best_lexical = max(lexical_scores.values(), default=0.0)
     asked = set(query_terms(query))
+    told = lexical.fingerprints  # (none: not an error query, and no entry is held down)
     scored: dict[str, Candidate] = {}
     for memory_id, memory in memories.items():
         bm25_found = found_lexically.get(memory_id)
+        lexical_score = lexical_scores[memory_id]
         # the counted terms hold the folded ones coverage() would find (and only adds
         # unfolded forms, which a folded query term never equals unless it is the same)
         share = (
             len(asked & counted[memory_id][0].keys()) / len(asked)
-            if lexical_scores[memory_id] and asked
+            if lexical_score and asked
             else 0.0
         )
-        fused = fused_score(cosines[memory_id], lexical_scores[memory_id], best_lexical, share)
-        entry_fingerprint = memory.metadata.get("error_fingerprint")
-        if another_error_than_told(lexical.fingerprints, entry_fingerprint):
+        fused = fused_score(cosines[memory_id], lexical_score, best_lexical, share)
+        if told and another_error_than_told(told, memory.metadata.get("error_fingerprint")):
             fused = min(fused, ANOTHER_CODE_SCORE)
         scored[memory_id] = Candidate(
             memory, fused, bm25_found, "hybrid" if bm25_found is not None else "dense"
