@@ -32,6 +32,7 @@ from kenning.backends.base import (
     Filters,
     MemoryRecord,
     lexical_search_with_statistics,
+    lexical_search_with_vectors,
 )
 from kenning.backends.registry import backend_kind, open_backend
 from kenning.backends.sqlite import SQLiteBackend
@@ -472,6 +473,16 @@ def test_lexical_search_with_statistics_is_both_calls_in_one(backend: Backend) -
     assert [h.memory.id for h in hits][:1] == [rid(0)] and statistics.rows == 4
     best, _ = lexical_search_with_statistics(backend, query, 1, Filters())
     assert [h.memory.id for h in best] == [rid(0)]
+    for q, k, filters in cases:
+        # the hits' vectors read with them are the ones get_vectors reads by their ids
+        hits, statistics, vectors = lexical_search_with_vectors(backend, q, k, filters)
+        alone, alone_statistics = lexical_search_with_statistics(backend, q, k, filters)
+        assert [(h.memory, h.score) for h in hits] == [(h.memory, h.score) for h in alone]
+        assert statistics == alone_statistics, (q, k, filters)
+        by_id = backend.get_vectors([h.memory.id for h in alone])
+        assert vectors.keys() == by_id.keys(), (q, k, filters)
+        assert all(np.array_equal(vectors[i], by_id[i]) for i in by_id), (q, k, filters)
+    assert len(lexical_search_with_vectors(backend, query, 5, Filters())[2]) == 3
 
 
 WORDS = [

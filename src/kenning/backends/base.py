@@ -460,6 +460,30 @@ def lexical_search_with_statistics(
 
 
 @runtime_checkable
+class HitVectorsSearch(Protocol):
+    """A backend whose lexical search reads its hits' rows, their stored vectors with them
+    (SQLite: one read of each row by its rowid, in the search's read transaction), so that
+    a hybrid query does not look its hits up again by id for their vectors."""
+
+    def lexical_search_with_vectors(
+        self, query: str, k: int, filters: Filters
+    ) -> tuple[list[ScoredMemory], TermStatistics, dict[str, np.ndarray]]: ...
+
+
+def lexical_search_with_vectors(
+    backend: Backend, query: str, k: int, filters: Filters
+) -> tuple[list[ScoredMemory], TermStatistics, dict[str, np.ndarray]]:
+    """:func:`lexical_search_with_statistics` and ``backend.get_vectors`` of its hits (the
+    usable vectors: a damaged one is left out), read with the hits where the backend can
+    (:class:`HitVectorsSearch`)."""
+    if isinstance(backend, HitVectorsSearch):
+        return backend.lexical_search_with_vectors(query, k, filters)
+    hits, statistics = lexical_search_with_statistics(backend, query, k, filters)
+    vectors = backend.get_vectors([h.memory.id for h in hits]) if hits else {}
+    return hits, statistics, vectors
+
+
+@runtime_checkable
 class PreparesSearch(Protocol):
     """A backend whose first search after many writes builds a derived file (SQLite: the
     vector file, ~1.5 s at 100k memories, 6.5 s at 1M): built by :meth:`prepare_search`
