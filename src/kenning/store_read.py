@@ -21,7 +21,7 @@ from .backends.base import (
     CountsProjects,
     Filters,
     NamesCaseVariants,
-    lexical_search_with_statistics,
+    lexical_search_with_vectors,
     reads_directions,
 )
 from .errors import StoreClosed, UserInputError
@@ -214,8 +214,7 @@ class StoreReads(StoreFreshness):
 
         if check:
             self._check_provenance(stamp=False)
-        hits, statistics = lexical_search_with_statistics(self.backend, query, pool, filters)
-        vectors = self.backend.get_vectors([h.memory.id for h in hits]) if hits else {}
+        hits, statistics, vectors = lexical_search_with_vectors(self.backend, query, pool, filters)
         told, lookups = query_fingerprints(query) if error or _looks_like_error(query) else ((), ())
         matches: list[Memory] = []
         for fingerprint in lookups:

@@ -1684,31 +1684,40 @@ class SQLiteBackend:
                 found = self._conn.execute(
                     f"SELECT id, group_id, embedding FROM memories WHERE id IN ({marks})", chunk
                 ).fetchall()
-                # one matrix check for the usual case (every vector of the store's size);
-                # the slower per-vector check only names what is wrong with the others
-                size = (dimension or 0) * 4
-                sized = [r for r in found if size and isinstance(r[2], bytes) and len(r[2]) == size]
-                flags = (
-                    bad_rows(
-                        np.frombuffer(b"".join(r[2] for r in sized), dtype=np.float32).reshape(
-                            len(sized), -1
-                        )
-                    )
-                    if sized
-                    else np.zeros(0, dtype=bool)
+                out.update(self._checked_vectors(found, dimension))
+        return out
+
+    def _checked_vectors(
+        self, found: Sequence[tuple[Any, Any, Any]], dimension: int | None
+    ) -> dict[str, np.ndarray]:
+        """The usable vectors of ``found`` rows (id, group_id, embedding), by id; a damaged
+        one is left out and reported, in the order of ``found``."""
+        out: dict[str, np.ndarray] = {}
+        # one matrix check for the usual case (every vector of the store's size); the
+        # slower per-vector check only names what is wrong with the others
+        size = (dimension or 0) * 4
+        sized = [r for r in found if size and isinstance(r[2], bytes) and len(r[2]) == size]
+        flags = (
+            bad_rows(
+                np.frombuffer(b"".join(r[2] for r in sized), dtype=np.float32).reshape(
+                    len(sized), -1
                 )
-                checked = {id(r): bool(bad) for r, bad in zip(sized, flags, strict=True)}
-                for row in found:
-                    memory_id, group_id, blob = row
-                    vector = decode_vector(blob)
-                    if checked.get(id(row)) is False:
-                        out[str(memory_id)] = vector
-                        continue
-                    problem = vector_problem(vector, dimension)
-                    if problem is None:  # no stamped dimension to check the size against
-                        out[str(memory_id)] = vector
-                    else:
-                        self._skip(memory_id, group_id, "embedding", problem)
+            )
+            if sized
+            else np.zeros(0, dtype=bool)
+        )
+        checked = {id(r): bool(bad) for r, bad in zip(sized, flags, strict=True)}
+        for row in found:
+            memory_id, group_id, blob = row
+            vector = decode_vector(blob)
+            if checked.get(id(row)) is False:
+                out[str(memory_id)] = vector
+                continue
+            problem = vector_problem(vector, dimension)
+            if problem is None:  # no stamped dimension to check the size against
+                out[str(memory_id)] = vector
+            else:
+                self._skip(memory_id, group_id, "embedding", problem)
         return out
 
     @staticmethod
@@ -2084,23 +2093,57 @@ class SQLiteBackend:
                 return [], statistics
             return self._lexical_hits(stats, frequency, k, filters), statistics
 
+    def lexical_search_with_vectors(
+        self, query: str, k: int, filters: Filters
+    ) -> tuple[list[ScoredMemory], TermStatistics, dict[str, np.ndarray]]:
+        """:meth:`lexical_search_with_statistics` and :meth:`get_vectors` of its hits, in one
+        read transaction: each hit's vector is read with its row (by rowid), not looked up
+        again by id (~0.15 ms a hybrid query at 10k memories)."""
+        terms = lexical_terms(query, MAX_QUERY_TERMS)
+        with self._lock, self._snapshot():
+            stats = self._lexical_stats()
+            frequency = self._document_frequencies(stats, terms)
+            statistics = TermStatistics(stats.total, frequency)
+            if k <= 0 or not terms:
+                return [], statistics, {}
+            blobs: dict[str, tuple[str, object]] = {}
+            hits = self._lexical_hits(stats, frequency, k, filters, blobs)
+            if not hits:
+                return hits, statistics, {}
+            # in id order, as get_vectors reads them (its IN seeks the id index in order):
+            # a damaged vector is reported where it was
+            found = sorted((h.memory.id, *blobs[h.memory.id]) for h in hits)
+            return hits, statistics, self._checked_vectors(found, self._stamped_dimension())
+
     def _lexical_hits(
-        self, stats: _LexicalStats, frequency: Mapping[str, int], k: int, filters: Filters
+        self,
+        stats: _LexicalStats,
+        frequency: Mapping[str, int],
+        k: int,
+        filters: Filters,
+        blobs: dict[str, tuple[str, object]] | None = None,
     ) -> list[ScoredMemory]:
-        """The best ``k`` matches of the query whose terms' document ``frequency`` is given."""
+        """The best ``k`` matches of the query whose terms' document ``frequency`` is given
+        (``blobs``: see :meth:`_ranked_matches`)."""
         chosen = terms_to_match(frequency, stats.total)
         match = fts_query([w for t in chosen for w in spellings(t) if w not in stats.absent])
         share = self._share(stats, filters)
         if match is None or share <= 0.0:
             return []
-        return self._ranked_matches(match, k, filters, share)
+        return self._ranked_matches(match, k, filters, share, blobs)
 
     def _ranked_matches(
-        self, match: str, k: int, filters: Filters, share: float
+        self,
+        match: str,
+        k: int,
+        filters: Filters,
+        share: float,
+        blobs: dict[str, tuple[str, object]] | None = None,
     ) -> list[ScoredMemory]:
         """The best ``k`` FTS matches that pass ``filters``: ranked in the FTS index alone,
         then only the best few rows are read and checked against the filter (joining every
-        match to its row first cost more than the ranking itself)."""
+        match to its row first cost more than the ranking itself). ``blobs``, when given,
+        gets each read memory's group id and stored embedding, by id."""
         where, params = self._where(filters, indexed=False)
         limit = k if share >= 1.0 else k + int(2 * k / max(share, 1e-9))
         while True:
@@ -2115,13 +2158,16 @@ class SQLiteBackend:
                 chunk = [r[0] for r in ranked[start : start + 500]]
                 marks = ",".join("?" * len(chunk))
                 for row in self._conn.execute(
-                    f"SELECT rowid, {self._read_columns} FROM memories "
+                    f"SELECT rowid, {self._read_columns}, "
+                    f"{'embedding' if blobs is not None else 'NULL'} FROM memories "
                     f"WHERE rowid IN ({marks}) AND {where}",
                     [*chunk, *params],
                 ):
                     memory = self._decode(row[1:])
                     if memory is not None:
                         rows[int(row[0])] = memory
+                        if blobs is not None:
+                            blobs[memory.id] = (memory.group_id, row[-1])
             hits = [
                 ScoredMemory(memory=rows[rowid], score=-float(rank))
                 for rowid, rank in ranked
@@ -2915,6 +2961,7 @@ for _name in (
     "term_statistics",
     "lexical_search",
     "lexical_search_with_statistics",
+    "lexical_search_with_vectors",
     "vector_search",
     "integrity_check",
     "room_to_update",
