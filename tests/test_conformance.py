@@ -393,6 +393,21 @@ def test_a_word_is_found_in_either_width(backend: Backend) -> None:
 
 
 @SCHEMA_MADE
+def test_a_full_width_word_written_later_is_counted(backend: Backend) -> None:
+    """A store without a full-width word counts a term's usual spelling alone (SQLite no
+    longer looks up the full-width spellings there); once one is written, a query of the
+    same term counts and finds it: what the store holds is asked again after a write."""
+    rng = np.random.default_rng(9)
+    backend.upsert([record(0, unit(rng), text="npm ci installs from the lockfile")])
+    assert backend.term_statistics("npm lockfile").frequencies == {"npm": 1, "lockfile": 1}
+    assert [h.memory.id for h in backend.lexical_search("npm", 5, Filters())] == [rid(0)]
+    backend.upsert([record(1, unit(rng), text="ビルドが失敗したら ｎｐｍ ｃｉ を実行する")])
+    assert backend.term_statistics("npm lockfile").frequencies == {"npm": 2, "lockfile": 1}
+    found = {h.memory.id for h in backend.lexical_search("npm", 5, Filters())}
+    assert found == {rid(0), rid(1)}, found
+
+
+@SCHEMA_MADE
 def test_lexical_search_finds_the_tail_and_ranks_overlap(backend: Backend) -> None:
     rng = np.random.default_rng(5)
     backend.upsert(

@@ -253,6 +253,8 @@ def terms(text: str, limit: int | None = None, *, fold_diacritics: bool = True) 
 _FULL_WIDTH = "".join(chr(ord(c) + 0xFEE0) for c in "0123456789abcdefghijklmnopqrstuvwxyz")
 _TO_USUAL = str.maketrans(_FULL_WIDTH, "0123456789abcdefghijklmnopqrstuvwxyz")
 _TO_FULL = str.maketrans("0123456789abcdefghijklmnopqrstuvwxyz", _FULL_WIDTH)
+#: The first and last character a full-width spelling is made of (０ … ｚ).
+FULL_WIDTH_FIRST, FULL_WIDTH_LAST = min(_FULL_WIDTH), max(_FULL_WIDTH)
 
 
 def usual_width(term: str) -> str:

@@ -46,7 +46,7 @@ from ..errors import (
     StoreNotFound,
     StoreWriteFailed,
 )
-from ..lexical import MAX_QUERY_TERMS, spellings
+from ..lexical import FULL_WIDTH_FIRST, FULL_WIDTH_LAST, MAX_QUERY_TERMS, spellings
 from ..lexical import query_terms as lexical_terms
 from ..model import Memory, Provenance, parse_timestamp
 from ..project import STORE_FILENAME, file_in_the_way
@@ -638,6 +638,8 @@ class _LexicalStats:
         #: in every segment of the index for nothing
         self.absent: set[str] = set()
         self.shares: dict[Filters, float] = {}
+        #: whether the index holds a word written in full width (None: not asked yet)
+        self.full_width: bool | None = None
 
 
 class SQLiteBackend:
@@ -2040,16 +2042,35 @@ class SQLiteBackend:
             missing = []
         if missing:
             words = [w for t in missing for w in spellings(t)]
-            marks = ",".join("?" * len(words))
+            # a term's full-width spelling is looked up only in an index that holds words of
+            # that width (each costs a seek in every segment, ~17 µs, even when absent)
+            asked = words if self._holds_full_width(stats) else missing
+            marks = ",".join("?" * len(asked))
             found = dict(
                 self._conn.execute(
-                    f"SELECT term, doc FROM memories_terms WHERE term IN ({marks})", words
+                    f"SELECT term, doc FROM memories_terms WHERE term IN ({marks})", asked
                 ).fetchall()
             )
             for term in missing:
                 stats.frequency[term] = sum(int(found.get(w, 0)) for w in spellings(term))
             stats.absent.update(w for w in words if not found.get(w))
         return {t: stats.frequency[t] for t in terms}
+
+    def _holds_full_width(self, stats: _LexicalStats) -> bool:
+        """Whether the full-text index holds a word that starts with a full-width letter or
+        digit: every full-width spelling (:func:`~kenning.lexical.spellings`) is made of
+        them, so none is there when no word starts with one (asked once per store version:
+        the first word from U+FF10 on, in the index's order)."""
+        if stats.full_width is None:
+            first = self._conn.execute(
+                "SELECT term FROM memories_terms WHERE term >= ? LIMIT 1", (FULL_WIDTH_FIRST,)
+            ).fetchone()
+            stats.full_width = (
+                first is not None
+                and isinstance(first[0], str)
+                and FULL_WIDTH_FIRST <= first[0][:1] <= FULL_WIDTH_LAST
+            )
+        return stats.full_width
 
     def _share(self, stats: _LexicalStats, filters: Filters) -> float:
         """The share of rows ``filters`` lets through (1.0: every row, e.g. the only project)."""
