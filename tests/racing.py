@@ -1,4 +1,5 @@
-"""Writer processes that start writing at one moment, for the tests of races between them.
+"""Writers that start writing at one moment, for the tests of races between them: processes
+(:func:`start_together`) and threads (:func:`threads_together`).
 
 A process takes ~0.5-1.5 CPU-s to start (Python, kenning, numpy, a driver, maybe the model),
 and on a busy machine one process may finish its writes before the next one has started:
@@ -6,14 +7,17 @@ then nothing raced, and a test with the store's lock taken out still passed. Eac
 script runs :data:`AWAIT_GO` once it is ready to write (its imports done, its store open:
 :func:`writer_script` puts it where the script's ``AWAIT_GO`` line stands);
 :func:`start_together` starts them all, waits until every one is ready, and then lets them
-go at once. Few processes with few writes each then race for certain.
+go at once. Few processes with few writes each then race for certain. Threads, each with a store or
+backend of its own, race the same way where what races is a server's sessions (whose queries
+release the GIL), not the processes.
 """
 
 from __future__ import annotations
 
 import subprocess
 import textwrap
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 #: The lines a writer script runs when it is ready: it says so and waits for the word.
@@ -71,3 +75,26 @@ def start_together(
             proc.wait()
         raise
     return procs
+
+
+def threads_together(
+    write: Callable[[int], None], workers: int, *, timeout: float = 300
+) -> list[BaseException]:
+    """Run ``write(0)`` … ``write(workers - 1)`` in threads let go at one moment (once every
+    one has started), wait for them, and return what they raised."""
+    go = threading.Barrier(workers)
+    errors: list[BaseException] = []
+
+    def run(worker: int) -> None:
+        try:
+            go.wait(60)
+            write(worker)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(w,)) for w in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout)
+    return errors

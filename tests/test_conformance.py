@@ -66,6 +66,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     trigger_states,
 )
 from tests.conftest import PROJECT_REMOTE, make_repo
+from tests.racing import threads_together
 
 DIM = 8
 #: The PostgreSQL store of a test marked so begins with kenning's schema at DIM, as the first
@@ -3581,34 +3582,24 @@ def test_postgres_exclusive_serialises_sessions(pg_url: str) -> None:
     psycopg): what races is the server's sessions, whose queries release the GIL."""
     workers, per_worker = 3, 20
     opened = [open_backend(pg_url, create=True, dimension=DIM) for _ in range(workers)]
-    go = threading.Barrier(workers)
     vector = np.ones(DIM, dtype=np.float32) / np.sqrt(DIM)
     stored = [0] * workers
-    errors: list[BaseException] = []
 
     def write(worker: int) -> None:
         backend = opened[worker]
-        try:
-            go.wait(60)
-            for i in range(per_worker):
-                text = f"contended note {i}"
-                memory = Memory(
-                    f"w{worker}-{i}", text, "discussions", "context", "g", datetime.now(UTC),
-                    content_hash(text),
-                )  # fmt: skip
-                with backend.exclusive():
-                    if backend.find_by_hash("g", memory.content_hash) is None:
-                        backend.upsert([MemoryRecord(memory, vector)])
-                        stored[worker] += 1
-        except BaseException as exc:
-            errors.append(exc)
+        for i in range(per_worker):
+            text = f"contended note {i}"
+            memory = Memory(
+                f"w{worker}-{i}", text, "discussions", "context", "g", datetime.now(UTC),
+                content_hash(text),
+            )  # fmt: skip
+            with backend.exclusive():
+                if backend.find_by_hash("g", memory.content_hash) is None:
+                    backend.upsert([MemoryRecord(memory, vector)])
+                    stored[worker] += 1
 
-    threads = [threading.Thread(target=write, args=(w,)) for w in range(workers)]
     try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(300)
+        errors = threads_together(write, workers)
         assert not errors, errors
         rows = list(opened[0].iterate(Filters()))
     finally:
@@ -3646,32 +3637,21 @@ def test_postgres_parallel_writers_lose_nothing(pg_url: str, tmp_path: Path) -> 
         )
         for _ in range(workers)
     ]
-    go = threading.Barrier(workers)
     written: list[list[tuple[str, str, str | None]]] = [[] for _ in range(workers)]
-    errors: list[BaseException] = []
 
     def write(worker: int) -> None:
-        try:
-            go.wait(60)
-            for i in range(per_worker):
-                if i % 2 == 0:  # shared by every worker
-                    text = f"shared note {i}: the build cache for service s{i} lives in .cache/b{i}"
-                else:
-                    text = (
-                        f"worker {worker} private note {i}: host w{worker}n{i} rotates logs at "
-                        f"{i}:00"
-                    )
-                r = stores[worker].remember(text, "context")
-                written[worker].append((text, r.status, r.id))
-        except BaseException as exc:
-            errors.append(exc)
+        for i in range(per_worker):
+            if i % 2 == 0:  # shared by every worker
+                text = f"shared note {i}: the build cache for service s{i} lives in .cache/b{i}"
+            else:
+                text = (
+                    f"worker {worker} private note {i}: host w{worker}n{i} rotates logs at {i}:00"
+                )
+            r = stores[worker].remember(text, "context")
+            written[worker].append((text, r.status, r.id))
 
-    threads = [threading.Thread(target=write, args=(w,)) for w in range(workers)]
     try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(600)
+        errors = threads_together(write, workers, timeout=600)
     finally:
         for store in stores:
             store.close()
