@@ -25,8 +25,6 @@ import random
 import signal
 import sqlite3
 import subprocess
-import sys
-import textwrap
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -42,6 +40,7 @@ from kenning.embedders.base import Embedder
 from kenning.model import content_hash, new_memory_id
 from kenning.transfer import EMBED_BATCH, import_memories
 
+from ..forking import Forker
 from .conftest import kenning_cmd, random_note, rows_by_id
 
 BATCH = 64  # MemoryStore.remember_many's default batch: one transaction each
@@ -296,38 +295,23 @@ def test_kill_during_import(
     )
 
 
-#: ``python -c`` this in the project: an interpreter that imports kenning once, then for each
-#: line ``<notes.json>\t<fifo>`` on its stdin forks a writer that calls ``remember`` for each
-#: note in a loop and prints each acknowledgement (a JSON line) to the FIFO. It prints the
-#: writer's pid, then, once the writer has ended, its exit status (-9: killed). The writers
-#: are processes of their own, killed as before; what they no longer pay is an interpreter's
-#: start and kenning's imports each (~0.3 CPU-s).
-REMEMBERERS = textwrap.dedent(
-    """
-    import json, os, sys, traceback
+#: The :class:`~tests.forking.Forker` of the writers, in the project: kenning imported once,
+#: each writer (``child(notes.json)``) calls ``remember`` for each note in a loop and prints
+#: each acknowledgement (a JSON line). The writers are processes of their own, killed as
+#: before; what they no longer pay is an interpreter's start and kenning's imports each
+#: (~0.3 CPU-s).
+REMEMBERERS = """
+    import json
     from kenning import open_store
     import kenning.embedders, kenning.store  # what a writer imports, once
-    for line in sys.stdin:
-        notes_path, fifo = line.rstrip("\\n").split("\\t")
-        pid = os.fork()
-        if pid == 0:
-            code = 0
-            try:
-                os.dup2(os.open(fifo, os.O_WRONLY), 1)
-                notes = json.load(open(notes_path))
-                with open_store() as store:
-                    for text in notes:
-                        r = store.remember(text, "context")
-                        print(json.dumps({"status": r.status, "id": r.id, "content": text}),
-                              flush=True)
-            except BaseException:
-                traceback.print_exc()
-                code = 1
-            os._exit(code)
-        print(pid, flush=True)
-        print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+
+    def child(notes_path):
+        notes = json.load(open(notes_path))
+        with open_store() as store:
+            for text in notes:
+                r = store.remember(text, "context")
+                print(json.dumps({"status": r.status, "id": r.id, "content": text}), flush=True)
     """
-)
 
 
 def test_kill_during_remember(
@@ -341,26 +325,13 @@ def test_kill_during_remember(
     rng = random.Random(11)
     acknowledged: dict[str, str] = {}
     killed = 0
-    forker = subprocess.Popen(
-        [sys.executable, "-c", REMEMBERERS],
-        cwd=project,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert forker.stdin is not None and forker.stdout is not None
-    try:
+    with Forker(REMEMBERERS, cwd=project) as forker:
         for round_no in range(rounds):
             notes = tmp_path / f"notes-{round_no}.json"
             notes.write_text(json.dumps([random_note(rng) for _ in range(400)]))
             fifo = tmp_path / f"acks-{round_no}"
             os.mkfifo(fifo)
-            forker.stdin.write(f"{notes}\t{fifo}\n")
-            forker.stdin.flush()
-            pid_line = forker.stdout.readline()
-            assert pid_line.strip().isdigit(), forker.stderr.read() if forker.stderr else ""
-            pid = int(pid_line)
+            pid = forker.fork(str(notes), fifo=fifo)
             acks: list[dict[str, Any]] = []
             first = threading.Event()
 
@@ -384,8 +355,7 @@ def test_kill_during_remember(
             time.sleep(rng.uniform(0.05, 1.5 if full else 0.5))
             with contextlib.suppress(ProcessLookupError):  # (ended and reaped: not killed)
                 os.kill(pid, signal.SIGKILL)
-            status = int(forker.stdout.readline())
-            killed += status == -signal.SIGKILL
+            killed += forker.status() == -signal.SIGKILL
             reader.join(timeout=30)
             for ack in acks:
                 assert ack["status"] in ("stored", "near-duplicate"), ack
@@ -399,14 +369,6 @@ def test_kill_during_remember(
             lost = [i for i in acknowledged if i not in rows]
             assert not lost, f"acknowledged writes lost after kill -9: {lost[:3]}"
             assert all(rows[i]["content"] == text for i, text in acknowledged.items())
-    finally:
-        forker.stdin.close()
-        try:
-            forker.wait(timeout=60)
-        finally:
-            if forker.poll() is None:
-                forker.kill()
-                forker.wait()
     assert killed == rounds  # every kill landed while the process was still writing
     recorder(
         "crash_remember",

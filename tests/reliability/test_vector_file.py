@@ -15,9 +15,6 @@ import os
 import queue
 import random
 import signal
-import subprocess
-import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
@@ -28,6 +25,7 @@ import pytest
 
 from kenning.backends.sqlite import SQLiteBackend
 
+from ..forking import Forker
 from ..test_vectorfile import (
     DIM,
     FILTERS,
@@ -40,21 +38,19 @@ from ..test_vectorfile import (
     vectors,
 )
 
-#: ``python -c`` this: an interpreter that imports kenning's SQLite backend and the tests' rows
-#: once, then for each line ``<memory.db>\t<seed>\t<fifo>`` on its stdin forks a worker that
-#: writes, searches, deletes and re-embeds rows in a loop, printing ``open`` and then each
-#: step's number to the FIFO. It prints the worker's pid, then, once the worker has ended, its
-#: exit status (-9: killed). Each worker is a process of its own, killed as before, without an
-#: interpreter's start and the imports of kenning and numpy (~0.25 CPU-s a round).
-WORKERS = textwrap.dedent(
-    """
-    import os, sys, traceback
+#: The :class:`~tests.forking.Forker` of the workers: kenning's SQLite backend and the tests'
+#: rows imported once, each worker (``child(memory.db, seed)``) writes, searches, deletes and
+#: re-embeds rows in a loop, printing ``open`` and then each step's number. Each worker is a
+#: process of its own, killed as before, without an interpreter's start and the imports of
+#: kenning and numpy (~0.25 CPU-s a round).
+WORKERS = """
     import numpy as np
     from kenning.backends.base import Filters
     from kenning.backends.sqlite import SQLiteBackend
     from tests.vector_rows import records, vectors
 
-    def work(db, seed):
+    def child(db, seed):
+        seed = int(seed)
         rng = np.random.default_rng(seed)
         backend = SQLiteBackend(db, create=False)
         print("open", flush=True)
@@ -73,21 +69,7 @@ WORKERS = textwrap.dedent(
                 backend.update_vectors([(i, moved[n]) for n, i in enumerate(ids[40:])])
             backend.vector_search(vectors(1, step + 7)[0], 10, Filters(group_id="acme/a"))
             print(step, flush=True)
-
-    for line in sys.stdin:
-        db, seed, fifo = line.rstrip("\\n").split("\\t")
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.dup2(os.open(fifo, os.O_WRONLY), 1)
-                work(db, int(seed))
-            except BaseException:
-                traceback.print_exc()
-            os._exit(1)
-        print(pid, flush=True)
-        print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
     """
-)
 
 
 def _lines(fifo: Path) -> queue.Queue[tuple[float, str]]:
@@ -135,25 +117,13 @@ def test_kill_while_the_vector_file_is_written(tmp_path: Path, full: bool, recor
     repo = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": f"{repo}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     killed = steps = 0
-    forker = subprocess.Popen(
-        [sys.executable, "-c", WORKERS],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert forker.stdin is not None and forker.stdout is not None
+    forker = Forker(WORKERS, env=env)
     running = None  # the worker of the round, until its end is seen
     try:
         for round_no in range(rounds):
             fifo = tmp_path / f"steps-{round_no}"
             os.mkfifo(fifo)
-            forker.stdin.write(f"{db}\t{round_no + 1}\t{fifo}\n")
-            forker.stdin.flush()
-            pid_line = forker.stdout.readline()
-            assert pid_line.strip().isdigit(), "the forker ended"
-            pid = running = int(pid_line)
+            pid = running = forker.fork(str(db), str(round_no + 1), fifo=fifo)
             lines = _lines(fifo)
             # Kills land in the worker's loop, whatever the machine's load (a time from its
             # start landed in its start-up on a busy one): a round waits for the store to be
@@ -169,7 +139,7 @@ def test_kill_while_the_vector_file_is_written(tmp_path: Path, full: bool, recor
             time.sleep(rng.uniform(0.0, interval if round_no % 12 == 0 else 2 * interval))
             with contextlib.suppress(ProcessLookupError):  # (ended and reaped: not killed)
                 os.kill(pid, signal.SIGKILL)
-            status = int(forker.stdout.readline())
+            status = forker.status()
             running = None
             assert status == -signal.SIGKILL, status
             killed += 1
@@ -181,13 +151,7 @@ def test_kill_while_the_vector_file_is_written(tmp_path: Path, full: bool, recor
         if running is not None:  # a failed round: its worker loops for ever otherwise
             with contextlib.suppress(ProcessLookupError):
                 os.kill(running, signal.SIGKILL)
-        forker.stdin.close()
-        try:
-            forker.wait(timeout=60)
-        finally:
-            if forker.poll() is None:
-                forker.kill()
-                forker.wait()
+        forker.close()
     assert killed == rounds
     recorder(
         "crash_vector_file",
