@@ -36,7 +36,7 @@ from kenning.store import NewMemory
 
 from .as_a_user import as_a_user
 from .cli_runner import CliRun, run_cli
-from .conftest import PROJECT_REMOTE, git, made_once, make_repo
+from .conftest import PROJECT_REMOTE, git, logging_git, made_once, make_repo
 from .test_hooks import hook_here, no_model_loaded  # noqa: F401 (a fixture)
 from .test_store_folder import _kenning_as_a_user
 
@@ -1576,6 +1576,18 @@ def session_start_here(root: Path) -> subprocess.CompletedProcess[str]:
     CPU-s). The sessions that re-seed first or outlast their budget keep a process of
     their own."""
     return hook_here("session-start", _session_payload(root).encode("utf-8"), root)
+
+
+def test_seed_solutions_asks_git_for_its_checkout_once(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the docs' folder (the checkout's docs/solutions) and the store's project were found
+    # apart, each by a git of its own (~2.5 ms of CPU)
+    log = logging_git(tmp_path, monkeypatch)
+    out = kenning(docs.parent.parent, "seed-solutions")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("entries: seeded 3, duplicates 0, updated 0, retired 0")
+    assert log.read_text().split().count("rev-parse") == 1, log.read_text()
 
 
 @with_seeded_docs

@@ -1295,6 +1295,7 @@ def seed_solutions_cmd(
 ) -> None:
     """Seed ERROR-FIX memories from solution documents in DIRECTORY (default: the
     checkout's docs/solutions, from any folder of it)."""
+    from .project import find_checkout, git_asked_once
     from .seeding import (
         DEFAULT_SOLUTIONS_DIR,
         check_one_project,
@@ -1303,25 +1304,22 @@ def seed_solutions_cmd(
     )
 
     check_one_project(group_id)
-    if directory is None:
-        from .project import find_checkout
-
-        checkout = find_checkout(Path.cwd())
-        top = checkout.toplevel if checkout is not None else Path.cwd()
-        directory = top / DEFAULT_SOLUTIONS_DIR
-    # before the store: a mistyped folder creates none (one that is gone since it was
-    # seeded, or has a file in its place, its entries to retire, is the core's to tell: the
-    # store has its record)
-    gone = not os.path.isdir(directory)
-    if source_prefix is not None:
-        check_source_prefix(source_prefix)  # and a prefix no SOURCE: may start with
-    with (
+    with git_asked_once():  # the checkout is found for the docs' folder and for the store
+        if directory is None:
+            checkout = find_checkout(Path.cwd())
+            top = checkout.toplevel if checkout is not None else Path.cwd()
+            directory = top / DEFAULT_SOLUTIONS_DIR
+        # before the store: a mistyped folder creates none (one that is gone since it was
+        # seeded, or has a file in its place, its entries to retire, is the core's to tell:
+        # the store has its record)
+        gone = not os.path.isdir(directory)
+        if source_prefix is not None:
+            check_source_prefix(source_prefix)  # and a prefix no SOURCE: may start with
         # the entries are written for one project: 'all' is refused, not taken for this one
-        _open(
+        opened = _open(
             store_path, create=not gone, missing_ok=gone, group_id=group_id, every_project=False
-        ) as store,
-        _progress("seeding", None, not as_json) as tick,
-    ):
+        )
+    with opened as store, _progress("seeding", None, not as_json) as tick:
         # a project with no memories where the store holds others' (its id changed: an
         # origin added or renamed) gets every doc seeded again under its new id: said
         others = store.other_projects(group_id) if store.exists else {}
