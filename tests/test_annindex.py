@@ -20,10 +20,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
-import threading
 import time
-import traceback
-import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +34,7 @@ from kenning.backends.annindex import HEADER_BYTES, AnnHeader
 from kenning.backends.base import Filters
 from kenning.backends.sqlite import SQLiteBackend
 from kenning.errors import UserInputError
+from tests.ann_builds import builds_in_threads
 from tests.test_vectorfile import (
     DIM,
     assert_same_ranking,
@@ -127,41 +125,9 @@ def graph_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     yield calls
 
 
-class BuilderThread:
-    """The builder a search starts (``python -m kenning.backends.annindex <memory.db>``), run
-    as :func:`annindex.main` in a thread of this process: what Popen gives the store (poll,
-    wait, returncode), its output and an exception's traceback written to the log the store
-    opened for it, as the interpreter would, and its exit status as the interpreter's."""
-
-    def __init__(self, args: list[str], *, stdout: Any, **_: Any) -> None:
-        assert list(args[:3]) == [sys.executable, "-m", "kenning.backends.annindex"], args
-        self.args = args
-        self.returncode: int | None = None
-        self._log = os.dup(stdout.fileno())  # the store closes its own once this returns
-        self._thread = threading.Thread(target=self._run, args=(list(args[3:]),), daemon=True)
-        self._thread.start()
-
-    def _run(self, argv: list[str]) -> None:
-        code = 1
-        try:
-            code = annindex.main(argv)
-        except BaseException:  # as the interpreter's exit reads an uncaught exception
-            os.write(self._log, traceback.format_exc().encode())
-        finally:
-            os.close(self._log)
-            self.returncode = code
-
-    def poll(self) -> int | None:
-        return None if self._thread.is_alive() else self.returncode
-
-    def wait(self, timeout: float | None = None) -> int | None:
-        self._thread.join(timeout)
-        return self.poll()
-
-
 @pytest.fixture
 def builds_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A background build runs in a thread of this process (:class:`BuilderThread`), not in
+    """A background build runs in a thread of this process (:class:`tests.ann_builds.BuilderThread`), not in
     a process of its own: the same code (annindex.main), the same lock and files, without an
     interpreter's start and kenning's and usearch's imports (~0.2 CPU-s a build). Where a
     test waits for a rebuild and the build's process is not what it checks: the process
@@ -169,12 +135,7 @@ def builds_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     test_above_the_threshold_a_background_build_then_the_graph_answers's and
     test_a_failed_build_says_where_its_error_is_and_waits_before_retrying's, and a killed
     builder's the tests of those."""
-    # (annindex's name for the subprocess module, not the module: git still runs as it did)
-    monkeypatch.setattr(
-        annindex,
-        "subprocess",
-        types.SimpleNamespace(Popen=BuilderThread, DEVNULL=subprocess.DEVNULL),
-    )
+    monkeypatch.setattr(annindex, "subprocess", builds_in_threads())
 
 
 def ann_path(db: Path) -> Path:
@@ -592,22 +553,13 @@ def test_a_damaged_graph_is_not_used_and_is_rebuilt(
 
 
 _SEARCH_IN_A_CHILD = """
-import json, os, subprocess, sys, threading, types
+import json, os, sys
 import numpy as np
 from kenning.backends import annindex
 from kenning.backends.base import Filters
 from kenning.backends.sqlite import SQLiteBackend
-builds = []
-class BuildHere:  # the build a search starts, in a thread here (as builds_in_this_process)
-    def __init__(self, args, **_):
-        self.returncode = None
-        def run():
-            self.returncode = annindex.main(args[3:])
-        build = threading.Thread(target=run)
-        build.start()
-        builds.append(build)
-        self.poll = lambda: None if build.is_alive() else self.returncode
-annindex.subprocess = types.SimpleNamespace(Popen=BuildHere, DEVNULL=subprocess.DEVNULL)
+from tests.ann_builds import STARTED, builds_in_threads
+annindex.subprocess = builds_in_threads()  # the builds its searches start, in threads here
 queries = np.array(json.loads(sys.argv[1]), dtype=np.float32)
 real = annindex.search
 answers = {}
@@ -624,7 +576,7 @@ for db, then in json.loads(sys.argv[2]):  # one store after the other
         answered.clear()
     found = [[h.memory.id for h in backend.vector_search(q, 10, Filters())] for q in queries]
     answers[db] = {"found": found, "graph": sum(a is not None for a in answered)}
-for build in builds:
+for build in STARTED:
     build.join()
 print(json.dumps(answers))
 """
@@ -681,11 +633,14 @@ def searched_in_a_child(
             raw[(start + len(raw)) // 2] ^= 0x10
         path.write_bytes(bytes(raw))
         damaged[db] = path.stat().st_ino
+    # (the checkout first: the child imports tests.ann_builds)
+    checkout = str(Path(__file__).resolve().parents[1])
+    pythonpath = os.pathsep.join(filter(None, [checkout, os.environ.get("PYTHONPATH")]))
     done = subprocess.run(
         [sys.executable, "-c", _SEARCH_IN_A_CHILD, json.dumps(queries[:4].tolist()),
          json.dumps(stores)],
         capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
+        env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD), "PYTHONPATH": pythonpath},
     )  # fmt: skip
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     return ChildSearch(damaged, Path(stores[-1][0]), json.loads(done.stdout), done.stderr)
