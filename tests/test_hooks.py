@@ -15,6 +15,7 @@ import errno
 import io
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -539,11 +540,20 @@ def test_a_team_store_that_is_down_is_said_to_the_user(
     assert "check that the server is running" in message  # the fix
 
 
+#: How long :func:`_a_server_that_never_answers`' own connection must stay unanswered.
+_UNANSWERED_FOR_S = 0.5
+
+
 @contextlib.contextmanager
 def _a_server_that_never_answers() -> Iterator[int]:
     """A port whose connections are never answered, as behind a firewall that drops the
     packets: a listener whose backlog is full and which never accepts (the kernel then drops
-    each new SYN). Yields the port."""
+    each new SYN). Yields the port.
+
+    The test's premise, a connection of its own that the port leaves unanswered for at least
+    :data:`_UNANSWERED_FOR_S`, is asked as the port is given and checked once the test is
+    done: its wait (a hook's, 2 s at least) is the premise's too, where a probe that waited
+    first added its 0.5 s to every test (1.5 s to three hosts')."""
     import socket
 
     listener = socket.socket()
@@ -551,6 +561,7 @@ def _a_server_that_never_answers() -> Iterator[int]:
     listener.listen(0)
     port = listener.getsockname()[1]
     fillers = []
+    probe = socket.socket()
     try:
         for _ in range(4):  # backlog 0 still queues one or two, depending on the kernel
             filler = socket.socket()
@@ -558,16 +569,19 @@ def _a_server_that_never_answers() -> Iterator[int]:
             with contextlib.suppress(BlockingIOError):
                 filler.connect(("127.0.0.1", port))
             fillers.append(filler)
-        probe = socket.socket()
-        probe.settimeout(0.5)
+        probe.setblocking(False)
+        asked = time.monotonic()
+        with contextlib.suppress(BlockingIOError):
+            probe.connect(("127.0.0.1", port))
         try:
-            with pytest.raises(TimeoutError):  # the test's premise
-                probe.connect(("127.0.0.1", port))
+            yield port
         finally:
-            probe.close()
-        yield port
+            # connected or refused, the probe is writable: the port answered
+            waited = _UNANSWERED_FOR_S - (time.monotonic() - asked)
+            _, answered, _ = select.select([], [probe], [], max(waited, 0.0))
+            assert not answered, "the port answered: the test's premise does not hold"
     finally:
-        for sock in (*fillers, listener):
+        for sock in (probe, *fillers, listener):
             sock.close()
 
 
