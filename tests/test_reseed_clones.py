@@ -6,6 +6,7 @@ repository in a temp folder, the real PostgreSQL the tests start, the real model
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import time
 from collections.abc import Iterator
@@ -48,6 +49,14 @@ def _make_clones(folder: Path) -> None:
     commit(a, "three solution docs")
     git(a, "push", "-q", "origin", "HEAD:main")
     git(folder, "clone", "-q", str(origin), str(folder / "b"))
+
+
+def into_the_next_second() -> None:
+    """Waits until the clock is in a whole second after the one it is in: a commit's time
+    is in seconds, so a commit made after this is later than what was seeded before it (a
+    seeding's time is in ms). A wait of 0.5 s on average, where 1.1 s was always waited."""
+    now = time.time()
+    time.sleep(math.floor(now) + 1 - now + 0.01)
 
 
 @pytest.fixture
@@ -537,7 +546,7 @@ def test_a_clones_edit_made_after_another_clones_version_was_seeded_replaces_it(
     commit(b, "b's edit")
     assert session(in_b) == "updated"
     write(a, DB_PATH, doc("db", fix="One writer process (a's later fix)."))
-    time.sleep(1.1)  # a commit's time is in seconds
+    into_the_next_second()
     commit(a, "a's later fix")
     assert session(in_a) == "updated"
     said = session(in_b)
@@ -567,7 +576,7 @@ def test_a_clone_that_deleted_a_doc_leaves_another_clones_later_edit_of_it(
     git(b, "push", "-q", "origin", "HEAD:main")
     (report,) = reseed_changed(in_b)
     assert report.retired == 1, report
-    time.sleep(1.1)  # a commit's time is in seconds
+    into_the_next_second()
     write(a, "docs/solutions/npm/npm.md", doc("npm", fix="Use npm 10's overrides (a's fix)."))
     commit(a, "a's newer npm fix")
     (report,) = reseed_changed(in_a)
@@ -588,7 +597,7 @@ def test_a_clone_that_deleted_a_doc_leaves_another_clones_later_edit_of_it(
     # b merges a's commit and keeps its deletion (a commit made later): b's session retires
     git(a, "push", "-q", "origin", "HEAD:npm-fix")
     git(b, "fetch", "-q")
-    time.sleep(1.1)
+    into_the_next_second()
     git(b, "merge", "-q", "-s", "ours", "-m", "keep the deletion", "origin/npm-fix")
     (report,) = reseed_changed(in_b)
     assert report.retired == 1, report
