@@ -5,10 +5,13 @@ hooks and the MCP server. Plus the ranking penalty, and the pure parts."""
 
 from __future__ import annotations
 
+import atexit
 import errno
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -1185,13 +1188,30 @@ def test_named_paths_order() -> None:
     assert named_paths("nothing here", "https://example.com/a.md") == []
 
 
+def _a_file_of_one_line(folder: Path) -> Path:
+    """``one``, its mtime put back to 1970, in ``folder``."""
+    path = folder / "a.py"
+    path.write_bytes(b"one\n")
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    return path
+
+
+#: A file of :func:`_a_file_of_one_line` written as this module is imported (collected),
+#: for the test of the hash cache, which needs one whose ctime is 2 s old (a file changed
+#: in the last 2 s is never cached): by the time the test runs, the rest of the collection
+#: and other tests have usually made it so, where a file written by the test waited 2 s.
+_WRITTEN_AT_IMPORT = [_a_file_of_one_line(Path(tempfile.mkdtemp(prefix="kenning-test-aged-")))]
+atexit.register(shutil.rmtree, _WRITTEN_AT_IMPORT[0].parent, True)
+
+
 def test_hashes_are_cached_by_stat_and_a_change_is_seen(tmp_path: Path) -> None:
     from kenning import freshness
 
-    path = tmp_path / "a.py"
-    path.write_bytes(b"one\n")
-    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
-    time.sleep(2.1)  # a file changed in the last 2 s (its ctime) is never cached
+    # (the test run again in this process writes its own, and waits)
+    path = _WRITTEN_AT_IMPORT.pop() if _WRITTEN_AT_IMPORT else _a_file_of_one_line(tmp_path)
+    assert path.read_bytes() == b"one\n"
+    # until its ctime is 2 s old: a file changed in the last 2 s is never cached
+    time.sleep(max(path.stat().st_ctime_ns + 2_100_000_000 - time.time_ns(), 0) / 1e9)
     first = freshness.file_blob(path)
     hashed = freshness._CACHE.hashed
     assert freshness.file_blob(path) == first == blob_hash(b"one\n")
