@@ -42,6 +42,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_databases,
     pg_server,
     pg_url,
+    pool_wait_short,
     trigger_states,
 )
 from tests.conftest import make_repo
@@ -643,6 +644,7 @@ def test_ctrl_c_of_a_migration_or_an_import_says_what_it_left_and_what_to_do(
         assert "run the same import again" in said, said
 
 
+@pytest.mark.usefixtures("pool_wait_short")
 @pytest.mark.parametrize("command", ["migrate", "import"])
 def test_a_server_lost_midway_says_what_was_left_in_the_command_s_words(
     project: Path, pg_url: str, minilm: Embedder, sqlite_template: Path, command: str

@@ -62,6 +62,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_databases,
     pg_server,
     pg_url,
+    pool_wait_short,
     store_kind,
     trigger_states,
 )
@@ -2118,6 +2119,7 @@ def test_postgres_url_libpq_cannot_parse_never_shows_its_password(url: str) -> N
 
 
 @SCHEMA_MADE
+@pytest.mark.usefixtures("pool_wait_short")
 def test_postgres_session_outlives_a_server_that_refuses_then_returns(
     pg_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -2572,6 +2574,7 @@ def test_postgres_import_the_server_stops_midway_says_what_stays(
         store.close()
 
 
+@pytest.mark.usefixtures("pool_wait_short")
 def test_postgres_migrate_the_server_stops_midway_says_it_resumes(
     pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -2606,6 +2609,7 @@ def test_postgres_migrate_the_server_stops_midway_says_it_resumes(
         source.close()
 
 
+@pytest.mark.usefixtures("pool_wait_short")
 def test_postgres_migrate_stopped_after_one_copied_note_counts_it_in_the_singular(
     pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -4198,10 +4202,16 @@ def test_a_short_password_is_hidden_without_garbling_the_message() -> None:
         assert f":{password}@" not in message and "hunter2" not in message
 
 
-def test_postgres_busy_pool_does_not_grow_the_server_connections_unbounded(pg_url: str) -> None:
+def test_postgres_busy_pool_does_not_grow_the_server_connections_unbounded(
+    pg_url: str,
+    pool_wait_short: float,
+) -> None:
     """A pool that is only busy (not lost) lets at most a couple of calls connect on their
     own; the others wait for a pooled connection (a managed server's max_connections is
-    shared with other clients)."""
+    shared with other clients). Each call holds its connection three times as long as a
+    call waits for the pool (the product's 1 s, shortened with the hold: 3 rounds of calls,
+    4.6 s, became ~1.9 s), so the calls that stop waiting connect on their own while
+    the pool is full."""
     import threading
     import time
 
@@ -4228,7 +4238,7 @@ def test_postgres_busy_pool_does_not_grow_the_server_connections_unbounded(pg_ur
 
     def hold() -> None:
         with b._connection() as conn:
-            conn.execute("SELECT pg_sleep(1.5)")
+            conn.execute("SELECT pg_sleep(%s)", (3 * pool_wait_short,))
 
     watcher = threading.Thread(target=watch)
     watcher.start()
