@@ -2277,7 +2277,7 @@ def test_postgres_reads_and_writes_give_up_behind_a_table_lock_that_never_ends(
 
     from kenning.backends import postgres as pg_backend
 
-    monkeypatch.setattr(pg_backend, "TABLE_LOCK_WAIT_S", 0.5, raising=False)
+    monkeypatch.setattr(pg_backend, "TABLE_LOCK_WAIT_S", 0.25, raising=False)
     rng = np.random.default_rng(10)
     b = pg_backend.PostgresBackend(pg_url, create=True, dimension=DIM)
     try:
@@ -2313,7 +2313,7 @@ def test_postgres_schema_upgrade_gives_up_behind_a_stuck_upgrade(
 
     from kenning.backends import postgres as pg_backend
 
-    monkeypatch.setattr(pg_backend, "MIGRATION_LOCK_WAIT_S", 1, raising=False)
+    monkeypatch.setattr(pg_backend, "MIGRATION_LOCK_WAIT_S", 0.3, raising=False)
     with psycopg.connect(pg_url) as conn:
         database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()
     key = pg_backend._lock_key(f"kenning:{database}:{schema}:migrate")
