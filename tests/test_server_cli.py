@@ -22,6 +22,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_initialized,
     pg_server,
     pg_url,
+    pool_wait_short,
 )
 from tests.cli_runner import CliRun, run_cli
 
@@ -715,6 +716,7 @@ def test_migrate_names_a_memory_whose_id_the_target_gives_another(project: Path)
         ]
 
 
+@pytest.mark.usefixtures("pool_wait_short")
 def test_a_server_that_stops_answering_is_reported_not_waited_for(
     project: Path,
     monkeypatch: Any,
@@ -737,7 +739,7 @@ def test_a_server_that_stops_answering_is_reported_not_waited_for(
 
     if POSTGRES_URL:
         pytest.skip("stops a server's processes: only the session's embedded server")
-    monkeypatch.setattr(postgres, "STATEMENT_WAIT_S", 1.5)
+    monkeypatch.setattr(postgres, "STATEMENT_WAIT_S", 1.0)
     _stopped_server_is_reported(project, pg_databases.admin_url, pg_url)
 
 
