@@ -1908,7 +1908,7 @@ def test_a_vector_index_build_kept_waiting_says_for_whom_and_ctrl_c_is_safe(
             child = _kenning_child(project, "reembed", "--store", pg_url)
             lines = _lines_of(child.stderr)
             line = _line_with(lines, "waits for", timeout=30)
-            assert _session_age(pg_url, _the_build_s_pid(pg_url)) >= SAY_AFTER_S
+            assert _age_of_the_session(pg_url, _BUILDING) >= SAY_AFTER_S
             pid = holder.info.backend_pid
             assert f"pid {pid} (application_name 'nightly_dump', idle in transaction, " in line
             assert "its transaction open " in line and "Ctrl-C is safe" in line, line
@@ -1979,20 +1979,29 @@ def _session_waiting_for_the_index_lock(url: str, besides: int) -> int:
     raise AssertionError("no second session asked for the index build's lock")
 
 
-def _session_age(url: str, pid: int) -> float:
-    """Seconds since the session ``pid`` connected, by the server's clock: for an index
-    build's own session, at least how long it has waited, whatever its process's start-up
-    took before it (its word's wait begins once that session is made)."""
+def _age_of_the_session(url: str, which: str, params: tuple[object, ...] = ()) -> float:
+    """Seconds since the youngest session of this database that ``which`` (a condition on
+    pg_stat_activity) finds connected, by the server's clock: for an index build's own
+    session, at least how long it has waited, whatever its process's start-up took before
+    (its word's wait begins once that session is made; the build's command may hold older
+    ones, such as a reembed's mark, never a younger one that matches)."""
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
         row = conn.execute(
-            "SELECT extract(epoch FROM clock_timestamp() - backend_start) "
-            "FROM pg_stat_activity WHERE pid = %s",
-            (pid,),
+            "SELECT extract(epoch FROM min(clock_timestamp() - backend_start)) "
+            f"FROM pg_stat_activity WHERE datname = current_database() AND ({which}) "
+            "AND pid <> pg_backend_pid()",
+            params,
         ).fetchone()
-    assert row, f"no session {pid}"
+    assert row and row[0] is not None, f"no session where {which} {params}"
     return float(row[0])
+
+
+#: The index build under way (``CREATE INDEX CONCURRENTLY``), for :func:`_age_of_the_session`.
+_BUILDING = "state = 'active' AND query ILIKE 'CREATE INDEX CONCURRENTLY%%'"
+#: A build asking for the index-build lock, other than the session ``%s``.
+_ASKING_FOR_THE_BUILD_LOCK = "query ILIKE 'SELECT pg_try_advisory_lock(%%' AND pid <> %s"
 
 
 def _the_build_s_pid(url: str) -> int:
@@ -2000,7 +2009,7 @@ def _the_build_s_pid(url: str) -> int:
 
     with psycopg.connect(url, autocommit=True) as conn:
         row = conn.execute(
-            "SELECT pid FROM pg_stat_activity WHERE query ILIKE 'CREATE INDEX CONCURRENTLY%%'"
+            f"SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND {_BUILDING}"
         ).fetchone()
     assert row, "no concurrent build runs"
     return int(row[0])
@@ -2046,7 +2055,7 @@ def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
                 child = _kenning_child(project, "reembed", "--store", pg_url)
             else:
                 child = _kenning_child(project, "migrate", "--to", pg_url)
-            waiting = _session_waiting_for_the_index_lock(pg_url, first)
+            _session_waiting_for_the_index_lock(pg_url, first)
             # the first build is held until the second has said whom it waits for, not for
             # a fixed second past its wait: on a loaded host its line came later than that
             second_err, seen = _lines_of(child.stderr), []
@@ -2055,7 +2064,8 @@ def test_two_builds_of_the_missing_vector_index_at_once_build_it_once(
                 line = second_err.get(timeout=max(0.01, deadline - time.monotonic()))
                 assert line != _END, seen
                 seen.append(line)
-            assert _session_age(pg_url, waiting) >= SAY_AFTER_S
+            asking = _age_of_the_session(pg_url, _ASKING_FOR_THE_BUILD_LOCK, (first,))
+            assert asking >= SAY_AFTER_S
             writer.commit()
             built = building.result(timeout=120)
             out1, err1 = built.stdout, built.stderr
