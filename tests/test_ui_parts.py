@@ -354,7 +354,9 @@ def test_a_change_while_another_process_holds_the_write_lock_says_so(
     from kenning.backends import sqlite as sqlite_backend
     from kenning.ui.app import StoreSource, create_app
 
-    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.3)  # SQLite's wait, shortened
+    # SQLite's wait, shortened: the other connection holds the lock throughout, so every
+    # write here waits its whole timeout and fails whatever its length
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.1)
     with open_store(cwd=project, embedder="hashing") as store:
         stored = store.remember("Deploys go through the release branch only", "rule")
         before = store.get(stored.id or "")
@@ -409,7 +411,9 @@ def test_a_refused_edit_shows_the_form_again_with_the_typed_text(
     from kenning import open_store
     from kenning.backends import sqlite as sqlite_backend
 
-    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.3)  # SQLite's wait, shortened
+    # SQLite's wait, shortened: the other connection holds the lock throughout, so every
+    # write here waits its whole timeout and fails whatever its length
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.1)
     with open_store(cwd=project, embedder="hashing") as store:
         before = store.get(store.remember("Deploys go through the release branch", "rule").id)
     assert before is not None
