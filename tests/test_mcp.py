@@ -346,16 +346,19 @@ def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None
         call(6, "hooks_remember", {"content": "Hotfixes need two reviews."})
         stored = response(6)["result"]["structuredContent"]
         assert stored["status"] == "stored", stored
-        # the other process holds the lock its whole 3 s (its standard input open: it ends
-        # early only when that closes, and an inherited one may be closed already)
-        holder = _other_transaction(str(project / ".kenning" / "memory.db"), 3, "BEGIN IMMEDIATE")
+        # the other process holds the lock until the cancel has been read (_end closes its
+        # standard input; 60 s at most), not for a set time that a loaded machine may outrun
+        holder = _other_transaction(str(project / ".kenning" / "memory.db"), 60, "BEGIN IMMEDIATE")
         try:
             call(7, "forget", {"id": stored["id"]})
             threading.Event().wait(0.5)  # the forget is waiting for the write lock
             cancel = {"requestId": 7, "reason": "the user pressed Esc"}
             send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+            # the server reads its lines in order and cancels a call as it reads the cancel:
+            # once the ping sent after it is answered, the forget's call is cancelled
+            send({"jsonrpc": "2.0", "id": 9, "method": "ping"})
+            assert response(9).get("result") == {}
         finally:
-            holder.wait(timeout=60)
             _end(holder)
         threading.Event().wait(1)  # time enough for a forget that went on waiting to delete
         call(8, "hooks_stats", {})
