@@ -1040,7 +1040,7 @@ def test_a_page_further_reads_only_the_rows_up_to_its_last(
     """The page's "show more" past one page (``from=…``) decoded every memory of the project
     to show the next ones: 1.8 s a page at 100k memories (the newest page: 0.1 s). It reads
     the rows up to its last now, as the newest page reads its own: as fast as that page.
-    Built through the bulk path (an export imported); the rows shown are the same."""
+    Built through the bulk path (``remember_many``); the rows shown are the same."""
     newest = _aged_project(project)
     decoded = _decoded_rows(monkeypatch)
     client, source = _page_client(project)  # the first page (its stats kept until a change)
@@ -1059,9 +1059,10 @@ def test_a_page_further_reads_only_the_rows_up_to_its_last(
 #: days, so that "older than 90 days" holds more than a page (206 memories) past 1,394
 #: newer ones, "last 7 days" (109) more than the 100 rows an age page may decode, none is
 #: older than a year, and the page 500 rows in has 1,080 after it. Every age and page test
-#: reads this one store (2 s of CPU to build, where 3,000 memories 1.1 hours apart, 2,000
-#: and 400 more took 5.8 s): the bounds on the rows a page decodes stay below the whole
-#: store's, and those of a page of "last 7 days" or "older than" below their whole window's.
+#: reads this one store (~0.5 s of CPU to build through remember_many, ~1.2 s as an export
+#: retimed and imported; 3,000 memories 1.1 hours apart, 2,000 and 400 more took 5.8 s): the
+#: bounds on the rows a page decodes stay below the whole store's, and those of a page of
+#: "last 7 days" or "older than" below their whole window's.
 AGED_MEMORIES = 1600
 AGED_HOURS_APART = 1.55
 #: The stores :func:`_aged_project` built in this process, by ``(n, hours_apart)``: a copy of
@@ -1076,8 +1077,8 @@ _AGED_REUSED_FOR_S = 300.0
 def _aged_project(
     project: Path, n: int = AGED_MEMORIES, hours_apart: float = AGED_HOURS_APART
 ) -> list[str]:
-    """``n`` memories in ``project``'s store, ``hours_apart`` going back from now (an export
-    of them, with its times changed, imported: the bulk path); their ids newest first."""
+    """``n`` memories in ``project``'s store, ``hours_apart`` going back from now (the bulk
+    path, ``remember_many`` with their times); their ids newest first."""
     kept = _AGED.get((n, hours_apart))
     if kept is not None and time.monotonic() - kept[2] < _AGED_REUSED_FOR_S:
         shutil.copytree(kept[0], project / ".kenning")
@@ -1092,32 +1093,23 @@ def _aged_project(
 
 
 def _build_aged_project(project: Path, n: int, hours_apart: float) -> list[str]:
-    import io
-    import json
-
     from kenning import open_store
     from kenning.store import NewMemory
-    from kenning.transfer import export_memories, import_memories
 
-    notes = [
-        NewMemory(f"Service {i} retries {i * 7} times against host h{i * 13}", "rule")
-        for i in range(n)
-    ]
-    with open_store(project / "fresh", cwd=project, embedder="hashing") as store:
-        assert all(r.ok for r in store.remember_many(notes, near_duplicates=False))
-        out = io.StringIO()
-        export_memories(store, out)
     now = datetime.now(UTC)
-    lines = out.getvalue().splitlines()
-    aged = [lines[0]]
-    for i, line in enumerate(lines[1:]):  # hours_apart apart, going back from now
-        row = json.loads(line)
-        row["stored_at"] = row["last_seen_at"] = (
-            now - timedelta(hours=hours_apart * i)
-        ).isoformat()
-        aged.append(json.dumps(row))
+    notes = []
+    for i in range(n):  # hours_apart apart, going back from now
+        at = now - timedelta(hours=hours_apart * i)
+        notes.append(
+            NewMemory(
+                f"Service {i} retries {i * 7} times against host h{i * 13}",
+                "rule",
+                stored_at=at,
+                last_seen_at=at,
+            )
+        )
     with open_store(cwd=project, embedder="hashing") as store:
-        assert import_memories(store, aged)["imported"] == n
+        assert all(r.ok for r in store.remember_many(notes, near_duplicates=False))
         return [m.id for m in store.browse()]
 
 
@@ -1129,7 +1121,7 @@ def test_an_age_filter_reads_only_the_rows_up_to_its_pages_last(
     page: 0.1 s). "Last N days" is a prefix of the newest-first order: it reads the rows up
     to the page's last and counts the window from the stored times alone; "older than"
     does so too while the newer rows are within what newest reads at once. The rows shown
-    and counted are the same. Built through the bulk path (an export imported)."""
+    and counted are the same. Built through the bulk path (``remember_many``)."""
     import re
 
     n = AGED_MEMORIES
@@ -1340,7 +1332,7 @@ def test_a_page_past_what_newest_reads_at_once_decodes_only_its_own_rows(
     or of an age filter holding more than that ("older than 90 days"), decoded every memory
     of the project, text, tags and vector (3 s a page at 100k). The memories' times are
     listed alone and only the page's rows are decoded; the rows shown and counted are the
-    same. Built through the bulk path (an export imported); the page's bound is 100 here,
+    same. Built through the bulk path (``remember_many``); the page's bound is 100 here,
     not 10,000, so that the 1,600 memories reach past it."""
     from kenning.ui import app
 
