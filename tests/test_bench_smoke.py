@@ -11,6 +11,9 @@ npm registry); otherwise it must be skipped with its reason while kenning's side
 The run of every step runs without node on PATH (what a machine without node gives the peer
 step; no other step runs node), so that one run of kenning's side (an MCP server start and a
 cold CLI process) checks both; a cached ruvector install is run by a test of its own.
+The same process then runs transfer's smoke step (which ``bench all --smoke`` skips: it starts
+a PostgreSQL server), every benchmark module imported first, with pytest and tests/ made
+unimportable in it and in every process it starts (``pip install -e '.[bench]'`` has no pytest).
 """
 
 from __future__ import annotations
@@ -106,7 +109,7 @@ def with_eval_dir(env: dict[str, str] | None) -> dict[str, str]:
 
 def test_every_step_but_transfer_has_its_keys() -> None:
     """test_all_smoke_writes_every_json checks each step's JSON for its keys (transfer's
-    test its own)."""
+    its own)."""
     from bench.all import STEPS
 
     assert {f"{step}-smoke.json" for step in STEPS if step != "transfer"} == set(KEYS)
@@ -114,21 +117,31 @@ def test_every_step_but_transfer_has_its_keys() -> None:
 
 @pytest.mark.slow
 def test_all_smoke_writes_every_json(tmp_path: Path) -> None:
-    """``bench all --smoke`` as CI runs it: every step, transfer recorded as skipped (a test
-    of its own below: it starts a PostgreSQL server). One run, not three side by side: on
-    the suite's saturated cores a split buys no time, and each run more paid again the
-    interpreter's start, the imports (the MCP SDK's among them), the model's load and the
-    redaction patterns' compilation (three runs cost 15.4-16.3 CPU-s, one 14.2-14.5). The
-    peer step without node: see the module's docstring."""
+    """``bench all --smoke`` as CI runs it: every step, transfer recorded as skipped (run
+    after it in the same process: it starts a PostgreSQL server). One run, not three side
+    by side: on the suite's saturated cores a split buys no time, and each run more paid
+    again the interpreter's start, the imports (the MCP SDK's among them), the model's load
+    and the redaction patterns' compilation (three runs cost 15.4-16.3 CPU-s, one 14.2-14.5).
+    The peer step without node: see the module's docstring.
+
+    `pip install -e '.[bench]'` has no pytest: no benchmark may import it (or tests/). The
+    process (and every process it starts) has them made unimportable; it imports every
+    benchmark module (those no smoke step runs too), then runs ``bench all --smoke`` and
+    ``python -m bench run-module transfer``'s main(): bench/transfer.py starts PostgreSQL from
+    bench/postgres_server.py and moves a store. One process for both, not one more for
+    transfer: that one paid again the Python start, the imports and the model's load."""
     from bench.all import STEPS
 
     steps = [step for step in STEPS if step != "transfer"]
-    proc = run_bench(
-        "all", "--smoke", "--no-docs", "--results", str(tmp_path), env=without_node(tmp_path)
+    results = tmp_path / "results"
+    proc = run_bench_without_the_test_tools(
+        tmp_path,
+        ["all", "--smoke", "--no-docs", "--results", str(results)],
+        ["run-module", "transfer", str(results), "--smoke"],
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
-    summary = json.loads((tmp_path / "all-smoke.json").read_text())
+    summary = json.loads((results / "all-smoke.json").read_text())
     assert summary["mode"] == "smoke"
     assert {"cores", "cpu", "python", "onnxruntime", "kenning"} <= set(summary["machine"])
     assert set(summary["steps"]) == set(STEPS)
@@ -136,30 +149,81 @@ def test_all_smoke_writes_every_json(tmp_path: Path) -> None:
     for step in steps:
         name = f"{step}-smoke.json"
         assert summary["steps"][step]["status"] == "ok", summary["steps"][step]
-        data = json.loads((tmp_path / name).read_text())
+        data = json.loads((results / name).read_text())
         assert KEYS[name] <= set(data), (name, sorted(data))
 
-    real = json.loads((tmp_path / "recall-smoke.json").read_text())["real_documents"]
+    real = json.loads((results / "recall-smoke.json").read_text())["real_documents"]
     assert real["documents"] > 0 and real["warm_recall_ms"]["p50"] > 0
-    scaling = json.loads((tmp_path / "scaling-smoke.json").read_text())
+    scaling = json.loads((results / "scaling-smoke.json").read_text())
     for point in scaling["sizes"].values():
         assert point["warm_recall_ms"]["p50"] > 0
         assert point["cold_cli_peak_rss_mb"]["p50"] > 0
     # smoke mode lowers the ANN threshold to 1,000 rows: the index is built and measured
     assert scaling["sizes"]["1000"]["ann"]["warm_recall_ms"]["p50"] > 0
-    scale = json.loads((tmp_path / "scale-smoke.json").read_text())
+    scale = json.loads((results / "scale-smoke.json").read_text())
     ann = scale["sizes"]["2000"]["sqlite"]["ann"]
     assert ann["index_bytes"] > 0 and ann["search"]["none"]["recall_at_10"] >= 0.9
 
     # no node/npm on PATH: every ruvector version is skipped with the reason; kenning runs
-    peer = json.loads((tmp_path / "peer-smoke.json").read_text())
+    peer = json.loads((results / "peer-smoke.json").read_text())
     check_peer(peer)
     skipped = {n: s for n, s in peer["systems"].items() if n != "kenning"}
     assert skipped
     assert all(s["skipped"] and "node" in s["reason"] for s in skipped.values()), skipped
     assert peer["ratios"] == {}
     assert summary["peer_skipped"] == {n: s["reason"] for n, s in skipped.items()}
-    assert not (tmp_path / "docs").exists()
+    assert not (tmp_path / "docs").exists() and not (results / "docs").exists()
+
+    data = json.loads((results / "transfer-smoke.json").read_text())
+    assert data["migrate"]["verified"]
+    # `kenning import` run as a user runs it, into a new store and into one that exists
+    for key in ("import", "import_into_existing"):
+        assert data[key]["counts"]["imported"] == data["rows"], (key, data[key])
+        assert data[key]["counts"]["reembedded"] == 0, (key, data[key])
+
+
+def run_bench_without_the_test_tools(
+    tmp_path: Path, argv: list[str], transfer_argv: list[str]
+) -> subprocess.CompletedProcess[str]:
+    """One process that cannot import pytest, hypothesis or tests/ (nor can the processes it
+    starts: the blocker is a sitecustomize first on their PYTHONPATH): every benchmark module
+    imported, then ``python -m bench ARGV``'s main() without node on PATH (what a machine
+    without node gives the peer step), then ``python -m bench TRANSFER_ARGV``'s with this
+    process's PATH (PostgreSQL's start runs the system's tools)."""
+    blocker = tmp_path / "blocker" / "sitecustomize.py"
+    blocker.parent.mkdir()
+    blocker.write_text(
+        "import sys\n"
+        "class _NoTests:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('pytest', '_pytest', 'tests', 'hypothesis'):\n"
+        "            raise ImportError(f'{name} is a test tool, not a benchmark dependency')\n"
+        "sys.meta_path.insert(0, _NoTests())\n"
+    )
+    env = without_node(tmp_path)
+    # the blocker first; the rest of PYTHONPATH kept, so that the bench runs this checkout's
+    # kenning (a worktree's src/ on PYTHONPATH), not whichever one is installed
+    paths = [str(blocker.parent), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    modules = sorted(p.stem for p in (ROOT / "bench").glob("*.py") if p.stem != "__main__")
+    code = "\n".join(
+        [
+            "import os",
+            *(f"import bench.{m}" for m in modules),
+            "from bench.__main__ import main",
+            f"main({argv!r})",
+            f"os.environ['PATH'] = {os.environ['PATH']!r}",
+            f"main({transfer_argv!r})",
+        ]
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=with_eval_dir(env),
+    )
 
 
 def test_a_step_run_in_process_is_recorded_as_its_process_would_be(tmp_path: Path) -> None:
@@ -204,52 +268,6 @@ def test_smoke_mode_skips_a_ruvector_that_is_not_cached(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="needs the npm registry"):
         install("latest", tmp_path, offline=True)
     assert not list(tmp_path.iterdir())  # nothing was installed
-
-
-@pytest.mark.slow
-def test_benchmarks_do_not_need_the_test_tools(tmp_path: Path) -> None:
-    """`pip install -e '.[bench]'` has no pytest: no benchmark may import it (or tests/)."""
-    blocker = tmp_path / "sitecustomize.py"
-    blocker.write_text(
-        "import sys\n"
-        "class _NoTests:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.split('.')[0] in ('pytest', '_pytest', 'tests', 'hypothesis'):\n"
-        "            raise ImportError(f'{name} is a test tool, not a benchmark dependency')\n"
-        "sys.meta_path.insert(0, _NoTests())\n"
-    )
-    # the blocker first; the rest of PYTHONPATH kept, so that the bench runs this checkout's
-    # kenning (a worktree's src/ on PYTHONPATH), not whichever one is installed
-    paths = [str(tmp_path), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-    env = with_eval_dir({**os.environ, "PYTHONPATH": os.pathsep.join(paths)})
-    modules = sorted(p.stem for p in (ROOT / "bench").glob("*.py") if p.stem != "__main__")
-    # One process: every benchmark module imported (those no smoke step runs too), then
-    # `python -m bench run-module transfer`'s main(): bench/transfer.py starts PostgreSQL
-    # from bench/postgres_server.py and moves a store (a process for the imports alone cost
-    # one more Python start and numpy, onnxruntime and kenning imports, ~0.4 CPU-s)
-    results = str(tmp_path / "results")
-    code = "; ".join(
-        [
-            *(f"import bench.{m}" for m in modules),
-            "from bench.__main__ import main",
-            f"main(['run-module', 'transfer', {results!r}, '--smoke'])",
-        ]
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    data = json.loads((tmp_path / "results" / "transfer-smoke.json").read_text())
-    assert data["migrate"]["verified"]
-    # `kenning import` run as a user runs it, into a new store and into one that exists
-    for key in ("import", "import_into_existing"):
-        assert data[key]["counts"]["imported"] == data["rows"], (key, data[key])
-        assert data[key]["counts"]["reembedded"] == 0, (key, data[key])
 
 
 def test_a_merged_document_counts_as_distinct_unless_it_is_a_variant_of_the_other() -> None:
