@@ -32,6 +32,8 @@ from kenning.redaction import (
     redaction_marker,
 )
 
+from .case_table import each_case
+
 DATA = json.loads((Path(__file__).parent / "data" / "secrets.json").read_text("utf-8"))
 SPLIT = DATA["split"]
 SECRETS = [
@@ -89,7 +91,7 @@ def test_the_list_is_big_enough() -> None:
     assert len({s["kind"] for s in SECRETS}) >= 20
 
 
-@pytest.mark.parametrize("case", SECRETS, ids=lambda s: f"{s['kind']}:{s.get('note', '')}")
+@each_case("case", SECRETS, ids=lambda s: f"{s['kind']}:{s.get('note', '')}")
 def test_listed_secret_is_redacted(case: dict[str, str]) -> None:
     assert case["secret"] in case["text"]
     out, counts = redact_secrets(case["text"])
@@ -100,7 +102,7 @@ def test_listed_secret_is_redacted(case: dict[str, str]) -> None:
         assert KIND_NAME.fullmatch(kind)
 
 
-@pytest.mark.parametrize("case", NEAR_MISS_LIST, ids=lambda n: n["why"])
+@each_case("case", NEAR_MISS_LIST, ids=lambda n: n["why"])
 def test_listed_near_miss_is_untouched(case: dict[str, str]) -> None:
     assert redact_secrets(case["text"]) == (case["text"], {})
 
@@ -316,7 +318,7 @@ POSITIVES = [
 ]
 
 
-@pytest.mark.parametrize(("text", "expected", "counts"), POSITIVES)
+@each_case(("text", "expected", "counts"), POSITIVES)
 def test_redacts(text: str, expected: str, counts: dict[str, int] | None) -> None:
     out, found = redact_secrets(text)
     assert out == expected
@@ -362,7 +364,7 @@ _KEY_LINES = (
 )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("before", "newline", "after"),
     [
         # a service-account JSON cut short: its private_key string, newlines escaped
@@ -392,7 +394,7 @@ def test_an_unterminated_key_block_on_one_line_keeps_the_prose_after_it() -> Non
     assert out == f"{R('private_key')} was pasted here by mistake; rotate it"
 
 
-@pytest.mark.parametrize(
+@each_case(
     "element",
     [
         # .NET appSettings, Spring/Ant/Hibernate properties, Java properties as XML
@@ -411,7 +413,7 @@ def test_a_secret_named_by_an_xml_key_or_name_attribute_is_redacted(element: str
     assert counts == {"password_assignment": 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "element",
     [
         '<add key="RequirePassword" value="true" />',
@@ -427,7 +429,7 @@ def test_xml_settings_that_hold_no_secret_are_kept(element: str) -> None:
     assert redact_secrets(element) == (element, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "expected"),
     [
         # a YAML block scalar (Helm values, Ansible vars, a Kubernetes manifest)
@@ -449,7 +451,7 @@ def test_a_yaml_secret_whose_value_starts_on_the_next_line_is_redacted(
     assert counts == {"password_assignment": 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "password:\n  min_length: 12\n  require_symbols: true",
@@ -467,7 +469,7 @@ def test_yaml_that_starts_a_mapping_list_or_prose_after_a_secret_key_is_kept(
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "said",
     [
         "The API key is {}.",
@@ -488,7 +490,7 @@ def test_a_random_key_said_in_words_is_redacted(said: str) -> None:
 
 #: Random keys with a run of five lower-case letters (a quarter of random 40-character base62
 #: keys hold one) or no digit at all: "no five-letter word" alone let them through.
-@pytest.mark.parametrize(
+@each_case(
     "key",
     [
         "bxD7u6yB54HkJlpobluliGGxGRJl5CYAVH66WxYL",
@@ -503,7 +505,7 @@ def test_a_random_key_said_in_words_is_redacted(said: str) -> None:
         "VbnmvcLA+EHpOg0n8DFFGpTT6oTQSI1TAX2ii90x",
     ],
 )
-@pytest.mark.parametrize(
+@each_case(
     "said", ["the API key for prod is {}", "secret key: {}", "api_key: {} (rotated monthly)"]
 )
 def test_a_random_key_holding_a_lower_case_run_or_no_digit_is_redacted(said: str, key: str) -> None:
@@ -512,7 +514,7 @@ def test_a_random_key_holding_a_lower_case_run_or_no_digit_is_redacted(said: str
     assert counts == {"password_assignment": 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "name",
     [
         "AllowS3ListAllMyBuckets",
@@ -531,7 +533,7 @@ def test_a_name_in_code_said_to_be_the_key_is_kept(name: str) -> None:
     assert redact_secrets(said) == (said, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "said",
     [
         "The API key is required for every request.",
@@ -549,7 +551,7 @@ def test_a_key_talked_about_in_words_is_kept(said: str) -> None:
 
 #: A password a person chose, said in a note as agents write them: words and digits, not
 #: the base62 of a generated key ("hunter2_Zx91kq" holds the word "hunter").
-@pytest.mark.parametrize(
+@each_case(
     ("said", "password"),
     [
         ("postgres password for staging is hunter2_Zx91kq", "hunter2_Zx91kq"),
@@ -602,7 +604,7 @@ def test_a_password_a_person_chose_said_in_prose_is_redacted(said: str, password
     assert counts == {"password_assignment": 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "said",
     [
         "the password for staging is stored in Vault",
@@ -670,7 +672,7 @@ def test_a_password_talked_about_in_prose_is_kept(said: str) -> None:
 
 #: How else a note says which password or key to use: the value before the word, after a
 #: colon that follows what it is for, or as the second half of a login's user / password.
-@pytest.mark.parametrize(
+@each_case(
     ("said", "secret"),
     [
         ("password for the admin user: Qm7vT2xR9k", "Qm7vT2xR9k"),
@@ -696,7 +698,7 @@ def test_a_secret_said_before_its_name_or_after_a_login_is_redacted(said: str, s
     assert counts == {"password_assignment": 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "said",
     [
         "password for the admin user: see 1Password",
@@ -731,7 +733,7 @@ def test_a_secret_talked_about_before_its_name_or_after_a_login_is_kept(said: st
 
 
 #: A password a person chose after a colon in a sentence, or set "to" it.
-@pytest.mark.parametrize(
+@each_case(
     ("said", "password"),
     [
         ("the DB password: hunter2_Zx91kq (rotate monthly)", "hunter2_Zx91kq"),
@@ -756,7 +758,7 @@ def test_a_chosen_password_after_a_colon_or_set_to_is_redacted(said: str, passwo
     assert counts == {"password_assignment": 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "said",
     [
         "Password: must be at least 12 characters long",
@@ -789,7 +791,7 @@ def test_a_password_talked_about_after_a_colon_or_to_is_kept(said: str) -> None:
 
 #: A password of digits only (a PIN, a code, a date someone chose), said to be the password
 #: the ways a chosen one is: 8 digits or more.
-@pytest.mark.parametrize(
+@each_case(
     ("said", "password"),
     [
         ("the password is 12345678", "12345678"),
@@ -809,7 +811,7 @@ def test_a_password_of_digits_said_to_be_one_is_redacted(said: str, password: st
     assert counts == {"password_assignment": 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "said",
     [
         # fewer than 8 digits: a count, a length, a year
@@ -839,7 +841,7 @@ def test_a_number_near_a_password_not_said_to_be_it_is_kept(said: str) -> None:
 _DISCORD_HOOK_TOKEN = "Xq9Zk4Vb7Lp2" * 5 + "AbCdEfGh"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret", "kind"),
     [
         (
@@ -898,7 +900,7 @@ def test_a_teams_webhook_is_redacted_whole() -> None:
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "code",
     [
         "r = requests.get(url, auth=('admin', '{}'))",
@@ -916,7 +918,7 @@ def test_a_password_given_to_an_http_client_as_its_basic_auth_pair_is_redacted(c
     assert counts == {"password_assignment": 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "code",
     [
         "requests.get(url, auth=(user, password))",
@@ -936,7 +938,7 @@ _PPK_PRIVATE = (
 )
 
 
-@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@each_case("newline", ["\n", "\r\n"])
 def test_a_putty_private_key_loses_its_private_lines_and_mac(newline: str) -> None:
     ppk = newline.join(
         [
@@ -993,7 +995,7 @@ _LONGER_TOKENS = [
 ]
 
 
-@pytest.mark.parametrize(("token", "kind"), _LONGER_TOKENS)
+@each_case(("token", "kind"), _LONGER_TOKENS)
 def test_a_token_longer_than_its_rules_length_is_redacted_whole(token: str, kind: str) -> None:
     """QA F9: ``token ghp_`` and 40 characters was stored as ``token
     [REDACTED:github_token]qrst``: the rule takes 36 and left the rest of the run in clear
@@ -1007,7 +1009,7 @@ def test_a_token_longer_than_its_rules_length_is_redacted_whole(token: str, kind
         assert redact_secrets(redacted) == (redacted, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "redacted"),
     [
         # a separator after the token ends it, as before: the name glued to it is kept
@@ -1025,7 +1027,7 @@ _ANT_BODY = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789" * 2 + "AbCdEfGhIjKlMnOpQrStUv
 _PROJ_BODY = "Tq8ZrW3mKx9LpV2sNc7YbD4f" * 3 + "Zq"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "redacted", "kind"),
     [
         # QA F3: rules with an end (AKIA…\b, AIza… before a space) or a start (sk-ant-, sk-proj-
@@ -1052,7 +1054,7 @@ def test_a_token_glued_to_more_letters_and_digits_is_redacted(
         assert redact_secrets(expected) == (expected, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         "ghp_" + "a1B2" * 6,  # too short for the rule
@@ -1155,7 +1157,7 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize("text", NEAR_MISSES)
+@each_case("text", NEAR_MISSES)
 def test_near_misses_untouched(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
@@ -1247,7 +1249,7 @@ def test_redact_url_is_the_stored_text_rule() -> None:
     assert stored.replace(":[REDACTED:connection_string]@", "@") == shown
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("url", "password"),
     [
         ('postgresql://kenning:Zq9"Tr0ub4dor@127.0.0.1:1/kenning', 'Zq9"Tr0ub4dor'),
@@ -1610,7 +1612,7 @@ def test_linear_time_on_hostile_input(name: str) -> None:
         pytest.fail(f"{confirmed}; first {screened}")
 
 
-@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+@each_case("name", sorted(ADVERSARIAL))
 def test_redaction_of_hostile_input_is_a_fixed_point(name: str) -> None:
     """Redacting the result again finds nothing, whatever the shape and its size (a marker
     must not expose a hit beside it that one pass did not see). ``percent_then_references``
@@ -1666,7 +1668,7 @@ def test_a_reference_after_a_secrets_word_reads_its_lines_again_not_the_page() -
     assert read(f"before\n{spot_line}") == [f"before\n{spot_line}"]
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "password:\n  &lt;Zq7Vw2LxRz4Mt8Tn&gt;",
@@ -1687,7 +1689,7 @@ def test_an_html_escaped_value_on_the_line_after_its_key_is_read_again(text: str
     assert "Zq7Vw2LxRz4Mt8Tn" not in out and counts, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "password:\n  &lt;your password&gt;",
@@ -1722,7 +1724,7 @@ def test_a_token_after_keyword_stuffing_is_still_found() -> None:
     assert GH not in out and counts.get("github_token") == 1
 
 
-@pytest.mark.parametrize("invisible", ["\u200b", "\u00ad", "\u2060", "\ufeff", "\U000e0041"])
+@each_case("invisible", ["\u200b", "\u00ad", "\u2060", "\ufeff", "\U000e0041"])
 def test_an_invisible_character_inside_a_secret_does_not_hide_it(invisible: str) -> None:
     """A terminal or a model reads "ghp_abc\u200bdef…" as the whole token: the finders look
     through characters that show nothing, and the marker covers them."""
@@ -1739,7 +1741,7 @@ def test_an_invisible_character_inside_a_secret_does_not_hide_it(invisible: str)
     assert redact_secrets(kept) == (kept, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "RABBITMQ_DEFAULT_PASS=Zq9rab",
@@ -1767,7 +1769,7 @@ def test_more_ways_of_writing_a_credential(text: str) -> None:
     assert "Zq9" not in out and found == {"password_assignment": 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "test pass: 95%",
@@ -1798,7 +1800,7 @@ def test_ids_commits_and_words_named_like_secrets_are_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "fetch(url, {credentials: 'include'})",
@@ -1818,7 +1820,7 @@ def test_the_fetch_apis_credentials_modes_are_kept(text: str) -> None:
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "const client = new OpenAI({ apiKey: process.env.OPENAI_API_KEY })",
@@ -1870,7 +1872,7 @@ def test_metadata_secrets_known_by_their_place() -> None:
     assert out["usage"] == metadata["usage"]
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("url", "shown"),
     [
         ("postgresql://u@db/x?password=Tr0ub4dor&3", "postgresql://u@db/x?password={R}"),
@@ -1924,7 +1926,7 @@ def test_a_location_hides_its_password_parameter_whatever_it_looks_like() -> Non
         assert "changeme" not in redact_url(url) and "password=password" not in redact_url(url)
 
 
-@pytest.mark.parametrize(
+@each_case(
     "url",
     [
         "postgresql://127.0.0.1:1/app?application_name=svc@prod",
@@ -1937,7 +1939,7 @@ def test_a_location_without_user_information_is_shown_as_it_is(url: str) -> None
     assert redact_url(url) == url
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "machine learning password reset",
@@ -1956,7 +1958,7 @@ def test_prose_after_a_secret_word_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secrets"),
     [
         (
@@ -1980,7 +1982,7 @@ def test_session_cookies_and_bearer_tokens_outside_a_header_are_redacted(
     assert ("Path=/" in redacted) is ("Path=/" in text)
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "password: settings.db_password",
@@ -2005,7 +2007,7 @@ def test_a_setting_named_or_a_file_named_is_not_the_secret(text: str) -> None:
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "token: 'IDENT'",
@@ -2041,7 +2043,7 @@ def test_names_under_a_secret_word_are_kept(text: str) -> None:
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "the token is GPT4o-mini",
@@ -2061,7 +2063,7 @@ def test_a_model_name_said_after_a_secret_word_is_kept(text: str) -> None:
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         f"aws secret key: {AWS_SECRET}",
@@ -2079,7 +2081,7 @@ def test_an_aws_secret_key_named_without_access_is_redacted(text: str) -> None:
         assert redact_secrets(prose) == (prose, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "User name,Password,Access key ID,Secret access key\n"
@@ -2102,7 +2104,7 @@ def test_an_aws_secret_key_beside_its_access_key_id_is_redacted(text: str) -> No
     assert commit in kept[0] and kept[1] == {"aws_access_key": 1}, kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         f"{AWS_ID}Q8:{AWS_SECRET}",
@@ -2123,7 +2125,7 @@ def test_an_aws_secret_key_beside_a_glued_access_key_id_is_redacted(text: str) -
     assert redact_secrets(word) == (word, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "redacted", "kind"),
     [
         (
@@ -2153,7 +2155,7 @@ def test_a_glued_token_after_a_rejected_one_in_its_run_is_redacted(
     assert redact_secrets(text) == (redacted + R(kind), {kind: 1}), text
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         (
@@ -2200,7 +2202,7 @@ def test_a_telegram_bot_token_in_the_bot_apis_url_is_redacted() -> None:
         assert "api.telegram.org/" in out, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "the header x-api-key: 3f9a1c2b7d4e5f60718293a4b5c6d7e8 was rejected",
@@ -2272,7 +2274,7 @@ def test_a_kubernetes_secrets_data_is_redacted_whatever_its_keys_are_named() -> 
     assert redact_secrets(fenced) == (fenced, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "new OpenAI({\n  apiKey: process.env.OPENAI_API_KEY,\n});",
@@ -2290,7 +2292,7 @@ def test_a_reference_in_a_multi_line_object_literal_is_kept(text: str) -> None:
         assert found and "Hy6tB1q9" not in out and "hunter2" not in out, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "password: str",
@@ -2316,7 +2318,7 @@ def test_a_type_annotation_is_not_the_secret(text: str) -> None:
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "app.secret_key = b'_5#y2L\"F4Q8z\\n\\xec]/'",
@@ -2342,7 +2344,7 @@ def test_a_python_prefixed_string_is_redacted_whole(text: str) -> None:
         assert redact_secrets(code) == (code, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "const token = `Hy6tB1q9ZxW2pLm4`;",
@@ -2372,7 +2374,7 @@ def test_a_backquoted_or_raw_string_is_redacted(text: str) -> None:
     assert redact_secrets("the password: `hunter2` worked")[1] == {"password_assignment": 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'api_key = "sk-..."',
@@ -2397,7 +2399,7 @@ def test_a_masked_or_replace_me_value_is_a_placeholder(text: str) -> None:
         assert redact_secrets(secret)[1], secret
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secrets"),
     [
         (
@@ -2431,7 +2433,7 @@ def test_a_secret_given_to_a_secret_store_command_is_redacted(
         assert redact_secrets(other) == (other, {}), other
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "Ocp-Apim-Subscription-Key: 3f9a1c2b7d4e5f60718293a4b5c6d7e8",
@@ -2448,7 +2450,7 @@ def test_an_azure_subscription_key_is_redacted(text: str) -> None:
     assert redact_secrets(kept) == (kept, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "DB_PASSWORD=correct horse battery staple",
@@ -2479,7 +2481,7 @@ def test_an_unquoted_passphrase_of_words_is_redacted_whole(text: str) -> None:
         assert counts == {"password_assignment": 1} and out.endswith("]" + rest), out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'os.environ["GOOGLE_APPLICATION_CREDENTIALS"] = "key.json"',
@@ -2498,7 +2500,7 @@ def test_a_quoted_path_or_file_name_is_not_the_secret(text: str) -> None:
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
@@ -2517,7 +2519,7 @@ def test_a_flag_or_a_permission_level_is_not_the_secret(text: str) -> None:
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "encryption_key: arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
@@ -2535,7 +2537,7 @@ def test_an_aws_arn_or_kms_alias_is_not_the_secret(text: str) -> None:
         assert redact_secrets(secret)[1] == {"password_assignment": 1}, secret
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "const user = {\n  password: hashedPassword,\n  token: accessToken,\n};",
@@ -2556,7 +2558,7 @@ def test_javascript_variables_in_object_literals_are_references(text: str) -> No
         assert found == {"password_assignment": 1} and out.endswith(",\n}"), out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "CREATE USER app WITH PASSWORD 'Hy6tB1q9Zx';",
@@ -2583,7 +2585,7 @@ def test_a_password_set_in_sql_or_a_php_define_is_redacted(text: str) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "openssl pkcs12 -export -in a.crt -inkey a.key -passout pass:Hy6tB1q9Zx -out a.p12",
@@ -2609,7 +2611,7 @@ def test_a_password_given_to_openssl_redis_mongosh_or_ldap_is_redacted(text: str
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "# Get your token: https://devin.ai/settings/api",
@@ -2690,7 +2692,7 @@ def test_a_kubernetes_secret_in_json_is_redacted_whatever_its_keys_are_named() -
     assert redact_secrets(both) == (both, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "pw: Hy6tB1q9Zx",
@@ -2720,7 +2722,7 @@ def test_a_password_keyed_pw_is_redacted(text: str) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "setx API_KEY Hy6tB1q9Zx",
@@ -2759,7 +2761,7 @@ def test_a_password_given_by_a_commands_own_syntax_is_redacted(text: str) -> Non
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         (
@@ -2798,7 +2800,7 @@ def _escaped(text: str) -> str:
     return "".join(f"\\u{ord(c):04x}" if c.isalpha() else c for c in text)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # a report a JSON encoder wrote with its ASCII escaped: the key's first letter
@@ -2840,7 +2842,7 @@ def test_a_secret_written_with_string_escapes_is_redacted(text: str, secret: str
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         '{"path": "C:\\\\Users\\\\x86\\\\AppData\\\\u0041pp"}',  # escaped backslashes
@@ -2856,7 +2858,7 @@ def test_escapes_that_hide_no_secret_are_kept(kept: str) -> None:
 
 #: A placeholder or an empty value written with escapes: Go's encoding/json writes every
 #: '<', '>' and '&' as \u003c, \u003e, \u0026, and any encoder may write a quote as \u0022.
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         "export GITHUB_TOKEN=\\u003cyour-token\\u003e",
@@ -2892,7 +2894,7 @@ def _nested(text: str, levels: int) -> str:
 #: The shapes of test_a_placeholder_written_with_escapes_is_kept holding a secret, and the
 #: secret as the text writes it: the marker replaces exactly that, its quotes and their
 #: escapes kept.
-@pytest.mark.parametrize(
+@each_case(
     ("text", "written"),
     [
         ("export GITHUB_TOKEN=\\u0048y6tB1q9ZxKp", "\\u0048y6tB1q9ZxKp"),
@@ -2928,8 +2930,8 @@ def _json_login(password: str) -> str:
     return f'{{"user":"svc-billing","home":{url},"password":{json.dumps(password)}}}'
 
 
-@pytest.mark.parametrize("levels", [0, 1, 2, 3])
-@pytest.mark.parametrize(
+@each_case("levels", [0, 1, 2, 3])
+@each_case(
     "password",
     [
         'q7Vw2Lx9"Rz4Mp8Tn',
@@ -2951,8 +2953,8 @@ def test_a_password_holding_an_escaped_quote_is_redacted_whole(password: str, le
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize("levels", [0, 1, 2, 3])
-@pytest.mark.parametrize(
+@each_case("levels", [0, 1, 2, 3])
+@each_case(
     ("quoted", "inner"),
     [
         ('"{}"', "\\u0022"),
@@ -2987,7 +2989,7 @@ def test_a_quote_after_a_lone_backslash_still_ends_a_value_that_does_not_close()
     assert out == 'set password="[REDACTED:password_assignment]\\" and go'
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         # an escaped quote that, decoded, ends the value early or empties it
@@ -3018,7 +3020,7 @@ def test_escapes_cannot_make_a_secret_read_as_a_placeholder(text: str) -> None:
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "redacted"),
     [
         # the '=' escaped as well as the brackets, as JSON kept in JSON may write it
@@ -3048,7 +3050,7 @@ def test_a_bracketed_password_after_an_escaped_separator_is_redacted(
     assert redact_secrets(redacted) == (redacted, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         "password\\u003d\\u003cyour password\\u003e",
@@ -3062,7 +3064,7 @@ def test_a_placeholder_after_an_escaped_separator_is_kept(kept: str) -> None:
     assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "redacted"),
     [
         ("\\u0070assword=\\u003cHy6tq9B1q9ZxKqW3mR\\u003e", "\\u0070assword={}"),
@@ -3105,7 +3107,7 @@ def test_a_bracketed_password_after_an_escaped_key_is_redacted(text: str, redact
     assert redact_secrets(redacted) == (redacted, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         "\\u0070assword=\\u003cyour password\\u003e",
@@ -3125,7 +3127,7 @@ def test_a_placeholder_after_an_escaped_key_is_kept(kept: str) -> None:
 
 #: HTML forms a browser decodes, as html.unescape reads them: names in upper case, legacy
 #: names without ';', numbers of any length, and only the closing bracket escaped.
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "password: &LT;Hy6tB1q9ZxKp&GT;",
@@ -3154,7 +3156,7 @@ def test_html_forms_a_browser_decodes_cannot_make_a_secret_read_as_a_placeholder
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "redacted"),
     [
         ("password: \\u003cHy6tB1q9\nZxKqW3mR\\u003e", "password: [REDACTED:password_assignment]"),
@@ -3185,7 +3187,7 @@ def test_an_escaped_bracketed_password_a_wrap_cut_is_redacted_whole(
     assert redact_secrets(redacted) == (redacted, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         "password: <Hy6tB1q9\nZxKqW3mR>",
@@ -3199,7 +3201,7 @@ def test_a_bracketed_placeholder_a_wrap_cut_is_kept(kept: str) -> None:
     assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "redacted"),
     [
         # one bracket escaped, the other not: the whole bracketed value goes
@@ -3234,7 +3236,7 @@ def test_a_half_escaped_bracketed_password_is_redacted_with_its_brackets(
 _LONG_PASSWORD = "riGp/58WAm+dX3a5IDnOdcdbWB2dC4/DSDC6Lc1mxLpQ2yMK/Ye9FZ1wUVl4nuYV+d8fNYvvDbzDZST6IaXqA2h9Uz0+T1SaQ6dD"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "redacted"),
     [
         # the QA's case: only the closing bracket escaped, 100 characters inside
@@ -3267,7 +3269,7 @@ def test_a_long_bracketed_password_is_redacted_however_its_brackets_are_escaped(
     assert redact_secrets(redacted) == (redacted, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         f"password: <{_LONG_PASSWORD}>",
@@ -3281,7 +3283,7 @@ def test_a_long_bracketed_placeholder_or_a_value_of_no_secret_is_kept(kept: str)
     assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "redacted"),
     [
         # the QA's case, and the same value as written, in \u003c…\u003e and in %3C…%3E
@@ -3340,7 +3342,7 @@ def test_a_value_read_unquoted_ends_at_an_html_closing_tag(text: str, redacted: 
     assert redact_secrets(redacted) == (redacted, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         "<p>password: &lt;your password&gt;</p>",
@@ -3352,7 +3354,7 @@ def test_a_placeholder_before_an_html_closing_tag_is_kept(kept: str) -> None:
     assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         "password: &LT;your password&GT;",
@@ -3375,7 +3377,7 @@ def test_html_forms_a_browser_decodes_keep_placeholders_and_markup(kept: str) ->
     assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "&LT;a&GT; &QUOT;b&QUOT; &AMP;",
@@ -3425,7 +3427,7 @@ def test_percent_encoded_values_an_html_page_separates_are_each_redacted_whole()
     assert counts == {"password_assignment": 2}
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "written"),
     [
         ("password%3D%3CHy6t&amp;B1q9ZxKqW3mR&gt;", "%3CHy6t&amp;B1q9ZxKqW3mR&gt;"),
@@ -3460,7 +3462,7 @@ def test_a_percent_encoded_bracketed_value_runs_over_an_html_ampersand_to_its_br
     assert redact_secrets(unclosed)[0] == unclosed.replace("%3CHy6tB1q9ZxKqW3mR", R(PA))
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         "password=%3Cyour&amp;password%3E&amp;page=2&amp;sort=asc",
@@ -3483,7 +3485,7 @@ def test_a_placeholder_before_a_query_s_parameters_is_kept_with_them(kept: str) 
     assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "written"),
     [
         ("password=%3CHy6tB1q9ZxKqW3mR%3E&amp;page=2&amp;sort=asc", "%3CHy6tB1q9ZxKqW3mR%3E"),
@@ -3507,7 +3509,7 @@ def test_a_password_before_a_query_s_parameters_is_redacted_alone(text: str, wri
     assert redact_secrets(out) == (out, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "written"),
     [
         ("password=&lt;Hy6tB1q9ZxKqW3mR&gt;&amp;page=2&amp;sort=asc", "&lt;Hy6tB1q9ZxKqW3mR&gt;"),
@@ -3561,8 +3563,8 @@ _ESCAPED_SECRETS = [
 _PERCENT_BEFORE = ["a%20b\n", "see https://crates.io/search?q=cargo%20release\n", ""]
 
 
-@pytest.mark.parametrize("before", _PERCENT_BEFORE)
-@pytest.mark.parametrize("kept", _ESCAPED_PLACEHOLDERS)
+@each_case("before", _PERCENT_BEFORE)
+@each_case("kept", _ESCAPED_PLACEHOLDERS)
 def test_a_percent_escape_elsewhere_does_not_make_an_escaped_placeholder_a_secret(
     before: str, kept: str
 ) -> None:
@@ -3574,8 +3576,8 @@ def test_a_percent_escape_elsewhere_does_not_make_an_escaped_placeholder_a_secre
     assert redact_secrets(before + kept) == (before + kept, {}), before + kept
 
 
-@pytest.mark.parametrize("before", _PERCENT_BEFORE)
-@pytest.mark.parametrize("text", _ESCAPED_SECRETS)
+@each_case("before", _PERCENT_BEFORE)
+@each_case("text", _ESCAPED_SECRETS)
 def test_a_percent_escape_elsewhere_changes_nothing_of_an_escaped_secrets_marker(
     before: str, text: str
 ) -> None:
@@ -3584,7 +3586,7 @@ def test_a_percent_escape_elsewhere_changes_nothing_of_an_escaped_secrets_marker
     assert redact_secrets(before + text) == (before + out, counts)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "written"),
     [
         # an encoded name, its value as written: the text as written holds no assignment
@@ -3604,7 +3606,7 @@ def test_a_percent_encoded_secret_is_still_redacted(text: str, written: str) -> 
     assert counts == {PA: 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         "password=%3Cyour%20password%3E",
@@ -3622,7 +3624,7 @@ def test_a_percent_encoded_placeholder_is_kept(kept: str) -> None:
     assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "written"),
     [
         # the name and the brackets encoded: the text as written holds no assignment, and
@@ -3656,7 +3658,7 @@ def test_a_percent_encoded_secret_is_judged_as_its_string_escapes_are(
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "written"),
     [
         ("password%253DHy6tB1q9ZxKqW3mR", "Hy6tB1q9ZxKqW3mR"),
@@ -3680,7 +3682,7 @@ def test_a_secret_percent_encoded_twice_is_redacted(text: str, written: str) -> 
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         "password%253D%253Cyour%2520password%253E",
@@ -3692,7 +3694,7 @@ def test_a_placeholder_percent_encoded_twice_is_kept(kept: str) -> None:
     assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "kept",
     [
         # a percent-escape in the key (or its '='), a string escape or a character
@@ -3721,7 +3723,7 @@ def test_a_placeholder_the_percent_reading_finds_is_judged_by_its_string_escapes
     assert redact_secrets(plain) == (plain, {}), plain
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "written"),
     [
         ("%70assword=\\u003cHy6tB1q9ZxKqW3mR\\u003e", "\\u003cHy6tB1q9ZxKqW3mR\\u003e"),
@@ -3740,7 +3742,7 @@ def test_a_secret_the_percent_reading_finds_in_string_escapes_is_redacted(
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("decoded", "secret"),
     [(kept, False) for kept in _ESCAPED_PLACEHOLDERS]
     + [(text, True) for text in _ESCAPED_SECRETS]
@@ -3761,7 +3763,7 @@ def test_a_base64_blobs_hits_are_judged_by_its_escapes(decoded: str, secret: boo
 #: A value holding '&' in a sentence, an env line or an assignment: the '&' is part of it
 #: (only a URL's query or a form body separates parameters with one), so the value is redacted
 #: whole, not cut at the '&' with its tail stored in clear.
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ("the password is abc&Def123xyz", "abc&Def123xyz"),
@@ -3784,7 +3786,7 @@ def test_an_ampersand_inside_a_value_is_redacted_with_it(text: str, secret: str)
     assert counts == {"password_assignment": 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "expected"),
     [
         (
@@ -3823,7 +3825,7 @@ def test_an_ampersand_between_parameters_still_ends_the_value(text: str, expecte
     assert redact_secrets(text) == (expected, {PA: 1})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "the token: it&is fine to rotate",
@@ -3836,7 +3838,7 @@ def test_prose_holding_an_ampersand_after_a_secret_word_is_kept(text: str) -> No
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         (
@@ -3861,7 +3863,7 @@ def test_a_secret_on_a_continued_shell_line_is_redacted(text: str, secret: str) 
     assert redact_secrets(macro) == (macro, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "session_key=Hy6tB1q9Zx",
@@ -3919,7 +3921,7 @@ def test_a_pgpass_line_is_redacted() -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "IDENTIFIED BY 'Hy6tB1q9Zx'",
@@ -3953,7 +3955,7 @@ def test_a_password_after_identified_by_is_redacted_wherever_the_statement_start
     assert "Hy6tB1q9Zx" not in out and counts == {"password_assignment": 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "The password for staging is Hy6tB1q9Zx.",
@@ -3976,7 +3978,7 @@ def test_a_random_secret_said_of_something_in_a_sentence_is_redacted(text: str) 
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "Error: token: invalid",
@@ -4019,7 +4021,7 @@ def test_prose_in_capitals_after_identified_by_is_no_oracle_password() -> None:
         assert "tiger" not in out and "Hr2024pw" not in out and "s3cret" not in out, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "az login -u me@acme.io -p Hy6tB1q9Zx",
@@ -4059,7 +4061,7 @@ def test_a_password_given_to_an_archivers_or_a_remote_tools_option_is_redacted(t
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "psexec needs -p followed by the password, or it prompts for one",
@@ -4088,7 +4090,7 @@ def test_prose_about_a_tools_password_option_keeps_its_words(text: str) -> None:
         assert counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "login admin, password Hy6tq9Lm2",
@@ -4124,7 +4126,7 @@ def test_a_random_password_written_after_its_word_without_an_equals_sign_is_reda
 
 #: A password a person chose, written after its bare word: taken when it has a capital or a
 #: symbol among its letters and digits, as a chosen password has and prose's names do not.
-@pytest.mark.parametrize(
+@each_case(
     ("text", "password"),
     [
         ("password hunter2_Zx91kq", "hunter2_Zx91kq"),
@@ -4157,7 +4159,7 @@ def test_a_chosen_password_after_its_bare_word_is_redacted(text: str, password: 
     assert counts == {PA: 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         # a lower-case name with digits: what the password is for
@@ -4203,7 +4205,7 @@ def test_a_name_after_the_bare_word_password_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "expected"),
     [
         (
@@ -4223,7 +4225,7 @@ def test_an_assignment_after_a_passwords_word_keeps_its_name(text: str, expected
     assert redact_secrets(text) == (expected, {PA: 1})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "sqlplus scott/Hy6tB1q9Zx@orcl",
@@ -4258,7 +4260,7 @@ def test_an_oracle_logon_user_slash_password_is_redacted(text: str) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "connect with sqlplus and/or SQL Developer",
@@ -4284,7 +4286,7 @@ def test_prose_naming_an_oracle_tool_keeps_its_slashed_words(text: str) -> None:
         assert "Hy6tB1q9Zx" not in out and counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "net user admin Hy6tB1q9Zx /add",
@@ -4315,7 +4317,7 @@ def test_a_password_given_to_a_windows_account_command_is_redacted(text: str) ->
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "echo 'deploy:Hy6tB1q9Zx' | chpasswd",
@@ -4351,7 +4353,7 @@ WRAPPED_HEAD = "Zq8Lm2Xv9Pw4Ks7Rt3Yb6Nc1Hd5Fg0JaVb7Lp2Xq9Zk4Wm3Tn8Rc5Yd2Hs6Gf1Qe
 WRAPPED_TAIL = "2Kw8Qe4Ty7Ui1Op3"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "expected"),
     [
         (  # a terminal 80 columns wide
@@ -4388,7 +4390,7 @@ def test_a_secret_hard_wrapped_at_a_line_end_is_redacted_with_its_tail(
         assert redact_secrets(kept)[0].endswith("\n" + rest), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "Set the token before the release: GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a"
@@ -4416,7 +4418,7 @@ def test_a_line_starting_with_a_version_or_a_name_after_a_secret_is_kept(text: s
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "[web]\nweb1 ansible_host=10.0.0.5 ansible_user=deploy ansible_ssh_pass=hunter2",
@@ -4441,7 +4443,7 @@ def test_ansibles_ssh_and_become_passwords_are_redacted(text: str) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         f"SSHPASS={GLUED_KEY}",
@@ -4485,7 +4487,7 @@ def test_a_service_pass_key_written_glued_is_redacted(text: str) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         f"REDIS_AUTH={GLUED_KEY}",
@@ -4532,7 +4534,7 @@ def test_a_random_value_under_an_auth_or_dsn_key_is_redacted(text: str) -> None:
     assert redact_secrets(query)[1] == {"authorization_header": 1}
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "ssh-keygen -t ed25519 -N 'Hy6tB1q9Zx' -f ~/.ssh/deploy",
@@ -4564,7 +4566,7 @@ def test_a_password_given_to_a_keygen_broker_ftp_wifi_or_powershell_command_is_r
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "wpa_passphrase SSID PASSPHRASE > /etc/wpa_supplicant.conf",
@@ -4587,7 +4589,7 @@ def test_a_usage_line_naming_a_passphrase_keeps_it(text: str) -> None:
         assert "Hy6tB1q9Zx" not in out and counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "yarn config set npmAuthToken Hy6tB1q9Zx",
@@ -4619,7 +4621,7 @@ def test_a_credential_set_in_a_package_managers_config_is_redacted(text: str) ->
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "git config --global user.signingkey ~/.ssh/id_ed25519.pub",
@@ -4643,7 +4645,7 @@ def test_a_path_or_a_user_named_in_a_config_command_is_not_the_secret(text: str)
         assert "Hy6tB1q9Zx" not in out and counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         '$password = Read-Host "Password" -AsSecureString',
@@ -4667,7 +4669,7 @@ def test_a_powershell_variable_set_from_a_cmdlet_is_not_the_secret(text: str) ->
         assert "Hy6" not in out and counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "openvpn --config vpn.ovpn --auth-user-pass creds.txt",
@@ -4687,7 +4689,7 @@ def test_a_file_named_after_a_secrets_option_is_not_the_secret(text: str) -> Non
         assert "Hy6tB1q9Zx" not in out and counts, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "hydra -l admin -p Hy6tB1q9Zx ssh://10.0.0.5",
@@ -4725,7 +4727,7 @@ def test_a_login_tools_dash_p_password_is_redacted(text: str) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "count"),
     [
         ("mc alias set myminio https://s3.example.com ACCESSKEY SECRETKEY", 2),
@@ -4754,7 +4756,7 @@ def test_the_minio_clients_keys_are_redacted(text: str, count: int) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "bundle config set --global https://gems.example.com bob:Hy6tB1q9Zx",
@@ -4788,7 +4790,7 @@ def test_bundlers_gem_server_credentials_are_redacted(text: str) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "git config user.signingkey 3AA5C34371567BD2",
@@ -4817,7 +4819,7 @@ def test_a_git_signing_keys_public_id_is_kept(text: str) -> None:
         assert counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         f"aws configure set aws_secret_access_key {AWS_SECRET[:34]}",
@@ -4848,7 +4850,7 @@ def test_an_aws_secret_key_of_another_length_is_redacted_by_its_name(text: str) 
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "wpa_passphrase SSID PASSPHRASE, then paste the psk into the config",
@@ -4875,7 +4877,7 @@ def test_a_placeholder_before_a_sentences_punctuation_is_kept(text: str) -> None
         assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "the password is PBKDF2WithHmacSHA256-hashed, 600000 rounds",
@@ -4908,8 +4910,8 @@ def test_an_algorithms_name_after_a_secrets_word_is_kept(text: str) -> None:
         assert counts == {PA: 1} and "Hy6tq9Lm2Zx" not in out and WRAPPED_TAIL not in out, out
 
 
-@pytest.mark.parametrize("token", [GH, GH_PAT, GLPAT], ids=["ghp", "github_pat", "glpat"])
-@pytest.mark.parametrize("cut", [2, 3, 4, 7, 11, 14])
+@each_case("token", [GH, GH_PAT, GLPAT], ids=["ghp", "github_pat", "glpat"])
+@each_case("cut", [2, 3, 4, 7, 11, 14])
 def test_a_token_wrapped_inside_its_prefix_or_early_in_its_body_is_redacted(
     token: str, cut: int
 ) -> None:
@@ -4942,7 +4944,7 @@ def test_a_wrapped_paragraph_is_not_joined_into_a_token() -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         '{"user": "admin", "password": "Hy6tB1q9\nZxQw8Rt3"}',
@@ -4973,7 +4975,7 @@ def test_a_quoted_value_carried_past_its_lines_end_is_redacted(text: str) -> Non
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "git clone https://b3f1c2d4e5f60718293a4b5c6d7e8f90a1b2c3d4@github.com/acme/repo.git",
@@ -4998,7 +5000,7 @@ def test_a_token_as_a_urls_only_user_information_is_redacted(text: str) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "cqlsh -u cassandra -p Hy6tB1q9Zx 10.0.0.5",
@@ -5038,7 +5040,7 @@ def test_a_password_given_to_a_database_or_an_admin_tools_own_option_is_redacted
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "count"),
     [
         ("keytool -genkeypair -keystore ks.jks -storepass Hy6tB1q9Zx -keypass Hy6tB1q9Zy", 2),
@@ -5068,7 +5070,7 @@ def test_a_commands_second_password_option_is_redacted(text: str, count: int) ->
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "mysql -u root -pHy6tB1q9Zx; mysql -u app -pHy6tB1q9Zx",
@@ -5111,7 +5113,7 @@ def test_an_azure_storage_account_key_given_as_an_option_is_redacted() -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "cargo login cioHy6tB1q9ZxQw8Rt3Yb6Nc1Hd5Fg0Ja",
@@ -5161,7 +5163,7 @@ def test_a_token_piped_into_gh_auth_login_is_redacted() -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "openssl passwd -6 Hy6tB1q9Zx",
@@ -5186,7 +5188,7 @@ def test_a_password_hashed_on_the_command_line_is_redacted(text: str) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'the value after "Password:", "password …" or "pass:" in a sentence',
@@ -5211,7 +5213,7 @@ def test_quoted_phrases_ending_in_a_secrets_separator_keep_their_text(text: str)
         assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "split by a shell line continuation (`--password \\` and the password on the next line)",
@@ -5234,7 +5236,7 @@ def test_punctuation_alone_after_a_secrets_word_is_not_the_secret(text: str) -> 
         assert counts == {PA: 1} and "$%^" not in out and "#@!" not in out, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "usage: deploy [--token TOKEN] [--api-key API_KEY] [--password PASS]",
@@ -5257,7 +5259,7 @@ def test_a_usage_lines_name_for_a_secret_is_kept(text: str) -> None:
         assert counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "expected"),
     [
         ("curl -u admin:Hy6tB1q9Zx https://x.io", f"curl -u admin:{R('basic_auth')} https://x.io"),
@@ -5293,7 +5295,7 @@ def test_curls_user_is_kept_and_only_its_password_redacted(text: str, expected: 
         assert (out, counts) == (expected, {"basic_auth": 1})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "pass the --token flag explicitly",
@@ -5324,7 +5326,7 @@ def test_prose_about_a_secret_flag_keeps_its_words(text: str) -> None:
         assert counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "secret_arn: arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf",
@@ -5359,7 +5361,7 @@ def test_a_sentry_dsns_public_key_is_kept() -> None:
     assert counts == {"connection_string": 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "set -gx API_TOKEN Hy6tB1q9Zx",
@@ -5390,7 +5392,7 @@ def test_a_secret_variable_set_without_an_equals_sign_is_redacted(text: str) -> 
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "echo -n Hy6tB1q9Zx | gcloud secrets create db-pass --data-file=-",
@@ -5415,7 +5417,7 @@ def test_a_secret_piped_into_a_secret_stores_command_is_redacted(text: str) -> N
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "aws secretsmanager create-secret --name prod/db --secret-string Hy6tB1q9Zx",
@@ -5443,7 +5445,7 @@ def test_a_secret_given_to_the_aws_clis_secret_stores_is_redacted(text: str) -> 
     assert counts == {PA: 1} and '"username":"app"' in out and "Hy6tB1q9Zx" not in out, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "rclone obscure Hy6tB1q9Zx",
@@ -5464,7 +5466,7 @@ def test_a_secret_given_to_a_command_that_hides_it_is_redacted(text: str) -> Non
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "kind"),
     [
         (f"<https://x.io/f?token={GH}>", "github_token"),
@@ -5481,7 +5483,7 @@ def test_the_bracket_closing_a_link_after_its_token_is_kept(text: str, kind: str
     assert redact_secrets(text) == (text.replace(secret, R(kind)), {kind: 1})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "https://x.io/cb?access_token=gho_abc123def&state=xyz",
@@ -5545,7 +5547,7 @@ def test_a_sentence_ending_in_openssl_passwd_keeps_its_last_word() -> None:
     assert counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "psexec needs -p first.",
@@ -5565,7 +5567,7 @@ def test_a_word_ending_a_sentence_after_a_password_option_is_kept(text: str) -> 
         assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ("curl -u ':S3cretPw9x' https://api.example.com", "S3cretPw9x"),
@@ -5588,7 +5590,7 @@ def test_a_curl_key_without_its_other_half_and_a_query_auth_are_redacted(
     assert secret not in out and sum(counts.values()) == 1, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "curl -u admin: https://localhost:8080/health",
@@ -5604,7 +5606,7 @@ def test_a_curl_user_alone_and_a_query_auth_setting_are_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'logger.info("token: " + token)\nlogger.debug("user: " + user)',
@@ -5630,7 +5632,7 @@ def test_code_that_prints_a_secrets_label_keeps_its_next_line(text: str) -> None
         assert counts == {PA: 1} and "Hy6tB1q9" not in out and "ZxQw8Rt3" not in out, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         # qa79 F1: the finding's note, and prompts like it in a sentence or code
@@ -5666,7 +5668,7 @@ def test_a_label_in_its_own_quotes_takes_no_value_past_its_closing_quote(text: s
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ('"password": "Hy6tK9pQ2mZx7Lw4"', "Hy6tK9pQ2mZx7Lw4"),
@@ -5698,7 +5700,7 @@ def test_a_secret_after_its_key_in_or_beside_other_strings_is_redacted(
     assert secret not in out and counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "python train.py hydra.run.dir=outputs -p trainer",
@@ -5717,7 +5719,7 @@ def test_hydra_the_config_frameworks_package_option_is_kept(text: str) -> None:
     assert counts == {PA: 1} and "Hy6tB1q9Zx" not in out, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "password=Hy6t.B1qZr0",
@@ -5746,7 +5748,7 @@ def test_an_unquoted_password_with_a_dot_is_redacted(text: str) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'PASS="Hy6tB1qZr0x"',
@@ -5790,7 +5792,7 @@ _AMZ_SESSION = "IQoJb3JpZ2luX2VjEJr%2F%2F%2F%2F%2FwEaCXVzLWVhc3QtMSJHMEUCIQD" + 
 _V2_SIGNATURE = "vjbyPxybdZaNmGa%2ByT272YEAiv4%3D"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secrets"),
     [
         (
@@ -5851,7 +5853,7 @@ _BODY40 = "Hy6tB1qZr0xKq9Lm3Nv7" * 2
 _HEX40 = "3f786850e387550fdab8" * 2
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("token", "kind"),
     [
         ("dp.pt." + _BODY40 + "abc", "doppler_api_token"),
@@ -5897,7 +5899,7 @@ def test_a_prefixed_token_format_gitleaks_lacks_is_redacted(token: str, kind: st
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "Authorization: Bot MTIzNDU2Nzg5MDEyMzQ1Njc4.GhY7tB.Hy6tB1qZr0xKq9Lm3Nv7Wq2Zx8",
@@ -5937,7 +5939,7 @@ def test_an_authorization_header_of_any_scheme_is_redacted(text: str) -> None:
     assert out == f"Authorization: {R('authorization_header')} sometimes_expires"
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "Password: Hy6tB1qZr0 (rotated monthly)",
@@ -6306,7 +6308,7 @@ _PEM = (
 )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("given", "nothing_else"),
     [
         (_GH, True),
@@ -6440,7 +6442,7 @@ _RAILS_KEY = "9f1c2e3d4b5a6978" * 8  # (assembled: a secret_key_base is 128 hex 
 _B64 = base64.b64encode(_RANDOM.encode()).decode()
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # the environment, which of several, that it is the secret itself
@@ -6504,7 +6506,7 @@ def test_a_key_with_words_after_its_secrets_word_is_redacted(text: str, secret: 
     assert name.split()[-1].strip("\"'\\[]") in out.replace("\\u0070", "p"), out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "PASSWORD_MIN_LENGTH=12",
@@ -6555,7 +6557,7 @@ def test_a_setting_named_after_a_secrets_word_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # a Kubernetes Deployment's (and compose's, CI's) env list
@@ -6578,7 +6580,7 @@ def test_a_name_with_words_after_its_secrets_word_is_redacted_in_other_forms(
     assert secret not in out and counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'env:\n  - name: TOKEN_TTL_SECONDS\n    value: "3600"\n',
@@ -6600,7 +6602,7 @@ def test_a_setting_named_after_a_secrets_word_is_kept_in_other_forms(text: str) 
 _S = "Hy6tK9pQ2mZx7Lw4"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # Python's triple quotes (a settings module, a notebook's cell), with a prefix too
@@ -6624,7 +6626,7 @@ def test_a_secret_in_triple_quotes_is_redacted(text: str, secret: str) -> None:
     assert out.count('"""') == text.count('"""') and out.count("'''") == text.count("'''"), out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         # a docstring-like text, placeholders, a template, nothing
@@ -6639,7 +6641,7 @@ def test_a_text_in_triple_quotes_that_is_no_secret_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # Java: JDBC's and Spring's properties, HikariCP's data source properties
@@ -6679,7 +6681,7 @@ def test_a_secret_passed_after_its_name_is_redacted(text: str, secret: str) -> N
     assert secret not in out and counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         # settings about a secret, files, flags
@@ -6715,7 +6717,7 @@ def test_a_value_after_a_secrets_name_that_is_no_secret_is_kept(text: str) -> No
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # JDBC's DataSource, HikariCP, Spring's DataSourceBuilder, Testcontainers
@@ -6740,7 +6742,7 @@ def test_a_secret_given_to_a_setter_named_after_it_is_redacted(text: str, secret
     assert secret not in out and counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "dataSource.setPassword(password);",
@@ -6762,7 +6764,7 @@ def test_a_setter_given_no_secret_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         '{"auths": {"ghcr.io": {"auth": "dXNlcjpIeTZ0SzlwUTJtWng3THc0"}}}',
@@ -6777,7 +6779,7 @@ def test_a_docker_configs_auth_is_redacted(text: str) -> None:
     assert "dXNlcjpIeTZ0" not in out and counts == {"basic_auth": 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         '{"auth": true}',
@@ -6792,7 +6794,7 @@ def test_an_auth_setting_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         (f"The DB_PASSWORD_PROD is {_S} for now", _S),
@@ -6814,7 +6816,7 @@ def test_a_variable_with_words_after_its_secrets_word_said_to_be_a_secret_is_red
     assert secret not in out and counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "The DB_PASSWORD_PROD is set in the vault",
@@ -6838,7 +6840,7 @@ def test_a_variable_with_words_after_its_secrets_word_said_to_be_no_secret_is_ke
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         (f"db.password.prod={_S}", _S),
@@ -6858,7 +6860,7 @@ def test_a_dotted_name_with_words_after_its_secrets_word_is_redacted(
     assert secret not in out and counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "jwt.secret.expiration=86400000",
@@ -6880,7 +6882,7 @@ def test_a_dotted_name_naming_a_setting_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # a passphrase of words, given to a setter as to an '='
@@ -6915,7 +6917,7 @@ def test_a_secret_a_call_or_a_setter_still_kept_is_redacted(text: str, secret: s
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         # a call passing a secret's name, a lookup, a test of it
@@ -6959,7 +6961,7 @@ def test_a_call_or_setter_given_no_secret_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # a formatter's wrapped call: the value on the next line (Java, Kotlin, Go)
@@ -6988,7 +6990,7 @@ def test_a_secret_given_to_a_setter_on_the_next_line_is_redacted(text: str, secr
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         # a variable, a lookup, a placeholder, a prompt on the next line
@@ -7009,7 +7011,7 @@ def test_a_setter_given_no_secret_on_the_next_line_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # Kotlin DSL's password( with its value alone on the next line and ')' on the one
@@ -7031,7 +7033,7 @@ def test_a_dsl_password_alone_on_its_line_before_a_closing_line_is_redacted(
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'password(\n    getenv("DB_PASSWORD")\n)',
@@ -7046,7 +7048,7 @@ def test_a_dsl_call_given_no_secret_before_a_closing_line_is_kept(text: str) -> 
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ('ds.setPassword(\n    // prod\n    "Xq7vR2pLk9mZ");', "Xq7vR2pLk9mZ"),
@@ -7067,7 +7069,7 @@ def test_a_secret_given_to_a_setter_after_a_comment_line_is_redacted(
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         # a variable, a lookup, a prompt after the comment; a blank line after it
@@ -7084,7 +7086,7 @@ def test_a_setter_given_no_secret_after_a_comment_line_is_kept(text: str) -> Non
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ('ds.setPassword(f"Xq7vR2pLk9mZ")', "Xq7vR2pLk9mZ"),
@@ -7106,7 +7108,7 @@ def test_a_secret_given_to_a_setter_with_a_string_prefix_is_redacted(
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'setPassword(f"{pw}")',
@@ -7121,7 +7123,7 @@ def test_a_setter_given_an_expression_with_a_string_prefix_is_kept(text: str) ->
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ('user.password = make_password("Xq7vR2pLk9mZ")', "Xq7vR2pLk9mZ"),
@@ -7147,7 +7149,7 @@ def test_a_secret_given_to_a_hashing_call_is_redacted(text: str, secret: str) ->
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "make_password(raw)",
@@ -7167,7 +7169,7 @@ def test_a_hashing_call_given_no_secret_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # a C++ constructor's initializer list
@@ -7190,7 +7192,7 @@ def test_a_password_in_an_initializer_list_or_before_a_comment_is_redacted(
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "Conn::Conn() : password(password), user(user) {}",
@@ -7208,7 +7210,7 @@ def test_a_call_in_an_initializer_list_or_before_a_comment_given_no_secret_is_ke
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ('Map.of("password", "12345")', "12345"),
@@ -7227,7 +7229,7 @@ def test_digits_under_a_passwords_word_alone_are_redacted(text: str, secret: str
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'Map.of("password", "12")',
@@ -7243,7 +7245,7 @@ def test_digits_under_a_setting_or_another_secrets_word_are_kept(text: str) -> N
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ('echo "DB_PASSWORD="Xq7vR2pLk9mZ""', "Xq7vR2pLk9mZ"),
@@ -7260,7 +7262,7 @@ def test_a_value_nested_in_the_string_of_its_key_is_redacted(text: str, secret: 
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'url = "https://x/?password="+pw+""',
@@ -7275,7 +7277,7 @@ def test_a_label_or_an_expression_in_the_string_of_its_key_is_kept(text: str) ->
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'fieldTypes.put("password", "string")',
@@ -7291,7 +7293,7 @@ def test_a_fields_type_paired_with_a_secrets_name_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ('props.put("password", "strings123")', "strings123"),
@@ -7303,7 +7305,7 @@ def test_a_secret_holding_a_types_name_is_redacted(text: str, secret: str) -> No
     assert secret not in out and counts == {PA: 1}, out
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # a builder's .password( after a dot, its value alone and a trailing comma
@@ -7322,7 +7324,7 @@ def test_a_secret_the_brief_found_redacted_already_stays_redacted(text: str, sec
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         # the brief's (red14): JavaScript, TypeScript, Python
@@ -7356,7 +7358,7 @@ def test_a_keyword_opening_an_expression_after_a_secrets_word_is_kept(text: str)
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         # a lone word after '=' is the value, as any lone word is (env files, prose)
@@ -7384,7 +7386,7 @@ def test_a_secret_beside_a_keyword_is_redacted(text: str, secret: str) -> None:
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ('std::string password("Xq7vR2pLk9mZ");', "Xq7vR2pLk9mZ"),
@@ -7406,7 +7408,7 @@ def test_a_string_declared_with_a_literal_under_a_secrets_name_is_redacted(
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "std::string password(argv[1]);",
@@ -7423,7 +7425,7 @@ def test_a_string_declared_with_no_secret_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'token = "\\r\\n"',
@@ -7450,7 +7452,7 @@ def test_a_value_of_escape_sequences_alone_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ('token = "\\r\\nXq7vR2pLk9mZ"', "Xq7vR2pLk9mZ"),
@@ -7468,7 +7470,7 @@ def test_escapes_that_stand_for_a_secret_are_redacted(text: str, secret: str) ->
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'x.setPassword(" ");',
@@ -7486,7 +7488,7 @@ def test_a_blank_string_given_to_a_setter_is_kept_and_no_error(text: str) -> Non
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ('char password[] = "Xq7vR2pLk9mZ";', "Xq7vR2pLk9mZ"),
@@ -7514,7 +7516,7 @@ def test_a_char_array_or_reference_declared_with_a_secret_is_redacted(
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         'char password[] = "";',
@@ -7535,7 +7537,7 @@ def test_a_char_array_declared_with_no_secret_is_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "secret"),
     [
         ("password = new hunter2", "hunter2"),
@@ -7554,7 +7556,7 @@ def test_a_chosen_password_after_new_is_redacted(text: str, secret: str) -> None
     assert redact_secrets(out) == (out, {})  # a fixed point
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "var password = new Contrasenia",
@@ -7580,7 +7582,7 @@ def test_new_constructing_a_type_and_not_negating_are_kept(text: str) -> None:
     assert redact_secrets(text) == (text, {})
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "redacted"),
     [
         (
@@ -7609,7 +7611,7 @@ def test_a_bare_value_ends_before_the_next_keys_spaced_assignment(text: str, red
         assert redact_secrets(whole) == (f"{key}={R(PA)}{rest}", {PA: 1}), whole
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         f"storepass={GLUED_KEY}",
@@ -7645,7 +7647,7 @@ def test_a_java_keystore_pass_key_is_redacted(text: str) -> None:
         assert redact_secrets(kept) == (kept, {}), kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         f"HTTP_AUTH=admin:{GLUED_KEY}",
