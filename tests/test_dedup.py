@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pytest
-
 from kenning import MemoryStore, open_store, protocol
 from kenning.backends.base import Filters
 from kenning.dedup import FUNCTION_WORDS, NEGATIONS, NEIGHBOURS, decide, fold
 from kenning.safety import normalise_content
 
+from .case_table import each_case
+
 ABOVE = 0.97  # a cosine above the protocol's gate
 BELOW = protocol.DEDUP_THRESHOLD  # not above it: the gate is strict
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "tokens"),
     [
         ("Use ruff for linting.", ["use", "ruff", "for", "linting"]),
@@ -40,7 +40,7 @@ def test_fold_keeps_numbers_apart() -> None:
     assert fold("at 10:30") != fold("at 1030")
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("Use ruff for linting.", "use ruff for linting!"),
@@ -61,7 +61,7 @@ def test_same_text_up_to_case_whitespace_punctuation_is_a_duplicate_even_below_t
         assert "case, whitespace and punctuation" in decision.reason
 
 
-@pytest.mark.parametrize(
+@each_case(
     "new",
     [
         "Enable W\u200bAL mode and set busy_timeout",  # a zero-width space pasted from a page
@@ -81,7 +81,7 @@ def test_invisible_format_characters_do_not_make_another_note(new: str) -> None:
         assert decision.duplicate, (new, decision)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("\u26a0\ufe0f Never run the migrations on a Friday", "\u26a0 Never run the migrations on a Friday"),
@@ -114,7 +114,7 @@ def test_function_words_only_is_a_duplicate_above_the_gate_only() -> None:
     assert not below.duplicate and "not above" in below.reason
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new", "needle"),
     [
         ("Always run the migrations before deploying.",
@@ -166,7 +166,7 @@ def test_word_lists_are_disjoint() -> None:
     assert not FUNCTION_WORDS & NEGATIONS
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("SQL: use WHERE status != 'done' to skip finished jobs",
@@ -220,7 +220,7 @@ def test_code_punctuation_and_a_words_case_keep_notes_apart(existing: str, new: 
         assert not decision.duplicate, decision
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("run pytest with -x to stop at the first failure",
@@ -245,7 +245,7 @@ def test_a_flags_case_keeps_notes_apart_in_a_lower_case_text(existing: str, new:
             assert "case" in decision.reason or cosine == BELOW
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("Use netstat -an to list open ports", "Use netstat -a to list open ports"),
@@ -265,7 +265,7 @@ def test_a_flag_spelled_as_a_function_word_keeps_notes_apart(existing: str, new:
         assert not decision.duplicate, decision
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("CI runs just the unit tests on pull requests", "CI runs the unit tests on pull requests"),
@@ -285,7 +285,7 @@ def test_just_and_being_say_something(existing: str, new: str) -> None:
         assert not decision.duplicate, decision
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("On macOS run sed -i '' 's/foo/bar/' config.ini", "On macOS run sed -i 's/foo/bar/' config.ini"),
@@ -310,7 +310,7 @@ def test_a_strings_quotes_in_code_keep_notes_apart(existing: str, new: str) -> N
         assert not decision.duplicate, decision
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ('Use "WAL" mode for concurrent writers', "Use WAL mode for concurrent writers"),
@@ -326,7 +326,7 @@ def test_prose_quotes_still_merge(existing: str, new: str) -> None:
     assert decision.duplicate, decision
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("Propagate the error with File::open(path)?", "Propagate the error with File::open(path)"),
@@ -367,7 +367,7 @@ def test_a_prose_dash_before_an_article_is_still_prose() -> None:
     assert decision.duplicate, decision
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("Use WAL", "use WAL"),
@@ -383,7 +383,7 @@ def test_a_whole_text_in_another_case_still_merges_with_its_flags(existing: str,
     assert decision.duplicate, decision
 
 
-@pytest.mark.parametrize(
+@each_case(
     "make",
     [
         str.upper,
@@ -404,7 +404,7 @@ def test_whole_text_variants_of_code_notes_are_still_duplicates(make: Callable[[
         assert decision.duplicate, decision
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("Why? Bad rows must fail loudly.", "Why Bad rows must fail loudly."),
@@ -425,7 +425,7 @@ def test_a_mark_dropped_before_a_capital_is_prose(existing: str, new: str) -> No
     assert decision.duplicate, decision
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     ["." * 240_000 + "x", ". " * 120_000, "x" + "!?" * 120_000, "word. " * 40_000],
     ids=["dots", "dot-space", "marks at the end", "sentences"],
@@ -440,7 +440,7 @@ def test_fold_takes_linear_time_on_runs_of_marks(text: str) -> None:
     assert time.thread_time() - start < 2.0
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         (" ".join(["x the"] * 12_000), " ".join(["x a"] * 12_000)),
@@ -461,7 +461,7 @@ def test_decide_takes_linear_time_on_long_notes(existing: str, new: str) -> None
     assert time.thread_time() - start < 2.0
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("name?: string in the interface", "name: string in the interface"),
@@ -473,7 +473,7 @@ def test_marks_that_are_code_before_a_space_keep_notes_apart(existing: str, new:
     assert not decide(new, existing, 0.97).duplicate
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "Run user.save! “now” to persist.",
@@ -511,7 +511,7 @@ def test_the_benchmarks_punctuation_variant_takes_linear_time() -> None:
     assert time.thread_time() - start < 1.0
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         ("Is the staging database shared with production?",
@@ -712,7 +712,7 @@ def test_a_note_an_older_kenning_stored_with_a_secret_it_missed_is_not_stored_tw
             assert b"S3cr3tPa" not in stored.read_bytes(), name
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("existing", "new"),
     [
         # a statement inside the loop, or after it

@@ -25,6 +25,7 @@ from kenning.solution_docs import discover_solution_docs, parse_solution_doc
 from kenning.truncation import cut_at_word_boundary
 
 from . import chained_errors
+from .case_table import each_case
 from .conftest import needs_eval
 
 EVAL_YELLOW = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "yellow-solutions"
@@ -201,7 +202,7 @@ LOG_LINES = """\
 ANSI_CARGO = "\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: could not find `Cargo.toml` in `/tmp/x` or any parent directory\x1b[0m"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         pytest.param(PY_TRACEBACK, "sqlite3.OperationalError: database is locked", id="python"),
@@ -375,7 +376,7 @@ def test_extract_error_signature(raw: str, expected: str) -> None:
     assert extract_error_signature(raw) == expected
 
 
-@pytest.mark.parametrize(
+@each_case(
     "rule",
     ["no-unused-vars", "@typescript-eslint/no-unused-vars", "react-hooks/exhaustive-deps"],
 )
@@ -408,7 +409,7 @@ info  - Need to disable some ESLint rules? Learn more here: https://nextjs.org/d
 """
 
 
-@pytest.mark.parametrize("level", ["Error", "Warning"])
+@each_case("level", ["Error", "Warning"])
 def test_a_nextjs_lint_failure_is_known_by_the_rule_broken(level: str) -> None:
     # next build prints eslint's report as "12:7  Error: <message>.  <rule>": the location
     # was not cut (eslint's own "12:7  error" is), the line scored below Next's banner, and
@@ -422,7 +423,7 @@ def test_a_nextjs_lint_failure_is_known_by_the_rule_broken(level: str) -> None:
     assert error_fingerprint(sig) == error_fingerprint(extract_error_signature(eslint))
 
 
-@pytest.mark.parametrize("process", ["MainProcess", "ForkPoolWorker-3", "Beat"])
+@each_case("process", ["MainProcess", "ForkPoolWorker-3", "Beat"])
 def test_a_celery_log_record_is_its_message_whatever_process_logged_it(process: str) -> None:
     # celery logs "[<time>: <LEVEL>/<process>] <message>": the time was cleaned off, not the
     # level and process (": ERROR/MainProcess] consumer: …" was the signature), so one error
@@ -440,7 +441,7 @@ def test_a_celery_log_record_is_its_message_whatever_process_logged_it(process: 
     assert extract_error_signature(f"{info}\n{logged}\n") == extract_error_signature(logged)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         # eslint (as with --max-warnings 0, whose failure the warning is)
@@ -522,7 +523,7 @@ error: test failed, to rerun pass `--lib`
 """
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         pytest.param(
@@ -589,7 +590,7 @@ def test_two_cargo_tests_failing_an_assert_eq_are_two_errors() -> None:
 _RS = Path(__file__).parent / "data" / "rs_test_reports"
 
 
-@pytest.mark.parametrize("test", ["login_returns_200", "sums_the_prices", "parses_an_empty_cart"])
+@each_case("test", ["login_returns_200", "sums_the_prices", "parses_an_empty_cart"])
 def test_a_panic_is_known_by_its_message_whichever_rust_printed_it(test: str) -> None:
     """Rust 1.95's panic names its thread's id too (``thread 'tests::x' (1193) panicked at``,
     real ``cargo test`` output): the panic was no signature's (read ``test tests::x ...
@@ -647,7 +648,7 @@ def test_a_failing_go_test_is_known_by_the_test_that_failed() -> None:
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("message"),
     [
         "declared and not used: x",
@@ -668,7 +669,7 @@ def test_a_go_compile_error_is_known_by_its_message_not_its_package(message: str
         assert extract_error_signature(closed) == message
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("progress", "error", "signature"),
     [
         (
@@ -748,7 +749,7 @@ MAVEN_COMPILE_SUMMARY_FIRST = """\
 """
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         (MAVEN_COMPILE, "cannot find symbol: method foo()"),
@@ -930,9 +931,7 @@ web-7d9c8b6f5-x2x4z       0/1     {status}   {restarts}   {age}
 """
 
 
-@pytest.mark.parametrize(
-    "status", ["CrashLoopBackOff", "ImagePullBackOff", "CreateContainerConfigError"]
-)
+@each_case("status", ["CrashLoopBackOff", "ImagePullBackOff", "CreateContainerConfigError"])
 def test_a_pod_that_kubectl_lists_as_failing_is_the_signature(status: str) -> None:
     # nothing in "kubectl get pods" scored, so its header was the signature: every listing
     # had the fingerprint "name ready status restarts age", whatever had failed
@@ -977,7 +976,7 @@ def test_a_failed_docker_build_step_is_known_by_the_error_inside_it() -> None:
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         (
@@ -1262,7 +1261,7 @@ YARN_BERRY = """\
 """
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("one", "other"),
     [
         (
@@ -1304,7 +1303,7 @@ def test_a_yarn_berry_failure_is_known_by_its_error() -> None:
     assert extract_error_signature(terraform) == "Error: Invalid reference"
 
 
-@pytest.mark.parametrize(
+@each_case(
     "raw",
     [
         PY_TRACEBACK + "/usr/lib/python3.11/tempfile.py:1073: ResourceWarning: Implicitly "
@@ -1322,7 +1321,7 @@ def test_a_warning_printed_beside_an_error_is_not_its_signature(raw: str) -> Non
     assert "database is locked" in extract_error_signature(raw)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         (
@@ -1373,7 +1372,7 @@ def test_a_pydantic_validation_error_is_known_by_the_field_and_what_is_wrong() -
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "value",
     ["12.5", "{'debug': True}", "[1, 2]", "None", "'1' * 20"],
 )
@@ -1453,7 +1452,7 @@ def test_a_prisma_error_is_known_by_its_message_and_code() -> None:
     )
 
 
-@pytest.mark.parametrize("prefix", ["", "packages/web build: "])
+@each_case("prefix", ["", "packages/web build: "])
 def test_a_vite_build_failure_is_known_by_the_import_it_could_not_resolve(prefix: str) -> None:
     """vite prints ``error during build:`` and Rollup's line, no ``Error:``: the pasted log
     was no error (recalled whole, at the generic floor), and under ``pnpm -r build``'s
@@ -1490,7 +1489,7 @@ Finished: FAILURE
 """
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("said", "expected"),
     [
         (
@@ -1514,7 +1513,7 @@ def test_a_jenkins_step_is_known_by_what_it_printed_not_the_runners_exit(
     assert extract_error_signature(JENKINS_LOG.format(said=said)) == expected
 
 
-@pytest.mark.parametrize(
+@each_case(
     "line",
     [
         "Makefile:14: *** missing separator.  Stop.",
@@ -1529,7 +1528,7 @@ def test_makes_own_error_in_a_makefile_is_the_signature(line: str) -> None:
     assert extract_error_signature(raw).endswith(" ".join(line.split()[2:]))
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         pytest.param(
@@ -1803,7 +1802,7 @@ def test_a_nodes_unhandled_rejection_is_known_by_its_reason() -> None:
     assert error_fingerprint(sig) != error_fingerprint(other)
 
 
-@pytest.mark.parametrize(
+@each_case(
     "raw",
     [
         "/srv/app/models/user.rb:12:in `full_name': undefined method `upcase' for nil:NilClass"
@@ -1828,7 +1827,7 @@ def test_a_ruby_error_has_the_fingerprint_of_its_message(raw: str) -> None:
     assert error_fingerprint(rust) == "cannot move out of dereference of <q>"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("old", "new"),
     [
         # Ruby 3.3 names the receiver without inspecting it ("for nil", "for an instance of
@@ -2037,7 +2036,7 @@ src/cart.cpp:14:9: warning: unused variable 'count' [-Wunused-variable]
 """
 
 
-@pytest.mark.parametrize(
+@each_case(
     "header",
     [
         "src/main.c: In function 'main':",
@@ -2078,7 +2077,7 @@ System.AggregateException: One or more errors occurred. ({message})
 """
 
 
-@pytest.mark.parametrize(
+@each_case(
     "raw",
     [
         DOTNET_INNER,
@@ -2116,7 +2115,7 @@ DOTNET_NESTED = (
 )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "raw",
     [
         chained_errors.DOTNET_REFUSED,
@@ -2146,7 +2145,7 @@ def test_a_dotnet_nested_exception_class_is_known_by_itself(raw: str) -> None:
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "raw",
     [
         "System.Net.Sockets.SocketException (111): Connection refused",
@@ -2163,7 +2162,7 @@ def test_a_dotnet_native_error_code_is_left_out_as_its_hresult_is(raw: str) -> N
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("message", "code"),
     [
         ("'total' is declared but its value is never read.", "TS6133"),
@@ -2193,7 +2192,7 @@ def test_a_nextjs_type_error_of_an_unused_or_redeclared_name_has_tscs_code(
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "raw",
     [
         # fork-ts-checker-webpack-plugin (create-react-app 5, webpack), vite-plugin-checker
@@ -2223,7 +2222,7 @@ def test_a_typescript_error_printed_by_a_bundler_or_deno_is_tscs(raw: str) -> No
     assert error_fingerprint(extract_error_signature(raw)) == error_fingerprint(tsc)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("one", "other"),
     [
         (
@@ -2252,7 +2251,7 @@ def test_a_java_class_or_method_the_runtime_cannot_find_is_the_error(one: str, o
     assert error_fingerprint(f'Exception in thread "main" {one}') == error_fingerprint(one)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("one", "other"),
     [
         # Go's os/exec, and Docker's runtime starting a container's command
@@ -2286,7 +2285,7 @@ def test_a_missing_executable_is_named_in_the_fingerprint(one: str, other: str) 
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("one", "other"),
     [
         # Bundler
@@ -2318,7 +2317,7 @@ def test_a_missing_gem_or_system_package_is_named_in_the_fingerprint(one: str, o
     ) == error_fingerprint("Could not find gem 'rails (~> 6.1.4)' in locally installed gems.")
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("one", "other"),
     [
         # curl and git over https, ssh
@@ -2380,7 +2379,7 @@ def test_a_host_an_error_names_is_masked_as_a_quoted_one_is(one: str, other: str
     assert "database" in error_fingerprint("Error: failed to connect to database: timeout")
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("printed", "bare"),
     [
         # MSBuild names the project after the error (the terminal logger of .NET 8 does not),
@@ -2424,7 +2423,7 @@ def test_a_dotnet_build_error_is_the_same_whatever_project_msbuild_names(
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("one", "other"),
     [
         # WSL: a distribution's missing kernel component, and virtualisation turned off
@@ -2541,7 +2540,7 @@ StopIteration
 """
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         (
@@ -2677,7 +2676,7 @@ def test_a_webpack_error_is_known_by_its_message_not_the_module_it_is_in() -> No
     assert len(fingerprints) == 3, fingerprints
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         (GRADLE_DEPENDENCY, "Could not find com.example:widgets:1.2.3."),
@@ -2696,7 +2695,7 @@ def test_a_gradle_failure_is_known_by_what_went_wrong(raw: str, expected: str) -
     assert len(fingerprints) == 3
 
 
-@pytest.mark.parametrize(
+@each_case(
     "raw", [PY_TRACEBACK, NODE_TYPEERROR, RUST_BORROW, GO_PANIC, JAVA_CAUSED_BY, NPM_ERESOLVE]
 )
 def test_signature_is_one_short_line_without_frames(raw: str) -> None:
@@ -4004,12 +4003,12 @@ DIFFERENT_ERROR = [
 ]
 
 
-@pytest.mark.parametrize(("a", "b"), SAME_ERROR)
+@each_case(("a", "b"), SAME_ERROR)
 def test_fingerprint_matches_same_error(a: str, b: str) -> None:
     assert error_fingerprint(a) == error_fingerprint(b)
 
 
-@pytest.mark.parametrize(("a", "b"), DIFFERENT_ERROR)
+@each_case(("a", "b"), DIFFERENT_ERROR)
 def test_fingerprint_separates_different_errors(a: str, b: str) -> None:
     assert error_fingerprint(a) != error_fingerprint(b)
     # and so do the signatures of the errors as a tool prints them
@@ -4029,7 +4028,7 @@ def test_an_import_error_is_the_same_from_another_environment() -> None:
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("signature", "kept"),
     [
         ("error[E0382]: borrow of moved value: `v`", "e0382"),
@@ -4051,7 +4050,7 @@ def test_fingerprint_is_lowercase_single_spaced_and_masks_paths() -> None:
     assert fp == "modulenotfounderror: no module named 'requests' in <path>"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("stored", "raw"),
     [
         ("./main.go:12:5: undefined: foo", "# shop\n./main.go:14:2: undefined: foo\n"),
@@ -4090,7 +4089,7 @@ def test_fingerprint_of_entry_uses_its_signature() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "ERROR-FIX: x | FIX: y",
@@ -4191,7 +4190,7 @@ def test_looks_like_error(text: str) -> None:
     assert looks_like_error(text)
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "thread 'main' panicked at src/main.rs:4:5:\nindex out of bounds: the len is 3 but the"
@@ -4260,7 +4259,7 @@ def test_a_test_runners_or_a_clusters_failure_looks_like_an_error(text: str) -> 
     assert looks_like_error(text)
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "",
@@ -4319,7 +4318,7 @@ def test_does_not_look_like_error(text: str) -> None:
     assert not looks_like_error(text)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "reported"),
     [
         # Ruby's uncaught exception: its class closes the line after the message (qa81 F7)
@@ -4377,7 +4376,7 @@ def test_format_layout() -> None:
     assert parse_error_fix(entry.format()) == entry
 
 
-@pytest.mark.parametrize(
+@each_case(
     "entry",
     [
         ErrorFixEntry("`cmd | head -1 || error` never fires", "capture | then test", "a.md", "s"),
@@ -4441,7 +4440,7 @@ def test_multiline_parts_become_single_lines() -> None:
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "",
@@ -4488,7 +4487,7 @@ def test_reference_entries_parse_and_round_trip() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "limit", "expected"),
     [
         ("short", 10, "short"),
@@ -4961,7 +4960,7 @@ def test_a_value_that_was_none_is_another_error_than_one_of_another_type() -> No
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("old", "new"),
     [
         ("npm ERR! code ERESOLVE", "npm error code ERESOLVE"),
@@ -4978,7 +4977,7 @@ def test_an_npm_error_has_one_fingerprint_across_npm_versions(old: str, new: str
     assert error_fingerprint(old) != error_fingerprint("npm error code ENOENT")
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("old", "new"),
     [
         (
@@ -5007,7 +5006,7 @@ def test_a_node_property_error_has_one_fingerprint_across_node_versions(old: str
     ) != error_fingerprint("TypeError: Cannot read property 'map' of null")
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("printed", "bare"),
     [
         # a browser's console, and Node's for a rejected promise
@@ -5059,7 +5058,7 @@ def test_an_exception_has_one_fingerprint_however_its_runtime_introduced_it(
     )  # no exception's class follows: the words are the message
 
 
-@pytest.mark.parametrize(
+@each_case(
     "other",
     [
         "Error: listen EADDRINUSE: address already in use 127.0.0.1:3000",
@@ -5080,7 +5079,7 @@ def test_a_port_in_use_has_one_fingerprint_whatever_address_it_was_bound_to(othe
     assert "std::vector" in error_fingerprint("error: no member named 'x' in std::vector")
 
 
-@pytest.mark.parametrize(
+@each_case(
     "raw",
     [
         "remote: Invalid username or token {gh}. Password authentication is not supported",
@@ -5112,7 +5111,7 @@ def test_an_error_that_carries_a_secret_finds_the_fix_stored_for_it(raw: str) ->
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("message", "other"),
     [
         ('"os" imported and not used', "declared and not used: x"),
@@ -5203,7 +5202,7 @@ def test_an_errno_inside_a_quoted_cause_is_kept() -> None:
     assert "[errno 111]" in refused
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("newer", "older"),
     [
         (
@@ -5352,7 +5351,7 @@ def test_curl_errors_are_told_apart_by_their_number() -> None:
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("error", "kept"),
     [
         ("java.sql.SQLException: Access denied for user 'app'@'%'", "java.sql.sqlexception"),
@@ -5434,7 +5433,7 @@ def test_a_signature_within_its_limit_keeps_its_paths_whole() -> None:
     assert extract_error_signature(error) == error
 
 
-@pytest.mark.parametrize(
+@each_case(
     "other",
     [
         'connection to server at "localhost" (::1), port 5432 failed: Connection refused',
@@ -5455,7 +5454,7 @@ def test_an_ipv6_address_without_a_port_is_masked_as_an_ipv4_one(other: str) -> 
     assert "cafe::beef" in error_fingerprint("error: cannot find cafe::beef in this scope")
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("one", "other"),
     [
         # gcc (ASCII and UTF-8 quotes alike), javac, tsc: the token the parser wanted
@@ -5503,7 +5502,7 @@ def test_a_quoted_token_is_the_syntax_error_not_a_name(one: str, other: str) -> 
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("slicing", "other"),
     [
         ("cache[::2]", "cache[2]"),
@@ -5528,7 +5527,7 @@ def test_a_python_slice_is_no_ipv6_address(slicing: str, other: str) -> None:
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("older", "newer"),
     [
         (
@@ -5613,7 +5612,7 @@ def test_a_failed_pytest_assert_has_one_fingerprint_in_its_report_and_its_summar
     assert error_fingerprint("AssertionError: expected 200") != error_fingerprint("expected 200")
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("old", "new"),
     [
         # Go 1.20 reworded its unused-variable and unused-import errors
@@ -5658,7 +5657,7 @@ def test_an_unresolved_kotlin_reference_has_one_fingerprint_across_kotlin_versio
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "raw",
     [
         "e: /src/Main.kt: (3, 5): Unresolved reference: foo",
@@ -5693,7 +5692,7 @@ def test_kotlincs_older_error_line_is_known_by_its_message(raw: str) -> None:
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "raw",
     [
         "lua: (command line):1: attempt to call a nil value (global 'foo')",
@@ -5717,7 +5716,7 @@ def test_luas_error_is_known_by_its_message(raw: str) -> None:
     assert error_fingerprint(extract_error_signature(raw)) == error_fingerprint(message)
 
 
-@pytest.mark.parametrize("level", ["ERROR", "CRITICAL"])
+@each_case("level", ["ERROR", "CRITICAL"])
 def test_a_python_log_line_in_the_default_format_is_known_by_its_message(level: str) -> None:
     # Python's logging prints "LEVEL:logger:message" unless configured: the level and the
     # logger's name stayed in the signature ("ERROR:app.db:Failed to connect…"), so one
@@ -5797,7 +5796,7 @@ tests/test_api.py:57: AssertionError
 """
 
 
-@pytest.mark.parametrize("stamp", ["", "2024-06-02T01:02:03.4567890Z "])
+@each_case("stamp", ["", "2024-06-02T01:02:03.4567890Z "])
 def test_a_log_that_stamps_every_line_gives_the_error_not_the_runners_exit(stamp: str) -> None:
     """GitHub Actions' raw log puts a timestamp before every line: pytest's ``E`` line and
     its ``FAILED … -`` summary were not read as such behind it, and the signature was the
@@ -5808,7 +5807,7 @@ def test_a_log_that_stamps_every_line_gives_the_error_not_the_runners_exit(stamp
     assert error_fingerprint(signature) == error_fingerprint("assert 401 == 200")
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("log", "signature"),
     [
         (
@@ -5967,7 +5966,7 @@ Error: Process completed with exit code 1.
 """
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         (
@@ -6103,7 +6102,7 @@ PINO_LINE = (
 )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         (SENTRY_EVENT, "ValueError: invalid literal for int() with base 10: 'abc'"),
@@ -6125,7 +6124,7 @@ def test_a_json_input_nested_past_the_parser_is_read_as_text() -> None:
     assert extract_error_signature(deep).startswith('{"a":[[')
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "signature"),
     [
         # a failed assert pasted with its values under the line that named the test: the
@@ -6163,7 +6162,7 @@ def test_a_failed_assert_pasted_with_its_values_is_the_signature(raw: str, signa
     assert extract_error_signature(raw) == signature
 
 
-@pytest.mark.parametrize(
+@each_case(
     "wrapper",
     [
         "Error: Process completed with exit code 1.",
@@ -6201,7 +6200,7 @@ def test_a_runners_report_of_any_failure_is_no_errors_own(wrapper: str) -> None:
     assert identifies(fingerprint) and not specific(fingerprint), fingerprint
 
 
-@pytest.mark.parametrize(
+@each_case(
     "error",
     [
         "Error: Process completed with exit code 137.",
@@ -6233,7 +6232,7 @@ CRASH_AFTER_WARNINGS = (
 )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "log",
     [
         CRASH_AFTER_WARNINGS.format(stamp="2024-05-02 09:14:02,100 "),
@@ -6254,7 +6253,7 @@ def test_a_log_s_error_line_is_its_signature_and_not_the_warnings_before_it(log:
     assert signature == extract_error_signature(log.splitlines()[-1])
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("log", "signature"),
     [
         # no line at an error's level: the warnings are all there is, and the best is chosen
@@ -6297,7 +6296,7 @@ Completed 500 Internal Server Error in 23ms (ActiveRecord: 0.4ms | Allocations: 
 app/controllers/users_controller.rb:9:in `show'"""
 
 
-@pytest.mark.parametrize(
+@each_case(
     "exception",
     [
         "ActiveRecord::RecordNotFound (Couldn't find User with 'id'=5)",
@@ -6446,7 +6445,7 @@ SBT_TEST_LOG = """\
 [error] (Test / test) sbt.TestsFailedException: Tests unsuccessful"""
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("log", "signature"),
     [
         # sbt reports ScalaTest's failure at [info], then its own close at [error] (qa-s61 F1:
@@ -6470,7 +6469,7 @@ def test_a_line_at_an_error_s_level_that_names_no_error_demotes_nothing(
 RAILS_TAG = "[9f1c2b7e-1a2b-4c3d-9e8f-0a1b2c3d4e5f]"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("log", "signature"),
     [
         # Rails' production log: Ruby's Logger prefix, and the request's id as a tag on each
@@ -6531,7 +6530,7 @@ def test_a_rails_production_log_s_signature_is_its_exception(log: str, signature
     assert extract_error_signature(log) == signature
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("log", "signature"),
     [
         # Python's logging cookbook format
@@ -6883,7 +6882,7 @@ def test_the_levels_of_other_loggers_are_read(log: str, signature: str) -> None:
     assert extract_error_signature(log) == signature
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("log", "signature"),
     [
         # a traceback at the line's start after an INFO line is not known to be its record's:

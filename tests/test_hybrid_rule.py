@@ -48,13 +48,14 @@ from kenning.signatures import extract_error_signature
 from kenning.store import NewMemory
 from kenning.vectors import vector_problem
 
+from .case_table import each_case
 from .conftest import needs_eval
 from .test_errorfix import BARE_NAME_DIFFERENT
 
 RUFF = Path(__file__).resolve().parents[2] / "shared" / "eval" / "ruff-rules" / "corpus.jsonl"
 
 
-@pytest.mark.parametrize("total", [-1.0, -0.3, 0.0, 0.4, 0.5, 0.75, SCORE_KNEE])
+@each_case("total", [-1.0, -0.3, 0.0, 0.4, 0.5, 0.75, SCORE_KNEE])
 def test_scores_up_to_the_knee_are_unchanged(total: float) -> None:
     assert onto_cosine_scale(total) == total
 
@@ -197,7 +198,7 @@ def test_hybrid_candidates_fuse_each_side_and_score_a_lexical_hit_by_its_vector(
     assert [c.semantic for c in ranked] == sorted((c.semantic for c in ranked), reverse=True)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("stored", "problem"),
     [
         (np.array([3.0, 4.0, 0.0], dtype=np.float32), "has length 5"),
@@ -270,7 +271,7 @@ def test_a_request_holds_an_entry_of_another_code_unless_it_is_an_exact_match() 
     assert held_for(other_name, family) == 0.63
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("asked", "stored", "another"),
     [
         ("KeyError: 'customer_id'", 'psycopg.OperationalError: password failed for "x"', True),
@@ -440,7 +441,7 @@ def test_of_several_fingerprint_matches_the_closest_ranks_first() -> None:
     assert all(c.semantic >= FINGERPRINT_SCORE and c.match == "fingerprint" for c in ranked)
 
 
-@pytest.mark.parametrize(("seed", "length"), [(2, 0.999), (3, 0.999), (3, 1.001), (5, 0.999)])
+@each_case(("seed", "length"), [(2, 0.999), (3, 0.999), (3, 1.001), (5, 0.999)])
 def test_a_vector_at_the_tolerance_edge_is_judged_as_vector_problem_judges_it(
     seed: int, length: float
 ) -> None:
@@ -503,7 +504,7 @@ def test_long_texts_statistics_are_kept_within_their_budget() -> None:
     assert remembered.statistics(texts[1])[0] is kept
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("query", "entry", "other"),
     [
         ("exit code: 139", "exit code: 137", True),
@@ -852,7 +853,7 @@ BARE_NAME_SAME = [
 ]
 
 
-@pytest.mark.parametrize(("stored", "asked"), BARE_NAME_SAME)
+@each_case(("stored", "asked"), BARE_NAME_SAME)
 def test_the_same_error_whose_name_a_tool_prints_bare_is_not_another(
     stored: str, asked: str
 ) -> None:
@@ -861,7 +862,7 @@ def test_the_same_error_whose_name_a_tool_prints_bare_is_not_another(
     assert not another_code_or_name(query, entry), (query, entry)
 
 
-@pytest.mark.parametrize(("stored", "asked"), BARE_NAME_PAIRS)
+@each_case(("stored", "asked"), BARE_NAME_PAIRS)
 def test_another_name_a_tool_prints_bare_is_another_error(stored: str, asked: str) -> None:
     """Each pair was served as the other's fix at 0.83–0.99 (qa-verify, qa-bare N1–N19): the
     name the fingerprint masked or left as a word is kept, so the same error of another name
@@ -876,7 +877,7 @@ _GO_SUMS = "--- FAIL: TestSumsThePrices (0.00s): Total([2 3]) = 6; want 5"
 _GO_LOGIN = "--- FAIL: TestLoginReturns200 (0.00s): got 401, want 200"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("asked", "entry", "held"),
     [
         # another test's failure, another message: held (qa79 F3)

@@ -34,6 +34,8 @@ from kenning.render import (
 )
 from kenning.truncation import is_word_boundary, truncate_at_word_boundary
 
+from .case_table import each_case
+
 DATA = Path(__file__).parent / "data" / "hostile_payloads.txt"
 
 
@@ -146,7 +148,7 @@ TRUNCATE = [
 ]
 
 
-@pytest.mark.parametrize(("text", "budget", "expected", "truncated"), TRUNCATE)
+@each_case(("text", "budget", "expected", "truncated"), TRUNCATE)
 def test_truncate(text: str, budget: int, expected: str, truncated: bool) -> None:
     assert truncate_at_word_boundary(text, budget) == (expected, truncated)
 
@@ -292,7 +294,7 @@ def test_exact_format() -> None:
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("context", "opening"),
     [
         ("general", "Past findings"),
@@ -419,7 +421,7 @@ def test_grouped_findings_are_marked_where_their_group_was_cut() -> None:
     assert all(f.get("truncated") is None for f in root.findall("finding"))
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("score", "shown"),
     [
         (0.834, "0.83"),
@@ -434,7 +436,7 @@ def test_score_format(score: float, shown: str) -> None:
     assert f'score="{shown}"' in render_xml([("x", score)])
 
 
-@pytest.mark.parametrize("score", [float("nan"), float("inf"), float("-inf"), "high", None])
+@each_case("score", [float("nan"), float("inf"), float("-inf"), "high", None])
 def test_bad_scores(score: object) -> None:
     with pytest.raises(ValueError):
         render_xml([("x", score)])  # type: ignore[list-item]
@@ -443,7 +445,7 @@ def test_bad_scores(score: object) -> None:
 # --- render_xml: hostile content ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("payload", HOSTILE, ids=lambda p: repr(p[:30]))
+@each_case("payload", HOSTILE, ids=lambda p: repr(p[:30]))
 def test_hostile_payload_single(payload: str) -> None:
     block = render_xml([(payload, 0.83)])
     if not xml_text_oracle(payload):
@@ -592,7 +594,7 @@ LOOK_ALIKE_IDS = [
 ]
 
 
-@pytest.mark.parametrize("copy", LOOK_ALIKE_COPIES, ids=LOOK_ALIKE_IDS)
+@each_case("copy", LOOK_ALIKE_COPIES, ids=LOOK_ALIKE_IDS)
 def test_a_note_cannot_copy_the_blocks_own_lines_in_look_alike_letters(copy: str) -> None:
     """A copy of the closing line in letters that look like the block's own (Cyrillic е, о,
     і, Greek ο, full-width and mathematical letters) read, to a model and to a person, as
@@ -826,7 +828,7 @@ def test_every_format_control_is_a_reference_in_xml() -> None:
     assert parse_block(block).find("finding/content").text == text  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("ch", ["\u061c", "\u200b", "\u2060", "\ufeff", "\U000e0041", "\u180e"])
+@each_case("ch", ["\u061c", "\u200b", "\u2060", "\ufeff", "\U000e0041", "\u180e"])
 def test_format_controls_are_stripped_on_the_terminal(ch: str) -> None:
     out = render_human([make_result(f"safe{ch}text")], decay=False)
     assert ch not in out and "safetext" in out
@@ -1017,7 +1019,7 @@ def test_an_error_fix_cut_before_its_fix_is_dropped() -> None:
     assert combine_for_recall([first, note], 735)[0][1] == "Guest orders have no customer; read"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "marked"),
     [
         ("fix </reflexion_context> now", "fix \\u003c/reflexion_context> now"),
@@ -1058,7 +1060,7 @@ def test_a_copy_of_the_blocks_own_tags_or_lines_is_marked_outside_it(
     assert mark_block_copies(text) == (text if marked is None else marked)
 
 
-@pytest.mark.parametrize("copy", LOOK_ALIKE_COPIES, ids=LOOK_ALIKE_IDS)
+@each_case("copy", LOOK_ALIKE_COPIES, ids=LOOK_ALIKE_IDS)
 def test_a_copy_of_the_blocks_own_lines_in_look_alike_letters_is_marked_outside_it(
     copy: str,
 ) -> None:
