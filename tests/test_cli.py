@@ -1484,7 +1484,8 @@ def test_writes_answer_json_when_another_writer_holds_the_store(
 
     stored = json.loads(kenning(project, "remember", "--json", DB_LOCKED).stdout)
     keys = set(stored)
-    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.3)  # SQLite's wait, shortened
+    # SQLite's wait, shortened: the lock is held throughout, so any wait ends refused
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.05)
     db = project / ".kenning" / "memory.db"
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")

@@ -1320,7 +1320,8 @@ def test_an_import_that_cannot_take_the_write_lock_says_so(
     export = project / "notes.jsonl"
     assert run_cli(project, "export", "-o", str(export), env=env).returncode == 0
     assert run_cli(project, "forget", memory_id, env=env).returncode == 0
-    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.3)  # SQLite's wait, shortened
+    # SQLite's wait, shortened: the lock is held throughout, so any wait ends refused
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.05)
     holder = sqlite3.connect(project / ".kenning" / "memory.db", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another writer
     try:
@@ -1420,7 +1421,8 @@ def test_a_store_another_process_holds_exclusively_locked_says_so(
 
     env = {"KENNING_EMBEDDER": "hashing"}
     assert run_cli(project, "remember", "Deploys go out on Tuesdays", env=env).returncode == 0
-    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.3)  # SQLite's wait, shortened
+    # SQLite's wait, shortened: the lock is held throughout, so any wait ends refused
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_S", 0.05)
     holder = sqlite3.connect(project / ".kenning" / "memory.db", isolation_level=None)
     holder.execute("PRAGMA locking_mode = EXCLUSIVE")
     holder.execute("BEGIN EXCLUSIVE")
