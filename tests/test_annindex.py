@@ -35,6 +35,7 @@ from kenning.backends.base import Filters
 from kenning.backends.sqlite import SQLiteBackend
 from kenning.errors import UserInputError
 from tests.ann_builds import builds_in_threads
+from tests.forking import run_python
 from tests.test_vectorfile import (
     DIM,
     assert_same_ranking,
@@ -854,11 +855,11 @@ def left_by_a_killed_builder(tmp_path_factory: pytest.TempPathFactory, db_templa
     test (a builder process is ~0.25 CPU-s)."""
     db = tmp_path_factory.mktemp("killed-builder") / "memory.db"
     shutil.copy(db_template, db)
-    builder = subprocess.run(
-        [sys.executable, "-c", _BUILDER_KILLED_BEFORE_ITS_RENAME, str(db)],
-        capture_output=True, text=True, timeout=120, check=False,
+    builder = run_python(
+        _BUILDER_KILLED_BEFORE_ITS_RENAME,
+        str(db),
         env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
-    )  # fmt: skip
+    )
     assert builder.returncode == -9, builder.stderr[-2000:]
     return db.parent
 
@@ -906,10 +907,7 @@ def test_a_forget_killed_after_its_commit_leaves_no_graph_of_the_forgotten_rows(
     budget) left the forgotten rows' vectors in memory.db.ann, served and kept until a
     rebuild that 10 % of the store changing starts."""
     gone = [f"m{i:07d}" for i in range(0, 40)]
-    forget = subprocess.run(
-        [sys.executable, "-c", _FORGET_KILLED_AFTER_ITS_COMMIT, str(built_db), *gone],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    forget = run_python(_FORGET_KILLED_AFTER_ITS_COMMIT, str(built_db), *gone)
     assert forget.returncode == -9, forget.stderr[-2000:]
     assert len(sqlite_rows(built_db)) == ROWS - len(gone)  # the forget is committed
     assert not ann_path(built_db).exists()
@@ -943,11 +941,12 @@ def test_a_builder_killed_after_its_rename_leaves_no_graph_of_rows_forgotten_mea
     rename and withdrew the graph, but one killed between the rename and that look left a
     graph holding the forgotten rows' vectors in place, used and kept."""
     gone = [f"m{i:07d}" for i in range(0, 40)]
-    builder = subprocess.run(
-        [sys.executable, "-c", _BUILDER_KILLED_AFTER_ITS_RENAME, str(db), *gone],
-        capture_output=True, text=True, timeout=120, check=False,
+    builder = run_python(
+        _BUILDER_KILLED_AFTER_ITS_RENAME,
+        str(db),
+        *gone,
         env={**os.environ, "KENNING_ANN_MIN_ROWS": str(THRESHOLD)},
-    )  # fmt: skip
+    )
     assert builder.returncode in (0, -9), builder.stderr[-2000:]
     assert len(sqlite_rows(db)) == ROWS - len(gone)
     built = header(db) if ann_path(db).exists() else None

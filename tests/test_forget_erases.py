@@ -31,6 +31,7 @@ from kenning.model import content_hash
 
 from .cli_runner import _logging_as_in_a_process, run_cli
 from .conftest import make_repo, session_folder, written_once_per_session
+from .forking import run_python
 from .reliability.conftest import run_kenning
 
 SECRET_WORDS = ("zanzibarquokka", "xylophonistic", "quibblemarsh")
@@ -250,9 +251,6 @@ def test_an_upgrade_killed_before_its_vacuum_is_finished_by_the_next_writer(
     between (a hook at its time budget: a reader's first write migrates) left the store
     migrated and never VACUUMed: the text of notes deleted before the upgrade stayed in its
     free space for good."""
-    import subprocess
-    import sys
-
     from kenning.backends.sqlite import SQLiteBackend
 
     from .test_vectorfile import DIM, records, vectors
@@ -276,10 +274,7 @@ def test_an_upgrade_killed_before_its_vacuum_is_finished_by_the_next_writer(
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     words = {w: w.encode() for w in SECRET_WORDS}
-    killed = subprocess.run(
-        [sys.executable, "-c", _UPGRADE_KILLED_AT_ITS_VACUUM, str(db)],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    killed = run_python(_UPGRADE_KILLED_AT_ITS_VACUUM, str(db))
     assert killed.returncode == -9, killed.stderr[-2000:]
     conn = sqlite3.connect(db)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 6  # the migration committed
@@ -815,9 +810,6 @@ def test_a_renewal_that_fails_for_lack_of_room_leaves_no_grown_wal(
     process does not try the doomed renewal again at its next write. The write's own pages
     (a long note's, past the end of the file) leave the WAL before the renewal: on the full
     disk a checkpoint could not write them, nor truncate the WAL."""
-    import subprocess
-    import sys
-
     from .test_store_folder import _tmpfs
 
     with _tmpfs(tmp_path / "mnt", "24m") as mount:
@@ -855,10 +847,7 @@ def test_a_renewal_that_fails_for_lack_of_room_leaves_no_grown_wal(
         assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == _FIXES + 2
         conn.close()
         # nor by a new process: it waits for the room recorded, reading no row to reckon it
-        ran = subprocess.run(
-            [sys.executable, "-c", _WRITES_ON_A_SHORT_DISK, str(project), "Tags are signed"],
-            capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
+        ran = run_python(_WRITES_ON_A_SHORT_DISK, str(project), "Tags are signed")
         assert ran.returncode == 0 and ran.stdout.split() == ["stored", "0"], ran.stderr
         assert f"{_FIXES} entries in {db}" in ran.stderr and "wait" in ran.stderr, ran.stderr
         assert _old_fingerprints(db) == (_FIXES, None)
@@ -924,16 +913,10 @@ def test_a_renewal_that_waits_for_room_costs_a_new_process_no_read_of_the_rows(
     (a row deleted) or the disk has the room, and renews then. (Those last two writes run
     in this process, each a store of its own opened for it: what they check is that they
     read the rows, which nothing a process keeps could spare them.)"""
-    import subprocess
-    import sys
-
     from .test_store_folder import _tmpfs
 
     def write(project: Path, note: str) -> tuple[int, str]:
-        ran = subprocess.run(
-            [sys.executable, "-c", _WRITES_ON_A_SHORT_DISK, str(project), note],
-            capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
+        ran = run_python(_WRITES_ON_A_SHORT_DISK, str(project), note)
         assert ran.returncode == 0, ran.stderr[-2000:]
         status, walks = ran.stdout.split()
         assert status == "stored", ran.stdout

@@ -42,6 +42,7 @@ from kenning.transfer import export_memories, import_memories
 from . import chained_errors
 from .cli_runner import run_cli
 from .conftest import texts_redacted
+from .forking import run_python
 
 DB_LOCKED = (
     "ERROR-FIX: sqlite3.OperationalError: database is locked | FIX: enable WAL and retry with "
@@ -1524,13 +1525,7 @@ print(os.waitstatus_to_exitcode(status), store.count())
 def test_a_store_used_before_fork_works_in_the_child(project: Path) -> None:
     """A process that forks after using a store (a worker pool, a pre-fork server): the
     child's recall once waited for ever on the parent's worker thread, which it has not."""
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-c", _FORK_AFTER_USE, str(project)],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    done = run_python(_FORK_AFTER_USE, str(project))
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", "2"], (done.stdout, done.stderr)
 
@@ -1677,13 +1672,7 @@ print(codes)
 def test_a_fork_while_another_thread_holds_the_store_lock(project: Path) -> None:
     """The child has only the forking thread: a lock another thread held at the fork would
     stay held for ever there. The child's store gets locks of its own."""
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-c", _FORK_WHILE_A_THREAD_READS, str(project)],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    done = run_python(_FORK_WHILE_A_THREAD_READS, str(project), timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str([0] * 4), (done.stdout, done.stderr[-2000:])
 

@@ -26,6 +26,7 @@ import pytest
 from kenning.backends.base import Filters
 from kenning.backends.sqlite import SQLiteBackend
 from kenning.backends.vectorfile import HEADER_BYTES, Header, nth_largest, record_dtype
+from tests.forking import run_python
 from tests.vector_rows import DIM, records, vectors
 
 FILTERS = [
@@ -506,8 +507,6 @@ def test_a_vector_file_changed_in_place_under_a_running_process(
     search read the mapping past the file's end and the process died of SIGBUS. One child
     searches both stores, one after the other (a process each was ~0.22 CPU-s more)."""
     import json
-    import subprocess
-    import sys
 
     other = tmp_path / "older-copy" / "memory.db"
     other.parent.mkdir()
@@ -524,11 +523,11 @@ def test_a_vector_file_changed_in_place_under_a_running_process(
         backend.vector_search(queries[0], 5, Filters())  # the file grows past the older copy
         backend.close()
         changes.append((str(store), how, str(older)))
-    done = subprocess.run(
-        [sys.executable, "-c", _SEARCH_WHILE_THE_FILES_ARE_CHANGED_IN_PLACE,
-         json.dumps(queries[:4].tolist()), json.dumps(changes)],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    done = run_python(
+        _SEARCH_WHILE_THE_FILES_ARE_CHANGED_IN_PLACE,
+        json.dumps(queries[:4].tolist()),
+        json.dumps(changes),
+    )
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     answers = json.loads(done.stdout)
     for store, _how, _older in changes:
