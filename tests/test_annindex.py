@@ -176,7 +176,7 @@ def wait_for_graph(
             found = header(db)
             if found is not None and found.rows == rows and also(found):
                 return found
-        time.sleep(0.1)
+        time.sleep(0.02)  # (a look is a stat and a header's read: the build is the wait)
     raise AssertionError(f"no graph of {rows} rows after {timeout} s")
 
 
