@@ -430,10 +430,19 @@ class Observed:
     unreadable: bool = False
 
 
-def _observe(path: str, files_root: Path) -> Observed:
+class Observations(dict[str, Observed]):
+    """What :func:`check` found of each path for one listing of one checkout, and the
+    checkout's root as it resolved for them (:func:`~kenning.safety.resolved_root`: once,
+    not again for each path; a recall names a few files, a listing a few hundred)."""
+
+    #: (files_root, its resolved root or None), once the first path asked for it
+    root: tuple[Path, str | None] | None = None
+
+
+def _observe(path: str, files_root: Path, root: str | None = None) -> Observed:
     from .sources import check_source, unreadable_reason
 
-    verdict = check_source(path, files_root)
+    verdict = check_source(path, files_root, root)
     if verdict.missing:  # a symlink to nothing: gone, as a deleted file
         gone = _missing(path, files_root)
         if verdict.broken_link and gone.status == MISSING:
@@ -525,13 +534,21 @@ def check(
     ``observed`` (kept by the caller for one listing of one checkout, filled in here): what
     was found of each path earlier in the listing. A list of 100k memories names a few
     hundred files, and the source-path checks and the ``stat`` of each file for every
-    memory naming it were most of the page's "stale only" filter (1.3 to 7 s)."""
+    memory naming it were most of the page's "stale only" filter (1.3 to 7 s). As
+    :class:`Observations`, it keeps the checkout's root as resolved for its first path too."""
+    from .safety import resolved_root
+
     states: list[FileState] = []
     unchecked: list[FileState] = []
+    root = observed.root if isinstance(observed, Observations) else None
     for path, blob in recorded.items():
         seen = observed.get(path) if observed is not None else None
         if seen is None:
-            seen = _observe(path, files_root)
+            if root is None or root[0] != files_root:
+                root = (files_root, resolved_root(files_root))
+                if isinstance(observed, Observations):
+                    observed.root = root
+            seen = _observe(path, files_root, root[1])
             if observed is not None:
                 observed[path] = seen
         if seen.unreadable:

@@ -482,18 +482,31 @@ def validate_source_path(path: str, project_root: Path | str) -> Path:
     return Path(resolve_inside(path, project_root)[0])
 
 
-def resolve_inside(path: str, project_root: Path | str) -> tuple[str, str]:
+def resolved_root(project_root: Path | str) -> str | None:
+    """``project_root`` as :func:`resolve_inside` resolves it (its real path, a folder), or
+    None where that would refuse it (each path is then refused for it, as before)."""
+    try:
+        root = os.path.realpath(os.fspath(project_root), strict=True)
+    except (OSError, ValueError):
+        return None
+    return root if os.path.isdir(root) else None
+
+
+def resolve_inside(path: str, project_root: Path | str, root: str | None = None) -> tuple[str, str]:
     """:func:`validate_source_path` on strings: ``(resolved path, resolved root)``.
 
     The same rules, with :mod:`os.path` instead of :class:`~pathlib.Path` (a freshness check
-    runs this for every file the recalled memories name, on every recall)."""
+    runs this for every file the recalled memories name, on every recall). ``root``:
+    :func:`resolved_root` of ``project_root``, for several paths checked at one time (it is
+    a system call for each folder above it: ~6 of the ~9 a path's check made)."""
     reason = lexical_reason(path)
     if reason:
         raise UnsafePathError(path, reason)
     try:
-        root = os.path.realpath(os.fspath(project_root), strict=True)
-        if not os.path.isdir(root):
-            raise UnsafePathError(path, "project root is not a directory")
+        if root is None:
+            root = os.path.realpath(os.fspath(project_root), strict=True)
+            if not os.path.isdir(root):
+                raise UnsafePathError(path, "project root is not a directory")
         parts = [p for p in path.split("/") if p not in ("", ".")]
         if not parts:
             raise UnsafePathError(path, "names the project root itself")

@@ -154,18 +154,19 @@ def source_from_folder(path: str, folder: Path, files_root: Path) -> str:
         return path
 
 
-def check_source(path: str, files_root: Path) -> SourceCheck:
+def check_source(path: str, files_root: Path, root: str | None = None) -> SourceCheck:
     """Whether ``path`` may be read as a file of the project whose files are at
     ``files_root``: :func:`~kenning.safety.validate_source_path` (fail closed); a URL is
     not a project file, and nothing inside ``.git/`` or ``.kenning/`` nor a secrets file
-    (``.env``, ``.netrc``, …) is a document. Never raises."""
+    (``.env``, ``.netrc``, …) is a document. Never raises. ``root``:
+    :func:`~kenning.safety.resolved_root` of ``files_root``, for the paths of one listing."""
     if _URL.match(path.strip()):
         return SourceCheck(path, False, reason="a URL, not a file of the project")
     private = _private_reason(path) if isinstance(path, str) else None
     if private is not None:
         return SourceCheck(path, False, reason=private)
     try:
-        resolved, root = resolve_inside(path, files_root)
+        resolved, root = resolve_inside(path, files_root, root)
     except BrokenSymlinkError as exc:
         # nothing there to read, as a deleted file (seeding retires a broken symlink's
         # entries as a deleted doc's): missing, not refused; said as a broken symlink (`ls`

@@ -47,10 +47,12 @@ class StoreFreshness(StoreBase):
         in the answer: another project's paths are not this checkout's. Hashes only those
         files, cached by path, mtime and size."""
         memories = check_list_of(memories, Memory, "freshness", _MEMORIES_HINT)
+        from .freshness import Observations
+
         if not self.check_freshness:
             return {}
         out: dict[str, Freshness] = {}
-        observed: dict[str, Observed] = {}  # each file checked once for the whole list
+        observed = Observations()  # each file checked once for the whole list
         for memory in memories:
             state = self._freshness_of(memory, observed)
             if state is not None:
@@ -119,9 +121,9 @@ class StoreFreshness(StoreBase):
         for those); the files of those records that could not be compared (no read rights,
         a symlink loop, an I/O error), each with how many of the memories name it; and how
         many of the memories that are not stale name one of those files."""
-        from .freshness import FILES_KEY, check, recorded_files
+        from .freshness import FILES_KEY, Observations, check, recorded_files
 
-        observed: dict[str, Observed] = {}  # each file checked once for the whole list
+        observed = Observations()  # each file checked once for the whole list
         verdicts: dict[tuple[tuple[str, str], ...], bool] = {}  # and each record once
         matched = []
         checked = 0

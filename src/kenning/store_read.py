@@ -60,7 +60,6 @@ from .store_freshness import StoreFreshness
 
 if TYPE_CHECKING:
     from .config import Settings
-    from .freshness import Observed
 
 
 log = logging.getLogger("kenning")
@@ -437,7 +436,7 @@ class StoreReads(StoreFreshness):
         that is no exact match competes too when a fallback's is one (another error's fix,
         close to the crash's words, does not lead the cause's exact fix), and a memory the
         queries found loosely that a fallback matches exactly is held by that match."""
-        from .freshness import best_fresh_first, exact_matches_first
+        from .freshness import Observations, best_fresh_first, exact_matches_first
         from .querybuild import fallbacks_of_pasted_error, queries_of_pasted_error
         from .render import combine_for_recall
 
@@ -465,7 +464,7 @@ class StoreReads(StoreFreshness):
         filters = Filters(group_id=self.resolve_group(group_id))
         held = self._held_candidates(queries, top_k, filters, settings)
         # A stale memory still passed its floor; it only ranks below fresh ones near it.
-        observed: dict[str, Observed] = {}  # a file several hits name is checked once
+        observed = Observations()  # a file several hits name is checked once
         hits = best_fresh_first(
             held.best.values(),
             lambda r: self._freshness_of(r.memory, observed),
