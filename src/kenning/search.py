@@ -24,7 +24,7 @@ import numpy as np
 from .errors import InvalidTypeError, UserInputError
 from .fingerprints import without_cause_wrapper
 from .intent import INTENT_COLLECTION, detect_intent, parse_intent
-from .lexical import bm25, idf, query_terms, text_statistics
+from .lexical import bm25, bm25_of_each, idf, query_terms, text_statistics
 from .model import (
     COLLECTIONS,
     RUVECTOR_TYPE_MAP,
@@ -1179,7 +1179,7 @@ def hybrid_candidates(
         i: lexical.counted[i] if i in lexical.counted else text_statistics(m.content)
         for i, m in memories.items()
     }
-    lexical_scores = {i: memory_bm25(c, lexical.idfs, n) for i, (c, n) in counted.items()}
+    lexical_scores = bm25_of_each(counted, lexical.idfs, LEXICAL_REFERENCE_LENGTH)  # (memory_bm25)
     best_lexical = max(lexical_scores.values(), default=0.0)
     asked = set(query_terms(query))
     told = lexical.fingerprints  # (none: not an error query, and no entry is held down)
