@@ -46,9 +46,9 @@ class StoreFreshness(StoreBase):
         (:mod:`kenning.freshness`). Only memories of this project that recorded files are
         in the answer: another project's paths are not this checkout's. Hashes only those
         files, cached by path, mtime and size."""
-        memories = check_list_of(memories, Memory, "freshness", _MEMORIES_HINT)
         from .freshness import Observations
 
+        memories = check_list_of(memories, Memory, "freshness", _MEMORIES_HINT)
         if not self.check_freshness:
             return {}
         out: dict[str, Freshness] = {}
