@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from kenning import cli, protocol
 
+from .case_table import each_case
 from .conftest import make_repo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -340,7 +341,7 @@ def _every_command() -> Iterator[tuple[str, ...]]:
             yield from ((name, sub) for sub in getattr(command, "commands", {}))
 
 
-@pytest.mark.parametrize("path", list(_every_command()), ids=" ".join)
+@each_case("path", list(_every_command()), ids=" ".join)
 def test_every_help_shows_examples_with_options_it_takes(path: tuple[str, ...]) -> None:
     """README: "Every command takes ``--help`` with examples". Each command's help has
     examples, and every option an example of it passes is one the command declares, so a
@@ -350,7 +351,7 @@ def test_every_help_shows_examples_with_options_it_takes(path: tuple[str, ...]) 
     _assert_options_declared(path, _commands(iter(lines), path[0]))
 
 
-@pytest.mark.parametrize("name", sorted(n for n, c in cli.main.commands.items() if not c.hidden))
+@each_case("name", sorted(n for n, c in cli.main.commands.items() if not c.hidden))
 def test_the_readmes_shell_examples_pass_options_the_command_takes(name: str) -> None:
     """Every option a ``kenning`` command of the docs' shell blocks passes is declared."""
     _assert_options_declared((name,), _commands(_shell_blocks(DOCS), name))

@@ -20,6 +20,7 @@ from kenning.cli import main
 from kenning.installers import AGENTS, agents_md
 from kenning.installers.codex import FORWARDED_ENV_VARS
 
+from .case_table import each_case
 from .test_agent_clis import CODEX_VERSION, _cli, _codex, _json_of, run
 from .test_install import LAYOUTS as JSON_LAYOUTS
 
@@ -703,9 +704,7 @@ def test_merge_keeps_crlf_files_crlf() -> None:
     assert agents_md.remove_section(merged) == text
 
 
-@pytest.mark.parametrize(
-    "text", ["hello", "hello\n", "# Rules\r\n\r\nBe kind.", "# Rules\r\n\r\nBe kind.\r\n"]
-)
+@each_case("text", ["hello", "hello\n", "# Rules\r\n\r\nBe kind.", "# Rules\r\n\r\nBe kind.\r\n"])
 def test_remove_gives_back_the_file_merge_was_given(text: str) -> None:
     """An AGENTS.md whose last line had no newline came back from install and uninstall
     with one: the blank line put before the section was taken for the file's own."""

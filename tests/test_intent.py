@@ -16,6 +16,8 @@ from kenning.intent import (
 )
 from kenning.model import COLLECTIONS
 
+from .case_table import each_case
+
 
 def test_intent_collection_routing():
     assert INTENT_COLLECTION == {
@@ -115,23 +117,23 @@ NOT_TRIGGERS = [
 ]
 
 
-@pytest.mark.parametrize(("query", "expected"), REQUIRED)
+@each_case(("query", "expected"), REQUIRED)
 def test_required_cases(query, expected):
     assert detect_intent(query) == expected
 
 
-@pytest.mark.parametrize(("query", "expected"), MORE)
+@each_case(("query", "expected"), MORE)
 def test_more_cases(query, expected):
     assert detect_intent(query) == expected
 
 
-@pytest.mark.parametrize(("query", "intent"), NOT_TRIGGERS)
+@each_case(("query", "intent"), NOT_TRIGGERS)
 def test_substrings_do_not_trigger(query, intent):
     assert detect_intent(query) != intent
     assert intent_scores(query)[intent] == 0.0
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("query", "expected"),
     [
         ("why", "why"),
@@ -188,7 +190,7 @@ def test_trailing_punctuation_does_not_change_intent(query, suffix):
 # --- parse_intent -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("value", "expected"),
     [
         ("how", "how"),
@@ -206,7 +208,7 @@ def test_parse_intent(value, expected):
     assert parse_intent(value) == expected
 
 
-@pytest.mark.parametrize("value", ["when", "who", "howto", "how?", "code-patterns", "h", "why not"])
+@each_case("value", ["when", "who", "howto", "how?", "code-patterns", "h", "why not"])
 def test_parse_intent_rejects(value):
     with pytest.raises(UserInputError) as info:
         parse_intent(value)
@@ -216,7 +218,7 @@ def test_parse_intent_rejects(value):
         assert name in message
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("query", "expected_how"),
     [
         ("ValueError in parser", 2.0),

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from kenning.fingerprints import error_fingerprint
 from kenning.json_reports import as_printed
 from kenning.querybuild import error_recall_queries, queries_of_pasted_error
 from kenning.signatures import extract_error_signature, looks_like_error
+
+from .case_table import each_case
 
 GO_OUTPUT = [
     "=== RUN   TestAdd\n",
@@ -178,7 +178,7 @@ def test_vitest_json_without_messages_reads_each_failed_test() -> None:
 JS_REPORTS = Path(__file__).parent / "data" / "js_test_reports"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("runner", "run"),
     [
         *((runner, run) for runner in ("vitest", "jest") for run in ("all", "auth")),
@@ -199,7 +199,7 @@ def test_a_js_test_failure_reported_as_json_is_the_error_its_printed_output_is(
     assert looks_like_error(report)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("run", "test", "thrown"),
     [
         ("all", "cart > parses an empty cart", "TypeError: Cannot read properties of undefined"),
@@ -226,9 +226,7 @@ def test_a_vitest_failure_reported_as_json_is_known_by_its_test(
     assert error_fingerprint(extract_error_signature(other)) != error_fingerprint(signature)
 
 
-@pytest.mark.parametrize(
-    "path", ["src/cart.test.js", "/home/dev/shop/src/cart.test.js", "test/e2e/cart.spec.ts"]
-)
+@each_case("path", ["src/cart.test.js", "/home/dev/shop/src/cart.test.js", "test/e2e/cart.spec.ts"])
 def test_a_test_file_s_path_is_masked_whole_relative_or_absolute(path: str) -> None:
     """A relative path of one folder whose file's name has a dot before its extension
     (``src/cart.test.js``) was masked to ``<path>.js``, the absolute path of the same file to
@@ -295,7 +293,7 @@ def test_mocha_json_as_mocha_prints_it_is_read_as_its_failures() -> None:
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "KeyError: 'user'",
@@ -317,7 +315,7 @@ def test_text_that_is_no_report_comes_back_unchanged(text: str) -> None:
     assert as_printed(f"words before\n{text}\nafter") == f"words before\n{text}\nafter"
 
 
-@pytest.mark.parametrize(
+@each_case(
     "report",
     [
         json.dumps({"testResults": [], "numTotalTests": 0, "success": True}),  # no failure

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from kenning.log_formats import (
     AT_ERROR,
     QUIET,
@@ -18,12 +16,14 @@ from kenning.log_formats import (
     without_run_log_prefixes,
 )
 
+from .case_table import each_case
+
 
 def _json(**fields: object) -> str:
     return json.dumps(fields)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("line", "said", "level"),
     [
         # zap's and logrus' level names, pino's and bunyan's numbers
@@ -160,9 +160,7 @@ def test_a_json_log_line_is_read_with_its_level(line: str, said: str, level: str
     assert read_log_line(stamped) == (said, level)
 
 
-@pytest.mark.parametrize(
-    "line", ["{not json}", '{"level": "error"}', "{}", '["level", "error"]', "x {"]
-)
+@each_case("line", ["{not json}", '{"level": "error"}', "{}", '["level", "error"]', "x {"])
 def test_a_line_that_says_nothing_as_json_is_no_json_log_line(line: str) -> None:
     assert json_log_line(line) is None
 

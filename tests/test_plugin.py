@@ -18,6 +18,8 @@ from kenning.installers.claude_code import HOOK_EVENTS, HOOK_MATCHERS, HOOK_TIME
 from kenning.mcp_server import ANSWER_CHAR_BUDGET
 from kenning.querybuild import ERROR_QUERY_MAX_CHARS, PLAN_QUERY_MAX_CHARS, PR_QUERY_MAX_CHARS
 
+from .case_table import each_case
+
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "plugins" / "kenning"
 SKILLS = sorted((PLUGIN / "skills").glob("*/SKILL.md"))
@@ -49,7 +51,7 @@ def test_plugin_has_the_skills_and_commands() -> None:
     assert [p.stem for p in COMMANDS] == ["remember", "search", "seed-solutions", "stats"]
 
 
-@pytest.mark.parametrize("path", SKILLS, ids=lambda p: p.parent.name)
+@each_case("path", SKILLS, ids=lambda p: p.parent.name)
 def test_skill_frontmatter_within_limits(path: Path) -> None:
     post = frontmatter.load(path)
     name, description = post["name"], post["description"]
@@ -61,7 +63,7 @@ def test_skill_frontmatter_within_limits(path: Path) -> None:
     assert len(post.content.splitlines()) < 500  # the spec's advice for SKILL.md bodies
 
 
-@pytest.mark.parametrize("path", COMMANDS, ids=lambda p: p.stem)
+@each_case("path", COMMANDS, ids=lambda p: p.stem)
 def test_command_frontmatter(path: Path) -> None:
     post = frontmatter.load(path)
     assert 0 < len(post["description"]) <= BUDGET_DESCRIPTION
@@ -109,7 +111,7 @@ def test_skill_carries_the_sentinel_lines_byte_for_byte() -> None:
     assert ERROR_SENTINEL in lines
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "pattern", "expected"),
     [
         (QUERY, r"asks for the top (\d+) candidates", protocol.RECALL_TOP_K),

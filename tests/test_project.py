@@ -12,10 +12,11 @@ from kenning import open_store
 from kenning.errors import StoreLocationError, UserInputError
 from kenning.project import check_store_location, normalise_remote, resolve_project
 
+from .case_table import each_case
 from .conftest import git, make_repo
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("url", "slug"),
     [
         ("git@github.com:Acme/Widgets.git", "acme/widgets"),

@@ -23,6 +23,7 @@ from kenning.querybuild import (
     reject_diff,
 )
 from tests import chained_errors
+from tests.case_table import each_case
 
 # --------------------------------------------------------------------------------------------
 # PR
@@ -93,7 +94,7 @@ def test_pr_with_nothing_is_a_user_error() -> None:
         query_from_pr("", "", [])
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("path", "expected"),
     [
         ("tests/test_store.py", ["tests", "python"]),
@@ -161,7 +162,7 @@ def test_plan_uses_overview_section() -> None:
     assert "```" not in query
 
 
-@pytest.mark.parametrize("heading", ["# Overview", "### Overview", "## overview", "## Overview:"])
+@each_case("heading", ["# Overview", "### Overview", "## overview", "## Overview:"])
 def test_plan_overview_heading_variants(heading: str) -> None:
     text = f"# Plan\n\nintro\n\n{heading}\n\nThe real overview.\n\n## Next\n\nx"
     assert query_from_plan(text) == "The real overview."
@@ -244,7 +245,7 @@ GIT_DIFF = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         pytest.param(GIT_DIFF, id="git"),
@@ -262,7 +263,7 @@ def test_diffs_are_detected_and_refused(text: str) -> None:
     assert "instead" in message and "error message" in message
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "",
@@ -314,7 +315,7 @@ def test_pr_and_plan_queries_carry_no_terminal_sequences_or_invisible_text() -> 
     assert query_from_pr("Cache \033[31mfix\x9b2J", "") == "Cache fix2J"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("query", "asked"),
     [
         # a pasted trace is recalled by its one signature
@@ -408,7 +409,7 @@ def test_a_pasted_error_is_asked_by_its_signature_and_the_errors_its_lines_tell(
     assert [q for q, _ in queries_of_pasted_error(query, None)] == asked
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("line", "told"),
     [
         (
@@ -436,7 +437,7 @@ def test_a_log_s_line_below_an_error_s_level_is_read_whole(line: str, told: list
     assert errors_on_line(line) == ("", [line, *told])
 
 
-@pytest.mark.parametrize(
+@each_case(
     "line",
     [
         "2024-05-02 09:14:06 ERROR importer.db: giving up: KeyError: 'user'",
@@ -718,7 +719,7 @@ def test_the_errors_a_log_s_warnings_name_are_its_fallbacks() -> None:
     assert len(warned_errors(many)) == MOST_WARNED_ASKED
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("log", "cause"),
     [
         # logcat's level is its letter: an I line's handled timeout is no cause, a W line's is
@@ -882,7 +883,7 @@ def test_a_warning_s_error_indented_under_its_level_is_asked() -> None:
     assert warned_errors(log.replace("warn: App.Services", "info: App.Services")) == []
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("line", "words", "error"),
     [
         ("pytest fails: No module named 'yaml'", "pytest fails", "No module named 'yaml'"),
@@ -931,7 +932,7 @@ _JSON_ERROR = (
 )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("printed", "crash", "causes"),
     [
         (chained_errors.DIRECT_CAUSE, "RuntimeError: could not start the app", [_PSYCOPG2_REFUSED]),
@@ -1043,7 +1044,7 @@ _DOTNET_3_1_REFUSED = (
 )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("printed", "crash", "causes"),
     [
         # the root cause first
@@ -1324,7 +1325,7 @@ _UNITTEST_MORE = [
 ]
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("report", "asked"),
     [
         (_JS / "vitest-all.txt", [q.format(root="") for q in _VITEST_RUN]),
@@ -1426,7 +1427,7 @@ def test_each_failed_test_of_a_run_is_asked(report: Path, asked: list[str]) -> N
     assert [error_fingerprint(q) for q in told] == [error_fingerprint(q) for q in asked]
 
 
-@pytest.mark.parametrize(
+@each_case(
     "report",
     [
         *(
@@ -1567,7 +1568,7 @@ _RUNNER_LINES = {
 }
 
 
-@pytest.mark.parametrize("report", sorted(_RUNNER_LINES), ids=lambda path: path.name)
+@each_case("report", sorted(_RUNNER_LINES), ids=lambda path: path.name)
 def test_a_test_runner_s_own_lines_are_its_boilerplate(report: Path) -> None:
     """vitest's, jest's, mocha's, cargo's and go test's lines around their results are the
     runner's (left out of a prompt's words query, as pytest's, unittest's and Django's are);

@@ -19,6 +19,8 @@ from kenning.safety import (
     validate_source_path,
 )
 
+from .case_table import each_case
+
 # --- normalise_content ------------------------------------------------------------------------
 
 NORMALISE = [
@@ -60,7 +62,7 @@ NORMALISE = [
 ]
 
 
-@pytest.mark.parametrize(("raw", "expected"), NORMALISE)
+@each_case(("raw", "expected"), NORMALISE)
 def test_normalise(raw: str, expected: str) -> None:
     assert normalise_content(raw) == expected
 
@@ -322,7 +324,7 @@ def test_oserror_while_checking_fails_closed(
     assert not is_safe_source_path("docs/fix.md", root)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         # a YAML block copied from inside a compose file (`sed -n 4,7p | kenning remember -`)
@@ -346,7 +348,7 @@ def test_a_note_that_starts_indented_keeps_its_lines_relative_indentation(
     assert normalise_content(raw) == expected
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("raw", "expected"),
     [
         # code pasted from a web page, a chat or a wiki, indented with no-break spaces
@@ -366,7 +368,7 @@ def test_indentation_every_line_shares_goes_whatever_its_spaces(raw: str, expect
 # --- shell_word -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
+@each_case(
     "text",
     [
         "01a24cc1-9b1f",

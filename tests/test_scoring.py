@@ -23,6 +23,8 @@ from kenning.scoring import (
     temporal_score,
 )
 
+from .case_table import each_case
+
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
@@ -46,7 +48,7 @@ def test_type_defaults_from_seed_and_valid():
 # --- age_days ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("delta", "expected"),
     [
         (timedelta(0), 0.0),
@@ -79,7 +81,7 @@ def test_age_days_is_fractional_not_whole_days():
 # --- temporal_score / decayed_score -----------------------------------------------------
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("age", "half_life", "expected"),
     [
         (0, 14, 1.0),
@@ -94,13 +96,13 @@ def test_temporal_score(age, half_life, expected):
     assert temporal_score(age, half_life) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("half_life", [0, -1, math.nan, math.inf])
+@each_case("half_life", [0, -1, math.nan, math.inf])
 def test_temporal_score_rejects_bad_half_life(half_life):
     with pytest.raises(ValueError, match="half-life"):
         temporal_score(1.0, half_life)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("semantic", "age", "half_life", "expected_final", "expected_temporal"),
     [
         (0.85, 14, 14, 0.745, 0.5),
@@ -168,7 +170,7 @@ def test_one_half_life_halves_temporal(semantic, half_life):
 # --- half_life_for ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("memory_type", "collection", "overrides", "expected"),
     [
         # collection defaults
@@ -205,7 +207,7 @@ def test_half_life_for_unknown_falls_back_to_slowest_default():
     assert half_life_for("mystery", "elsewhere", {}) == max(DEFAULT_COLLECTION_HALF_LIFE.values())
 
 
-@pytest.mark.parametrize(("memory_type", "collection"), TYPE_TO_COLLECTION.items())
+@each_case(("memory_type", "collection"), TYPE_TO_COLLECTION.items())
 def test_every_type_has_a_positive_half_life(memory_type, collection):
     assert half_life_for(memory_type, collection, {}) > 0
 
@@ -221,7 +223,7 @@ def test_half_life_for_with_parsed_overrides():
 # --- parse_half_life_overrides ----------------------------------------------------------
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "expected"),
     [
         ("error_fix:7, decision:90", {"error_fix": 7.0, "decision": 90.0}),
@@ -247,7 +249,7 @@ def test_parse_overrides_none():
     assert parse_half_life_overrides(None) == {}
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("mapping", "expected"),
     [
         ({"error_fix": 7, "decision": 90.0}, {"error_fix": 7.0, "decision": 90.0}),
@@ -260,7 +262,7 @@ def test_parse_overrides_mapping(mapping, expected):
     assert parse_half_life_overrides(mapping) == expected
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("text", "names"),
     [
         ("error_fix:0", ["error_fix:0", "positive"]),
@@ -288,7 +290,7 @@ def test_parse_overrides_rejects(text, names):
     assert "error_fix:7, decision:90" in message or "more than once" in message
 
 
-@pytest.mark.parametrize(
+@each_case(
     "mapping",
     [
         {"error_fix": 0},
