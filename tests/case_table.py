@@ -11,14 +11,18 @@ table's cost (test_redaction.py: ~2,300 such items).
 a ``pytest.param(…, id=…)``) and runs the test once for each row in one item. Every row is
 checked, also after one has failed, and the item then fails saying each failing row's id
 and error, with the first one's traceback: it fails where one of the rows' items would.
-The test is called once a row with nothing but the row's values (a function-scoped fixture
-would be shared by the rows: a test that takes one stays parametrised).
+The test is called once a row with the row's values and the item's fixtures, which the rows
+share: a test whose rows change a function-scoped fixture stays parametrised, unless what a
+row changes is a folder (``own_folder``: each row gets a new sub-folder of it) or a value a
+copy of which will do (``copied``: each row gets a deep copy of it).
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,26 +35,35 @@ def each_case(
     names: str | Sequence[str],
     rows: Iterable[Any],
     ids: Sequence[str] | Callable[[Any], object] | None = None,
+    *,
+    own_folder: str | None = None,
+    copied: Sequence[str] = (),
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """A decorator that makes the test one item checking each of ``rows`` (the arguments of
     ``pytest.mark.parametrize``); the test's other parameters are left to an outer
-    :func:`each_case` (the rows of both, as stacked parametrize decorators take them)."""
+    :func:`each_case` (the rows of both, as stacked parametrize decorators take them).
+    ``own_folder`` names a fixture that is a folder (``tmp_path``): each row is given a new
+    folder inside it, as each item had a folder of its own. ``copied`` names fixtures each
+    row is given a deep copy of, as each item had a value of its own to change."""
     argnames = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
     table = [_row(row, len(argnames), at, ids) for at, row in enumerate(rows)]
 
     def decorate(test: Callable[..., None]) -> Callable[..., None]:
         signature = inspect.signature(test)
-        unknown = set(argnames) - set(signature.parameters)
+        own = ([own_folder] if own_folder else []) + list(copied)
+        unknown = (set(argnames) | set(own)) - set(signature.parameters)
         if unknown:
             raise TypeError(f"{test.__name__} takes no {sorted(unknown)}")
+        if set(own) & set(argnames):
+            raise TypeError(f"{sorted(set(own) & set(argnames))} are fixtures, not the rows'")
 
         def every_row(**given: Any) -> None:
             __tracebackhide__ = True  # (pytest shows the test's frames, not these)
             failed: list[tuple[str, BaseException]] = []
             checked = 0
-            for row_id, values in table:
+            for at, (row_id, values) in enumerate(table):
                 try:
-                    test(**given, **dict(zip(argnames, values, strict=True)))
+                    test(**_of_the_row(given, at), **dict(zip(argnames, values, strict=True)))
                     checked += getattr(test, "rows", 1)
                 except RowsFailed as inner:  # (an inner table's: each of its rows named)
                     failed += [(f"{row_id} / {inner_id}", e) for inner_id, e in inner.failed]
@@ -72,6 +85,17 @@ def each_case(
         every_row.pytestmark = getattr(test, "pytestmark", [])  # type: ignore[attr-defined]
         every_row.rows = len(table) * getattr(test, "rows", 1)  # type: ignore[attr-defined]
         return every_row
+
+    def _of_the_row(given: dict[str, Any], at: int) -> dict[str, Any]:
+        """The item's fixtures as row ``at`` is given them: its own folder and copies."""
+        fixtures = dict(given)
+        if own_folder:
+            folder: Path = given[own_folder] / f"row{at}"
+            folder.mkdir()
+            fixtures[own_folder] = folder
+        for name in copied:
+            fixtures[name] = copy.deepcopy(given[name])
+        return fixtures
 
     return decorate
 

@@ -4,6 +4,7 @@ every failing row."""
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,23 @@ def test_a_row_of_the_wrong_width_or_a_name_the_test_lacks_is_refused() -> None:
         each_case(("a", "b"), [(1, 2), (3,)])
     with pytest.raises(TypeError, match="takes no"):
         each_case("c", [1])(lambda a: None)
+
+
+def test_each_row_gets_a_folder_and_copies_of_its_own(tmp_path: Path) -> None:
+    folders: list[Path] = []
+    given = {"notes": ["a"]}
+
+    @each_case("n", [1, 2], own_folder="tmp_path", copied=["notes"])
+    def test_rows(tmp_path: Path, notes: list[str], n: int) -> None:
+        assert not any(tmp_path.iterdir())  # (nothing a row before it left)
+        (tmp_path / "x").write_text(str(n))
+        assert notes == ["a"]
+        notes.append(str(n))
+        folders.append(tmp_path)
+
+    test_rows(tmp_path=tmp_path, **given)
+    assert folders == [tmp_path / "row0", tmp_path / "row1"]
+    assert given == {"notes": ["a"]}  # (the item's own value is left as it was)
+    assert list(inspect.signature(test_rows).parameters) == ["tmp_path", "notes"]
+    with pytest.raises(TypeError, match="takes no"):
+        each_case("n", [1], own_folder="tmp_path")(lambda n: None)
