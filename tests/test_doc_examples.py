@@ -181,7 +181,7 @@ class _cwd:
         os.chdir(self.old)
 
 
-@pytest.mark.parametrize(("where", "argv"), examples(), ids=lambda v: str(v))
+@each_case(("where", "argv"), examples(), ids=lambda v: str(v))
 def test_every_example_returns_its_memory(
     where: str, argv: list[str], readme_project: Path
 ) -> None:

@@ -30,6 +30,7 @@ from kenning.reembed import reembed
 from kenning.transfer import export_memories, import_memories
 
 from .backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures used by name)
+from .case_table import each_case
 from .cli_runner import run_cli
 from .conftest import PROJECT_REMOTE, make_repo
 
@@ -301,7 +302,7 @@ BAD_FIELDS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "value"), BAD_FIELDS, ids=lambda v: repr(v)[:20])
+@each_case(("name", "value"), BAD_FIELDS, ids=lambda v: repr(v)[:20], copied=["exported"])
 def test_a_field_of_the_wrong_type_refuses_the_file(
     exported: list[dict[str, Any]], target: MemoryStore, name: str, value: Any
 ) -> None:
@@ -325,13 +326,14 @@ def test_a_project_id_accepted_on_one_line_is_checked_again_as_written_on_anothe
         import_memories(target, _lines(exported))
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("name", "value"),
     [
         ("last_seen_at", "ghp_Zq9aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3"),
         ("tags", ["ok", 123, "token=Zq9taglist"]),
         ("stored_at", "password=Zq9stored"),
     ],
+    copied=["exported"],
 )
 def test_a_refused_value_is_quoted_redacted(
     exported: list[dict[str, Any]], target: MemoryStore, name: str, value: Any
@@ -344,7 +346,7 @@ def test_a_refused_value_is_quoted_redacted(
     assert "line 2" in str(info.value) and "Zq9" not in str(info.value), str(info.value)
 
 
-@pytest.mark.parametrize("name", ["content", "type", "group_id", "stored_at", "id"])
+@each_case("name", ["content", "type", "group_id", "stored_at", "id"], copied=["exported"])
 def test_a_missing_required_field_refuses_the_file(
     exported: list[dict[str, Any]], target: MemoryStore, name: str
 ) -> None:

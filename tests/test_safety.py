@@ -152,7 +152,7 @@ LEXICAL_REJECTS = [
 ]
 
 
-@pytest.mark.parametrize(("path", "reason"), LEXICAL_REJECTS)
+@each_case(("path", "reason"), LEXICAL_REJECTS)
 def test_lexical_rejects(tmp_path: Path, path: str, reason: str) -> None:
     with pytest.raises(UnsafePathError) as info:
         validate_source_path(path, tmp_path)

@@ -29,6 +29,7 @@ from kenning.sources import (
     source_of,
 )
 
+from .case_table import each_case
 from .conftest import git
 from .test_mcp_project import started
 
@@ -107,7 +108,7 @@ def test_check_source(project: Path, docs: Path) -> None:
         assert reason in (refused.reason or ""), (path, refused.reason)
 
 
-@pytest.mark.parametrize(
+@each_case(
     "path",
     [".git/config", "./.git/HEAD", "vendor/lib/.git", ".kenning/memory.db", ".GIT/config",
      ".env", "deploy/.env.production", ".netrc", ".envrc", ".git-credentials",
@@ -157,7 +158,7 @@ def test_the_refusal_of_a_secrets_file_names_it(
     assert "a file named .git-credentials is where secrets are kept" in err, err
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("link", "target"),
     [("docs/history", "../.git"), ("docs/setup.md", "../.env"), ("notes", ".kenning")],
 )

@@ -29,6 +29,7 @@ from kenning.model import Provenance
 from kenning.store import MemoryStore
 from kenning.thresholds import PACKAGED_MODELS, default_threshold, expected_default
 
+from .case_table import each_case
 from .cli_runner import CliRun, run_cli
 from .conftest import PROJECT_REMOTE, make_repo
 
@@ -372,15 +373,16 @@ def test_calibrate_measures_the_project_it_is_given(tmp_path: Path, minilm: Embe
     assert "similarity_threshold" in tomllib.loads((shared / "config.toml").read_text())
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("key", "variable", "wording"),
     [
         ("recall_floor", "KENNING_RECALL_FLOOR", "recall floor"),
         ("error_recall_floor", "KENNING_ERROR_RECALL_FLOOR", "error recall floor"),
         ("stale_penalty", "KENNING_STALE_PENALTY", "stale penalty"),
     ],
+    own_folder="tmp_path",
 )
-@pytest.mark.parametrize("bad", ["1.5", "-0.1", "nan", "inf", "half", "true"])
+@each_case("bad", ["1.5", "-0.1", "nan", "inf", "half", "true"], own_folder="tmp_path")
 def test_a_setting_outside_0_to_1_is_refused_naming_where_it_came_from(
     tmp_path: Path, key: str, variable: str, wording: str, bad: str
 ) -> None:
@@ -652,7 +654,7 @@ def test_a_boolean_similarity_threshold_is_refused(tmp_path: Path) -> None:
     assert load_settings(tmp_path, environ={}).threshold() == 1.0
 
 
-@pytest.mark.parametrize("bad", ['"error_fix:7"', "7", "[7]"])
+@each_case("bad", ['"error_fix:7"', "7", "[7]"], own_folder="tmp_path")
 def test_a_decay_that_is_no_table_is_refused(tmp_path: Path, bad: str) -> None:
     """`decay = "error_fix:7"` at the top of config.toml set no half-life and said nothing
     (`decay` is a known key, so no warning either): the half-lives stayed the defaults."""
@@ -778,7 +780,7 @@ def test_a_nul_in_a_utf8_dotenv_is_named_by_its_line_and_utf16_without_its_mark_
     assert said is not None and "UTF-16 without a byte order mark" in said, said
 
 
-@pytest.mark.parametrize("end", ["\r", "\r\n"], ids=["cr", "crlf"])
+@each_case("end", ["\r", "\r\n"], ids=["cr", "crlf"], own_folder="tmp_path")
 def test_a_dotenv_problem_names_the_line_an_editor_shows_whatever_its_line_ends(
     tmp_path: Path, end: str
 ) -> None:

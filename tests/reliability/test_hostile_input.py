@@ -36,6 +36,7 @@ from kenning.embedders.base import Embedder
 from kenning.errors import KenningError
 from kenning.model import NEAR_DUPLICATE, REJECTED, STORED
 
+from ..case_table import each_case
 from ..conftest import make_repo
 from .conftest import (
     assert_clean_outcome,
@@ -284,7 +285,7 @@ def test_api_recall_and_search_are_clean(seeded: MemoryStore, full: bool) -> Non
     search()
 
 
-@pytest.mark.parametrize("query", HOSTILE, ids=range(len(HOSTILE)))
+@each_case("query", HOSTILE, ids=range(len(HOSTILE)))
 def test_api_query_syntax_is_inert(seeded: MemoryStore, query: str) -> None:
     """FTS5 and SQL syntax in a query is searched for as words, never interpreted."""
     before = store_checksum(_db(seeded))
@@ -331,7 +332,7 @@ def test_api_deep_metadata_is_a_clear_error(seeded: MemoryStore) -> None:
     assert store_checksum(_db(seeded)) == before
 
 
-@pytest.mark.parametrize(
+@each_case(
     "metadata",
     [{"x": float("nan")}, {"x": float("inf")}, {"x": "\ud800"}, {"\udcff": 1}, {1: object()}],
     ids=["nan", "inf", "surrogate-value", "surrogate-key", "object"],
@@ -426,9 +427,7 @@ CLI_CASES += [
 ]
 
 
-@pytest.mark.parametrize(
-    ("argv", "stdin", "codes"), [c[1:] for c in CLI_CASES], ids=[c[0] for c in CLI_CASES]
-)
+@each_case(("argv", "stdin", "codes"), [c[1:] for c in CLI_CASES], ids=[c[0] for c in CLI_CASES])
 def test_cli_hostile_input(
     cli_project: Path, argv: list[str], stdin: bytes | None, codes: tuple[int, ...]
 ) -> None:
@@ -442,7 +441,7 @@ def test_cli_hostile_input(
     assert not (cli_project.parent.parent / "outside.db").exists()
 
 
-@pytest.mark.parametrize(
+@each_case(
     "case",
     [
         "invalid-utf8",
