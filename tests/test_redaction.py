@@ -1554,9 +1554,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
 #: the small one, plus ``jitter`` seconds (a pause of a millisecond weighs too much in a
 #: short run's ratio).
 #:
-#: SCREEN: half the sizes and a tighter bound, for the same weight of a quadratic part
-#: (q > 0.30 l at 60k, 10x, is q > 0.6 l at 120k): linear inputs measure 7.5-9x, once.
-SCREEN = (7_500, 60_000, 10.0, 0.025)
+#: SCREEN: a quarter of the confirming sizes, once: q > 0.30 l at 30k fails it (10x), q >
+#: 1.2 l at 120k. Linear inputs measure 5-10x here (median 6.5x) and 1-5 of the 167 fail it
+#: on a loaded host, which the confirmation passes. Its jitter is small: a run of 30k takes
+#: 10-80 ms, and a larger one let a quadratic part in C pass (see the test). At 7.5k/60k
+#: (0.025 s) the screen was two thirds of test_redaction.py's CPU.
+SCREEN = (3_750, 30_000, 10.0, 0.005)
 #: CONFIRM: what an input that fails the screen must also fail, best of three (a busy host
 #: slows a long run more than a short one: under -n 3 and a load of 6-9 on 2 cores the
 #: screen alone failed ``password_said`` at 12.4x its best of three). Linear inputs
@@ -1596,14 +1599,15 @@ def test_linear_time_on_hostile_input(name: str) -> None:
     quadratic rule fails every time (a second pair for every input cost ~15 s of the
     suite's CPU and caught nothing more; one more try was needed once
     ``percent_assignments`` measured 9.2x alone and 13.7x in a loaded full run, against
-    12x). A linear input costs one screen: half the CPU of the confirming pair (all inputs
-    17 against 34 CPU-s under a load of 12 on 2 cores).
+    12x). A linear input costs one screen: a quarter of the CPU of the confirming pair.
 
     A regex that backtracks over the text (the ``mysql`` option's ``[^\\n;&|]{0,160}?``
-    unbounded) fails ``tool_names`` from 15k characters up. A quadratic part in C is the
-    hard case: a count of the lines before each assignment (``text.count("\\n", 0,
-    m.start())`` in _find_assignments' loop) failed 13-16 inputs at 30k/120k and 6x, 8-10
-    at 15k/120k and 12x; a screen at 3.75k/30k would have let all but 1 through."""
+    unbounded) fails ``tool_names`` from 15k characters up (28x at 3.75k/30k). A quadratic
+    part in C is the hard case: a count of the lines before each assignment
+    (``text.count("\\n", 0, m.start())`` in _find_assignment_rule's loop) failed 15 inputs
+    with the screen at 7.5k/60k (0.025 s), 7 at 3.75k/30k (0.005 s) and 1 at 3.75k/30k
+    with 0.0125 s (-n 3, load ~20); a list comprehension over the places before each
+    assignment (a quadratic part in Python) fails the screen in 47-54 inputs."""
     screened = slower_than_linear(name, SCREEN, tries=1)
     if not screened:
         return
