@@ -12,8 +12,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from kenning.fingerprints import error_fingerprint
 from kenning.json_reports import as_printed
 from kenning.querybuild import (
@@ -31,6 +29,8 @@ from kenning.render import mark_block_copies, model_json_text
 from kenning.safety import normalise_content
 from kenning.signatures import clean_line, extract_error_signature, line_score, looks_like_error
 from kenning.solution_docs import markdown_heading, parse_solution_doc
+
+from .case_table import each_case
 
 NOTE = 64 * 1024
 QUERY = 20_000
@@ -328,7 +328,7 @@ CASES: dict[str, tuple[Callable[[str], object], str]] = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@each_case("name", list(CASES))
 def test_text_functions_take_linear_time(name: str) -> None:
     function, text = CASES[name]
     start = time.thread_time()
@@ -368,7 +368,7 @@ def test_frontmatter_aliases_are_not_expanded_into_text(tmp_path: Path) -> None:
     assert "ENOSPC" in entry.signature and "lol" not in entry.summary
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("line", "expected"),
     [
         ("## Fix", (2, "Fix")),
