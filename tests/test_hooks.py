@@ -46,6 +46,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
 )
 
 from . import chained_errors
+from .case_table import each_case
 from .cli_runner import _logging_as_in_a_process, run_cli
 from .conftest import make_repo
 
@@ -989,8 +990,8 @@ error: failed to push some refs to 'github.com:acme/shop.git'
 hint: Updates were rejected because the remote contains work that you do"""
 
 
-@pytest.mark.parametrize("log", [LINKER_LOG, GIT_PUSH_LOG])
-@pytest.mark.parametrize(
+@each_case("log", [LINKER_LOG, GIT_PUSH_LOG])
+@each_case(
     "wrapped",
     [
         "The build broke again, can you fix it?\n\n```\n{log}\n```\n",
@@ -1212,7 +1213,7 @@ def test_an_error_anywhere_in_a_long_paste_is_asked_as_recall_error_asks_it(
         assert signature == "Caused by: java.net.ConnectException: Connection refused"
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("prompt", "queries"),
     [
         (
@@ -1263,9 +1264,7 @@ def test_a_prompt_that_is_prose_with_an_error_line_is_asked_as_before(
     assert claude_code.prompt_queries(prompt) == queries
 
 
-@pytest.mark.parametrize(
-    "preamble", ["", "We upgraded billing to Java 21 and now CI fails, here is the log:\n"]
-)
+@each_case("preamble", ["", "We upgraded billing to Java 21 and now CI fails, here is the log:\n"])
 def test_the_words_of_a_prompt_whose_log_is_read_in_part_are_the_users(preamble: str) -> None:
     """qa-s69b F1: a pasted log read in parts (its head, its error's lines, its tail) had a
     blank line between the parts, and the lines above a paste's first error back to a blank
@@ -1296,7 +1295,7 @@ def test_the_words_of_a_prompt_whose_log_is_read_in_part_are_the_users(preamble:
     assert any(is_error and "NullPointerException" in query for query, is_error in queries)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("prompt", "signature"),
     [
         (
@@ -1327,7 +1326,7 @@ def test_an_error_quoted_or_listed_in_markdown_is_the_error_query(
     assert (signature, True) in claude_code.prompt_queries(prompt)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("prompt", "queries"),
     [
         (
@@ -1356,7 +1355,7 @@ def test_a_failed_assert_told_in_a_sentence_is_the_error_query(
     assert claude_code.prompt_queries(prompt) == queries
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("prompt", "error"),
     [
         (
@@ -1387,7 +1386,7 @@ def test_of_an_error_fixed_and_the_one_it_gives_now_the_later_is_the_error_query
     assert sum(is_error for _, is_error in queries) == 1
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("prompt", "queries"),
     [
         (
@@ -1888,7 +1887,7 @@ def test_a_task_that_names_an_exception_is_no_error_query(prompt: str, store: Me
     assert "Past error fixes" not in context
 
 
-@pytest.mark.parametrize(
+@each_case(
     "prompt",
     [
         "KeyError in the login view when the session expired",
@@ -1956,7 +1955,7 @@ REQUESTS_FIX = (
 )
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("prompt", "signature"),
     [
         (
@@ -2051,7 +2050,7 @@ def test_the_project_is_claude_project_dir_after_a_cd_elsewhere(
     assert [t for t, _ in findings(claude_code.context_for("prompt-submit", prompt))] == [elsewhere]
 
 
-@pytest.mark.parametrize(
+@each_case(
     "error",
     [
         "TypeError: f() takes 2 positional arguments but 3 were given",
@@ -2070,7 +2069,7 @@ def test_an_error_told_in_a_sentence_keeps_its_whole_message(error: str) -> None
     assert (error, True) in claude_code.prompt_queries(f"the nightly job fails with {error}")
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("prompt", "signature"),
     [
         (
@@ -2085,7 +2084,7 @@ def test_an_error_that_starts_a_sentence_is_the_error_query(prompt: str, signatu
     assert (signature, True) in claude_code.prompt_queries(prompt)
 
 
-@pytest.mark.parametrize(
+@each_case(
     "line",
     [
         "AttributeError: 'NoneType' object has no attribute 'x'. Did you mean: 'y'?",
@@ -2099,7 +2098,7 @@ def test_a_pasted_error_line_is_read_as_the_parser_reads_it(line: str) -> None:
     assert claude_code.prompt_queries(line) == [(query_from_error(line), True)]
 
 
-@pytest.mark.parametrize(
+@each_case(
     "prompt",
     [
         "rename the ERROR log level to FATAL in the logger config",
@@ -2113,7 +2112,7 @@ def test_a_task_that_names_a_log_level_or_stack_trace_is_no_error_query(prompt: 
     assert claude_code.prompt_queries(prompt) == [(prompt, False)]
 
 
-@pytest.mark.parametrize(
+@each_case(
     "prompt",
     [
         "2026-11-30 12:00:00 ERROR worker 3 died",
@@ -2190,7 +2189,7 @@ def test_the_words_after_a_pasted_error_are_recalled_too() -> None:
     assert [q for q, is_error in claude_code.prompt_queries(journal) if not is_error] == []
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("prompt", "signature"),
     [
         ("npm install fails with npm ERR! code ERESOLVE", "npm ERR! code ERESOLVE"),
@@ -2207,7 +2206,7 @@ def test_an_npm_or_make_error_told_in_a_sentence_is_the_error_query(
     assert (signature, True) in claude_code.prompt_queries(prompt)
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("prompt", "signature"),
     [
         (
@@ -2238,7 +2237,7 @@ def test_an_error_quoted_in_a_sentence_ends_at_its_closing_quote(
     assert (signature, True) in claude_code.prompt_queries(prompt)
 
 
-@pytest.mark.parametrize(
+@each_case(
     "prompt",
     [
         "Raise ValueError when the input is empty",
@@ -2258,7 +2257,7 @@ def test_a_task_that_names_an_exception_is_no_error_query_whatever_its_first_let
     assert claude_code.prompt_queries(prompt) == [(prompt, False)]
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("prompt", "error"),
     [
         (
@@ -2286,7 +2285,7 @@ def test_a_fatal_error_told_in_a_sentence_keeps_its_fatal(prompt: str, error: st
     assert error_fingerprint(signature) == error_fingerprint(query_from_error(error))
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("prompt", "error"),
     [
         (
