@@ -1,7 +1,8 @@
 # ruff: noqa: F811  (pytest fixtures are imported and then named as parameters)
 """Separate clones of one repository sharing a server store (a team's PostgreSQL): their
 sessions' re-seeds of the solution docs must not undo each other. Real clones of a bare
-repository in a temp folder, the real PostgreSQL the tests start, the real model."""
+repository in a temp folder, the real PostgreSQL the tests start; the entries embedded by
+the hashing embedder (:func:`stores`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from kenning import MemoryStore, open_store
-from kenning.embedders.base import Embedder
 from kenning.seeding import SEED_STATE_KEY, reseed_changed, seed_solutions
 from tests.backends import pg_databases, pg_server, pg_url  # noqa: F401  (fixtures by name)
 
@@ -78,7 +78,7 @@ def clones(tmp_path: Path) -> tuple[Path, Path]:
 
 @contextlib.contextmanager
 def _team_stores(
-    clones: tuple[Path, Path], pg_url: str, embedder: Embedder | str
+    clones: tuple[Path, Path], pg_url: str, embedder: str
 ) -> Iterator[tuple[MemoryStore, MemoryStore]]:
     """The team's PostgreSQL store as each clone opens it, seeded from ``a``."""
     a, b = clones
@@ -93,19 +93,15 @@ def _team_stores(
 
 @pytest.fixture
 def stores(
-    clones: tuple[Path, Path], pg_url: str, minilm: Embedder
+    clones: tuple[Path, Path], pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[MemoryStore, MemoryStore]]:
-    """The team's PostgreSQL store as each clone opens it, seeded from ``a``."""
-    with _team_stores(clones, pg_url, minilm) as both:
-        yield both
-
-
-@pytest.fixture
-def hashing_stores(
-    clones: tuple[Path, Path], pg_url: str
-) -> Iterator[tuple[MemoryStore, MemoryStore]]:
-    """:func:`stores` with the hashing embedder, for a session's process that must be quick
-    to reach its re-seed's write (no model to load; the vectors are not what is tested)."""
+    """The team's PostgreSQL store as each clone opens it, seeded from ``a``, with the
+    hashing embedder, as the test's commands and hooks open it too (KENNING_EMBEDDER): what
+    these tests check is which clone's version of a doc each re-seed keeps, says and records,
+    whatever embedded the entries (MiniLM embedding them was ~0.1 CPU-s a test: the three
+    docs seeded, each re-seeded one), and a session's process that must be quick to reach its
+    re-seed's write has no model to load."""
+    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
     with _team_stores(clones, pg_url, "hashing") as both:
         yield both
 
@@ -347,7 +343,7 @@ def test_a_deletion_not_committed_in_a_clone_with_an_origin_head_is_told_once(
 
 def test_a_held_back_line_the_budget_cut_off_is_said_at_the_next_session(
     clones: tuple[Path, Path],
-    hashing_stores: tuple[MemoryStore, MemoryStore],
+    stores: tuple[MemoryStore, MemoryStore],
     pg_url: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -360,9 +356,9 @@ def test_a_held_back_line_the_budget_cut_off_is_said_at_the_next_session(
     for, so PostgreSQL grants it as the write commits, before the re-listing's read (a
     locker that only watched for the write lost the race on a busy machine, CI of stop
     72: the write committed, and the re-listing read, before its lock was asked for). The
-    store's embedder is the hashing one: with no model to load, the hook's process reached
-    the re-seed's write in 1.7-3.5 s at a load of 7 (with MiniLM, in 1.6-4.6 s, and the
-    budget was 8 s); the vectors are not what is tested."""
+    store's embedder is the hashing one (:func:`stores`): with no model to load, the hook's
+    process reached the re-seed's write in 1.7-3.5 s at a load of 7 (with MiniLM, in
+    1.6-4.6 s, and the budget was 8 s)."""
     import threading
 
     import psycopg
@@ -422,11 +418,10 @@ def test_a_held_back_line_the_budget_cut_off_is_said_at_the_next_session(
     assert locked, "the re-seed never wrote"
     assert "outlasted" in proc.stderr, proc.stderr
     # the re-seed's write was committed: what the budget cut off was the re-listing
-    assert any("b's edit" in m.content for m in hashing_stores[1].browse(memory_type="error_fix"))
+    assert any("b's edit" in m.content for m in stores[1].browse(memory_type="error_fix"))
     cut = json.loads(proc.stdout)
     assert cut["hookSpecificOutput"]["additionalContext"] and "systemMessage" not in cut, cut
     monkeypatch.setenv("KENNING_STORE", pg_url)
-    monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
     again = session_start_here(b)
     assert again.returncode == 0 and again.stderr == "", again.stderr
     message = json.loads(again.stdout).get("systemMessage", "")
@@ -703,7 +698,6 @@ def test_two_clones_sessions_at_once_keep_each_others_records(
     clones: tuple[Path, Path],
     stores: tuple[MemoryStore, MemoryStore],
     pg_url: str,
-    minilm: Embedder,
 ) -> None:
     """Sessions of two clones re-seeding at once, each a doc of its own (a's db fix, b's npm
     fix, both committed): the one that wrote the seed state last wrote back the other's doc
@@ -718,7 +712,7 @@ def test_two_clones_sessions_at_once_keep_each_others_records(
     commit(b, "b's fix")
 
     def b_session() -> None:
-        with open_store(pg_url, cwd=b, embedder=minilm) as in_b:
+        with open_store(pg_url, cwd=b, embedder="hashing") as in_b:
             report = seed_solutions(
                 in_b, b / "docs" / "solutions", changed_only=True, committed_only=True
             )
@@ -726,7 +720,7 @@ def test_two_clones_sessions_at_once_keep_each_others_records(
 
     first = racing(in_a, a / "docs" / "solutions", b_session, committed_only=True)
     assert (first.read, first.updated) == (1, 1), first
-    with open_store(pg_url, cwd=b, embedder=minilm) as in_b:
+    with open_store(pg_url, cwd=b, embedder="hashing") as in_b:
         after = seed_solutions(in_b, b / "docs" / "solutions", changed_only=True)
         assert (after.read, after.unchanged, after.changed) == (0, 3, False), after
         state = json.loads(in_b.backend.get_meta(f"{SEED_STATE_KEY}:{in_b.group_id}") or "")
