@@ -1,8 +1,9 @@
-"""Re-seeding solution docs that changed, on real git repositories with a real store and the
-real model: a rewritten fix replaces its entry in place, a deleted, archived or no longer
-``track: bug`` doc retires its entries, nothing is ever duplicated, ``changed_only`` reads
-only the docs whose blob hash changed, and the session-start hook runs it without ever
-failing the session."""
+"""Re-seeding solution docs that changed, on real git repositories with a real store (of the
+real model where the docs come seeded, else of the hashing embedder: :func:`store`): a
+rewritten fix replaces its entry in place, a deleted, archived or no longer ``track: bug``
+doc retires its entries, nothing is ever duplicated, ``changed_only`` reads only the docs
+whose blob hash changed, and the session-start hook runs it without ever failing the
+session."""
 
 from __future__ import annotations
 
@@ -115,13 +116,24 @@ def docs(project: Path, request: pytest.FixtureRequest) -> Path:
 
 
 @pytest.fixture
-def store(project: Path, minilm: Embedder, request: pytest.FixtureRequest) -> Iterator[MemoryStore]:
-    """conftest's store; with the docs seeded (:data:`with_seeded_docs`), the store they
-    come with, copied in before it is opened."""
+def store(
+    project: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[MemoryStore]:
+    """conftest's store, of the hashing embedder, which the test's commands and hooks then
+    use too (KENNING_EMBEDDER); with the docs seeded (:data:`with_seeded_docs`), the store
+    they come with, of MiniLM, copied in before it is opened. What a re-seed keeps, replaces,
+    retires and says of a doc is the same whatever embedded its entries (exact duplicates are
+    known by their text), and MiniLM's embedding of the entries each test seeded was ~0.05
+    CPU-s a seed; the tests of a store's model (one it refuses, one never loaded) begin with
+    the seeded docs."""
     callspec = getattr(request.node, "callspec", None)
     if callspec is not None and callspec.params.get("docs") == SEEDED:
         request.getfixturevalue("docs")
-    opened = open_store(cwd=project, embedder=minilm)
+        embedder: Embedder | str = request.getfixturevalue("minilm")
+    else:
+        embedder = "hashing"
+        monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
+    opened = open_store(cwd=project, embedder=embedder)
     yield opened
     opened.close()
 
@@ -1373,7 +1385,7 @@ def test_a_doc_that_is_a_symlink_loop_is_said_and_its_entries_kept(docs: Path) -
 
 
 def test_a_linked_work_tree_reads_a_doc_linked_inside_its_own_files(
-    store: MemoryStore, docs: Path, minilm: Embedder, tmp_path: Path
+    store: MemoryStore, docs: Path, tmp_path: Path
 ) -> None:
     """A committed symlink to a doc elsewhere in the repository is inside the project in
     every checkout of it: a linked work tree (outside the main checkout) refused it as a
@@ -1386,7 +1398,7 @@ def test_a_linked_work_tree_reads_a_doc_linked_inside_its_own_files(
     assert {f.path: f.status for f in seed_solutions(store, docs).files}["ops/cache.md"] == "seeded"
     tree = tmp_path / "tree"
     git(root, "worktree", "add", "-q", "-b", "other", str(tree))
-    with open_store(cwd=tree, embedder=minilm) as there:
+    with open_store(cwd=tree, embedder="hashing") as there:  # (the store fixture's)
         report = seed_solutions(there, tree / "docs" / "solutions")
     status = {f.path: (f.status, f.reason) for f in report.files}
     assert status["ops/cache.md"] == ("duplicate", "every entry is already stored")
@@ -1525,7 +1537,8 @@ def env(**extra: str) -> dict[str, str]:
     base = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith("KENNING_") or k in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR")
+        if not k.startswith("KENNING_")
+        or k in ("KENNING_CACHE_DIR", "KENNING_MODEL_DIR", "KENNING_EMBEDDER")
     }
     return {**base, **extra}
 
@@ -1905,7 +1918,7 @@ def test_a_folder_an_older_kenning_seeded_keeps_its_entries_in_step(
 
 
 def test_a_folder_an_older_kenning_seeded_keeps_its_entries_in_step_after_a_migration(
-    store: MemoryStore, docs: Path, minilm: Embedder
+    store: MemoryStore, docs: Path
 ) -> None:
     """`kenning migrate` copied the memories but not the seeding's record of the folder: an
     older kenning's unmarked entries, in the migrated store (a team's server, a new file),
@@ -1921,7 +1934,7 @@ def test_a_folder_an_older_kenning_seeded_keeps_its_entries_in_step_after_a_migr
     report = migrate_store(store, str(root / ".kenning" / "team.db"))
     assert report.verified and report.copied == 3
     write(root, source, doc("db", fix="Use one writer process."))
-    with open_store(root / ".kenning" / "team.db", cwd=root, embedder=minilm) as team:
+    with open_store(root / ".kenning" / "team.db", cwd=root, embedder="hashing") as team:
         again = seed_solutions(team, docs)
         assert (again.updated, again.seeded, again.retired) == (1, 0, 0)
         (entry,) = of(team, "db")
