@@ -1,9 +1,13 @@
 """tests/cpu_budget.py, run as a developer runs it: a pytest with two xdist workers over two
-tests, one that spends CPU itself and one whose child process does."""
+tests, one that spends CPU itself and one whose child process does. The installed plugins
+other than xdist are not loaded (PYTEST_DISABLE_PLUGIN_AUTOLOAD): hypothesis's and anyio's
+imports in each of its three processes were half of the test's CPU, and the plugin under
+test needs xdist alone."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -43,12 +47,15 @@ def test_each_tests_own_and_childrens_cpu_reach_the_summary(tmp_path: Path) -> N
             "tests.cpu_budget",
             "-p",
             "no:cacheprovider",
+            "-p",
+            "xdist.plugin",
             "-n",
             "2",
             f"--cpu-budget={out}",
             str(tmp_path / "test_spend.py"),
         ],
         cwd=REPO_ROOT,  # where tests.cpu_budget is imported from
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
         capture_output=True,
         text=True,
         timeout=120,
