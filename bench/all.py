@@ -146,8 +146,9 @@ def run_step_in_process(step: str, argv: list[str], log: Path) -> tuple[int | No
     it and the processes it starts write to stdout and stderr is echoed with its name and
     saved to ``log``; an exception or ``sys.exit`` is its exit code, with its traceback or
     message. It gets back the environment and folder it started in (a step's
-    ``KENNING_ANN_MIN_ROWS`` is not the next one's). The processes a step starts (cold CLI
-    runs, hooks, the MCP server, scaling's points) are still processes of their own."""
+    ``KENNING_ANN_MIN_ROWS`` is not the next one's). The processes a step times (cold CLI
+    runs, hooks, the MCP server, the index builder) are still processes of their own;
+    scaling's point runs in this process too (:func:`scaling_point_in_process`)."""
     from bench.__main__ import main as bench_main
 
     assert argv[:3] == [sys.executable, "-m", "bench"], argv
@@ -543,6 +544,29 @@ def scaling_ann_point(root: Path, qs: list[str], argv: list[str], cold_runs: int
     return out
 
 
+def scaling_point_in_process(argv: list[str]) -> tuple[int, str]:
+    """``python -m bench scaling ARGV`` (a ``--point``) run in this process, for
+    ``--smoke``: its exit code and, where it failed, its traceback or message. A point's
+    process keeps its memory figures its own; a smoke run keeps no figure, and the process
+    cost it a Python start, the imports, the model's load and the redaction patterns'
+    compilation again (the processes the point times, its cold CLI runs and the index
+    builder, are still started). The point gets back the environment it started in
+    (it switches ``KENNING_ANN_MIN_ROWS``)."""
+    environ = dict(os.environ)
+    try:
+        scaling_main(argv)
+    except SystemExit as exit_:  # as the interpreter turns it into an exit code
+        if exit_.code is None or isinstance(exit_.code, int):
+            return exit_.code or 0, ""
+        return 1, str(exit_.code)
+    except Exception:
+        return 1, traceback.format_exc()
+    finally:
+        os.environ.clear()
+        os.environ.update(environ)
+    return 0, ""
+
+
 def scaling_main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench scaling")
     parser.add_argument("--smoke", action="store_true")
@@ -565,8 +589,8 @@ def scaling_main(argv: list[str] | None = None) -> None:
     from bench.recall import machine
 
     if args.smoke:
-        # one point (a point is a process of its own; a second one ran the same code again),
-        # past the ANN threshold: the smoke run exercises the exact figures and the index
+        # one point (a second one ran the same code again), in this process (see
+        # scaling_point_in_process), past the ANN threshold: the smoke run exercises the exact figures and the index
         # (2 sample notes and 2 texts ingested: MiniLM, ~0.08 CPU-s a note, was most of its
         # CPU, and two still make one batch of remember_many check a text against another;
         # 2 queries, each recalled exact and with the index)
@@ -591,10 +615,14 @@ def scaling_main(argv: list[str] | None = None) -> None:
             cmd += ["--out", str(path), "--queries", str(args.queries)]
             cmd += ["--sample", str(args.sample), "--cold-runs", str(args.cold_runs)]
             cmd += ["--ingest", str(args.ingest)]
-            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-            if proc.returncode != 0 or not path.is_file():
-                out["sizes"][str(size)] = {"failed": proc.stderr.strip()[-800:]}
-                print(f"{size}: FAILED\n{proc.stderr[-800:]}", file=sys.stderr)
+            if args.smoke:
+                returncode, stderr = scaling_point_in_process(cmd[4:])
+            else:
+                proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+                returncode, stderr = proc.returncode, proc.stderr
+            if returncode != 0 or not path.is_file():
+                out["sizes"][str(size)] = {"failed": stderr.strip()[-800:]}
+                print(f"{size}: FAILED\n{stderr[-800:]}", file=sys.stderr)
                 continue
             point = json.loads(path.read_text())
             out["sizes"][str(size)] = point

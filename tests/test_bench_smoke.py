@@ -3,9 +3,10 @@
 Tiny sizes, results in a temporary folder, no docs (matplotlib is not a test dependency).
 ``--smoke`` runs each step in ``bench all``'s own process (``run_step_in_process``), where the
 other modes start one per step (``run_step``): what the steps check is the same (each step's
-command, its JSON, its record), and the processes a step measures (cold CLI runs, hooks, the
-MCP server, scaling's points) are still started; a test below holds the two runners to the
-same exit code, log and record.
+command, its JSON, its record), and the processes a step times (cold CLI runs, hooks, the
+MCP server, the index builder) are still started (scaling's point, a process of its own for
+its memory figures, runs in it too); a test below holds the two runners to the same exit
+code, log and record.
 The ruvector peer runs only when an install is already cached (smoke mode never asks the
 npm registry); otherwise it must be skipped with its reason while kenning's side still runs.
 The run of every step runs without node on PATH (what a machine without node gives the peer
