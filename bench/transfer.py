@@ -12,7 +12,8 @@ defaults: fsync on; ``--smoke``: the tests' fast server):
   verification (counts and checksum on both sides); the index build is timed apart from
   PostgreSQL's own progress view;
 * **import**: ``kenning import`` of the store's JSONL export (its own vectors reused), run
-  as a user runs it (a process, ``KENNING_STORE`` naming the database), end to end, twice:
+  as a user runs it (a process, ``KENNING_STORE`` naming the database; ``--smoke``: the
+  command through click's runner in this process), end to end, twice:
   into a new store (the command checks the whole file before it creates the store, so a
   refused file creates none, then writes it), and into a store that exists (one note
   stored first: the command checks the lines on a thread while it writes those checked
@@ -104,20 +105,40 @@ def _rates(rows: int, seconds: float, build: float | None) -> dict[str, Any]:
     }
 
 
-def _cli_import(export_file: Path, url: str, root: Path) -> dict[str, Any]:
+def _cli_import(
+    export_file: Path, url: str, root: Path, in_process: bool = False
+) -> dict[str, Any]:
     """``kenning import FILE --json`` into the store at ``url``, as a user runs it (a process
-    of its own, from the project's folder): its counts. Nothing may be refused or left out."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "kenning", "import", str(export_file), "--json"],
-        cwd=root,
-        env={**os.environ, "KENNING_STORE": url},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"kenning import exited {proc.returncode}: {proc.stderr[-2000:]}")
-    counts: dict[str, Any] = json.loads(proc.stdout)
+    of its own, from the project's folder): its counts. Nothing may be refused or left out.
+    ``in_process`` (``--smoke``): the same command through click's runner in this process,
+    which has paid the Python start, the imports and the model's load already."""
+    argv = ["import", str(export_file), "--json"]
+    env = {**os.environ, "KENNING_STORE": url}
+    if in_process:
+        from click.testing import CliRunner
+
+        from kenning.cli import main as kenning_main
+
+        cwd = Path.cwd()
+        os.chdir(root)
+        try:
+            ran = CliRunner().invoke(kenning_main, argv, env=env, catch_exceptions=False)
+        finally:
+            os.chdir(cwd)
+        returncode, stdout, stderr = ran.exit_code, ran.stdout, ran.stderr
+    else:
+        proc = subprocess.run(
+            [sys.executable, "-m", "kenning", *argv],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+    if returncode != 0:
+        raise RuntimeError(f"kenning import exited {returncode}: {stderr[-2000:]}")
+    counts: dict[str, Any] = json.loads(stdout)
     if counts["rejected"] or counts["not_written"]:
         raise RuntimeError(f"kenning import left notes out: {counts}")
     return counts
@@ -216,7 +237,7 @@ def run(
                     with open_store(url, cwd=root, embedder=embedder) as target:
                         assert target.remember("The store exists before the import.", "context")
                 t = time.perf_counter()
-                counts = _cli_import(export_file, url, root)
+                counts = _cli_import(export_file, url, root, in_process=not durable_server)
                 seconds = time.perf_counter() - t
                 build = _index_build_s(url) if import_builds_again else None
                 out[key] = {**_rates(rows, seconds, build), "counts": counts}

@@ -177,7 +177,8 @@ def test_all_smoke_writes_every_json(tmp_path: Path) -> None:
 
     data = json.loads((results / "transfer-smoke.json").read_text())
     assert data["migrate"]["verified"]
-    # `kenning import` run as a user runs it, into a new store and into one that exists
+    # `kenning import` (the command, in the bench's process in smoke mode), into a new
+    # store and into one that exists
     for key in ("import", "import_into_existing"):
         assert data[key]["counts"]["imported"] == data["rows"], (key, data[key])
         assert data[key]["counts"]["reembedded"] == 0, (key, data[key])
