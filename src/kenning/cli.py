@@ -3035,7 +3035,20 @@ Logs go to stderr (KENNING_LOG_LEVEL, default WARNING); stdout carries only the 
 )
 def mcp(project_dir: str | None) -> None:
     """Run the MCP server on stdin/stdout (Claude Code, Codex, Cursor, any MCP client)."""
-    from .mcp_server import run
+    import gc
+
+    # The MCP SDK's import makes ~85k objects (among them pydantic's models of both protocol
+    # versions) and frees almost none: Python's cyclic collector went over them again and
+    # again as they were made (~0.08 of a start's ~0.9 CPU-s), and each full collection of
+    # the server's life went over them once more. Off while the server's code is imported,
+    # then what it made is moved out of the collector's reach (it lives as long as the
+    # process; reference counting still frees what is let go).
+    gc.disable()
+    try:
+        from .mcp_server import run
+    finally:
+        gc.freeze()
+        gc.enable()
 
     if project_dir is not None and not project_dir.strip():
         # (an unset variable in a client's config): as if not given
