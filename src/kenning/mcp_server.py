@@ -109,6 +109,8 @@ from .render import (
 )
 
 if TYPE_CHECKING:  # imported by the first tool call (or the warm-up): not before the first answer
+    from mcp.server.mcpserver.tools import Tool
+
     from .store import MemoryStore
 
 #: An optional text argument. Typed ``str`` (with ``null`` let through and the same JSON
@@ -1499,7 +1501,11 @@ def call_refusal(
 class _Server(MCPServer):
     """``MCPServer`` whose tool errors all read ``<tool>: <what was wrong>; <how to fix
     it>`` (:func:`_tool_error_text`), and whose refusal of a tool's arguments says which
-    argument, what was sent and what it takes (:func:`_argument_error`)."""
+    argument, what was sent and what it takes (:func:`_argument_error`); its tools work
+    with ``kenning_tools``."""
+
+    #: What its tools work with (set by :func:`build_server`).
+    kenning_tools: KenningTools
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
@@ -1580,58 +1586,53 @@ class _OneName(logging.Formatter):
         )
 
 
-def build_server(tools: KenningTools) -> MCPServer:
-    """The ``MCPServer`` with kenning's tools bound to ``tools``."""
-    from . import __version__
+async def _run_in_thread(ctx: Context, work: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+    """Find the project of the server ``ctx`` is a call to (it may ask the client for its
+    roots), then run the tool (``work``, a method of :class:`KenningTools`) on a worker
+    thread: the store and the model block."""
+    from .backends.base import WRITE_WAIT_CHECK
+
+    tools = _kenning_tools_of(ctx)
+    where = await tools.locator.locate(ctx)
+
+    def in_thread() -> Any:
+        # a write still waiting for another process's lock when the client cancels the
+        # call (notifications/cancelled) gives up: never made later, unasked
+        reset = WRITE_WAIT_CHECK.set(anyio.from_thread.check_cancelled)
+        try:
+            return work(tools, *args, where=where, **kw)
+        finally:
+            WRITE_WAIT_CHECK.reset(reset)
+
+    return await anyio.to_thread.run_sync(in_thread)
+
+
+def _kenning_tools_of(ctx: Context) -> KenningTools:
+    """The :class:`KenningTools` of the server that ``ctx``'s call was made to."""
+    server = ctx.mcp_server
+    assert isinstance(server, _Server)
+    return server.kenning_tools
+
+
+@functools.cache
+def _tool_list() -> tuple["Tool", ...]:
+    """kenning's tools as the SDK describes them (their arguments' models and JSON schemas),
+    made once a process: each server :func:`build_server` makes is given these, and a tool
+    finds the server's :class:`KenningTools` through its call's context. Made for each server,
+    they cost ~16 ms of pydantic's work (the SDK's ``Tool.from_function``, 7 tools); a
+    ``kenning mcp`` builds one server, the tests' in-process servers ~70."""
+    from mcp.server.mcpserver.tools import Tool
+
     from .sources import SOURCE_READ_LIMIT
 
-    async def readable_call_refusals(ctx: Any, call_next: Any) -> Any:
-        """A ``tools/call`` whose params MCP's request model refuses answered in kenning's
-        words (:func:`call_refusal`), still as -32602 (the SDK's middleware hook: it runs
-        around the SDK's validation of the params)."""
-        from pydantic import ValidationError
+    made: list[Tool] = []
 
-        try:
-            return await call_next(ctx)
-        except ValidationError as exc:
-            if ctx.method != "tools/call":
-                raise
-            # ("params", "<member>", ...): the members of params the model refused
-            refused = [str(e["loc"][1]) for e in exc.errors() if len(e["loc"]) > 1]
-            message = call_refusal(ctx.params, await server.list_tools(), refused)
-            if message is None:
-                raise
-            raise MCPError(types.INVALID_PARAMS, _safe_and_bounded(message)) from None
+    def tool(**described: Any) -> Callable[[F], F]:
+        def register(fn: F) -> F:
+            made.append(Tool.from_function(fn, **described))
+            return fn
 
-    level = _set_up_logging()
-    server: MCPServer = _Server(
-        SERVER_NAME,
-        middleware=[readable_call_refusals],
-        title="kenning — institutional memory",
-        instructions=INSTRUCTIONS,
-        version=__version__,
-        log_level=level,  # type: ignore[arg-type]
-    )
-
-    async def run_in_thread(
-        ctx: Context | None, work: Callable[..., Any], *args: Any, **kw: Any
-    ) -> Any:
-        """Find the project (it may ask the client for its roots), then run the tool on a
-        worker thread: the store and the model block."""
-        from .backends.base import WRITE_WAIT_CHECK
-
-        where = await tools.locator.locate(ctx)
-
-        def in_thread() -> Any:
-            # a write still waiting for another process's lock when the client cancels the
-            # call (notifications/cancelled) gives up: never made later, unasked
-            reset = WRITE_WAIT_CHECK.set(anyio.from_thread.check_cancelled)
-            try:
-                return work(*args, where=where, **kw)
-            finally:
-                WRITE_WAIT_CHECK.reset(reset)
-
-        return await anyio.to_thread.run_sync(in_thread)
+        return register
 
     query_field = Field(description="What to recall: an error message, a task summary, a question.")
     top_k_bounds = Field(
@@ -1640,7 +1641,7 @@ def build_server(tools: KenningTools) -> MCPServer:
         description=f"Candidates scored (default {protocol.RECALL_TOP_K}).",
     )
 
-    @server.tool(name="hooks_recall", description=RECALL_DESCRIPTION, annotations=READ_ONLY)
+    @tool(name="hooks_recall", description=RECALL_DESCRIPTION, annotations=READ_ONLY)
     @_tool_errors
     async def hooks_recall(
         query: Annotated[str, query_field],
@@ -1669,9 +1670,9 @@ def build_server(tools: KenningTools) -> MCPServer:
                 "pass one of them"
             )
         count = top_k if top_k is not None else k if k is not None else protocol.RECALL_TOP_K
-        return await run_in_thread(ctx, tools.hooks_recall, query, count)
+        return await _run_in_thread(ctx, KenningTools.hooks_recall, query, count)
 
-    @server.tool(name="hooks_remember", description=REMEMBER_DESCRIPTION, annotations=WRITE)
+    @tool(name="hooks_remember", description=REMEMBER_DESCRIPTION, annotations=WRITE)
     @_tool_errors
     async def hooks_remember(
         content: Annotated[str, Field(description="The note: a few sentences, one idea.")],
@@ -1694,23 +1695,21 @@ def build_server(tools: KenningTools) -> MCPServer:
         ] = None,
         semantic: Annotated[bool | None, Field(description=SEMANTIC_DESCRIPTION)] = None,
     ) -> dict[str, Any]:
-        return await run_in_thread(
-            ctx, tools.hooks_remember, content, type, metadata=metadata, source=source
+        return await _run_in_thread(
+            ctx, KenningTools.hooks_remember, content, type, metadata=metadata, source=source
         )
 
-    @server.tool(name="hooks_stats", description=STATS_DESCRIPTION, annotations=READ_ONLY)
+    @tool(name="hooks_stats", description=STATS_DESCRIPTION, annotations=READ_ONLY)
     @_tool_errors
     async def hooks_stats(ctx: Context) -> dict[str, Any]:
-        return await run_in_thread(ctx, tools.hooks_stats)
+        return await _run_in_thread(ctx, KenningTools.hooks_stats)
 
-    @server.tool(
-        name="hooks_capabilities", description=CAPABILITIES_DESCRIPTION, annotations=READ_ONLY
-    )
+    @tool(name="hooks_capabilities", description=CAPABILITIES_DESCRIPTION, annotations=READ_ONLY)
     @_tool_errors
     async def hooks_capabilities(ctx: Context) -> dict[str, Any]:
-        return await run_in_thread(ctx, tools.hooks_capabilities)
+        return await _run_in_thread(ctx, KenningTools.hooks_capabilities)
 
-    @server.tool(name="search_memories", description=SEARCH_DESCRIPTION, annotations=READ_ONLY)
+    @tool(name="search_memories", description=SEARCH_DESCRIPTION, annotations=READ_ONLY)
     @_tool_errors
     async def search_memories(
         query: Annotated[str, Field(description="What to search for, in plain words.")],
@@ -1758,9 +1757,9 @@ def build_server(tools: KenningTools) -> MCPServer:
     ) -> dict[str, Any]:
         if memory_type is not None and types is not None and memory_type != types:
             raise UserInputError("pass the memory types once, as memory_type")
-        return await run_in_thread(
+        return await _run_in_thread(
             ctx,
-            tools.search_memories,
+            KenningTools.search_memories,
             query,
             collection=collection,
             memory_type=memory_type if memory_type is not None else types,
@@ -1771,7 +1770,7 @@ def build_server(tools: KenningTools) -> MCPServer:
             use_cascading=use_cascading,
         )
 
-    @server.tool(
+    @tool(
         name="read_source",
         description=READ_SOURCE_DESCRIPTION.replace("{limit}", f"{SOURCE_READ_LIMIT:,}").replace(
             "{budget}", f"{ANSWER_CHAR_BUDGET:,}"
@@ -1793,9 +1792,9 @@ def build_server(tools: KenningTools) -> MCPServer:
             Field(description='The memory\'s project (default: this project; "all": any).'),
         ] = None,
     ) -> dict[str, Any]:
-        return await run_in_thread(ctx, tools.read_source, id, path=path, group_id=group_id)
+        return await _run_in_thread(ctx, KenningTools.read_source, id, path=path, group_id=group_id)
 
-    @server.tool(name="forget", description=FORGET_DESCRIPTION, annotations=DELETE)
+    @tool(name="forget", description=FORGET_DESCRIPTION, annotations=DELETE)
     @_tool_errors
     async def forget(
         id: Annotated[str, Field(description="The id of the memory to delete.")],
@@ -1805,7 +1804,44 @@ def build_server(tools: KenningTools) -> MCPServer:
             Field(description='Its project (default: this project; "all" for any project).'),
         ] = None,
     ) -> dict[str, Any]:
-        return await run_in_thread(ctx, tools.forget, id, group_id)
+        return await _run_in_thread(ctx, KenningTools.forget, id, group_id)
+
+    return tuple(made)
+
+
+def build_server(tools: KenningTools) -> MCPServer:
+    """The ``MCPServer`` with kenning's tools bound to ``tools``."""
+    from . import __version__
+
+    async def readable_call_refusals(ctx: Any, call_next: Any) -> Any:
+        """A ``tools/call`` whose params MCP's request model refuses answered in kenning's
+        words (:func:`call_refusal`), still as -32602 (the SDK's middleware hook: it runs
+        around the SDK's validation of the params)."""
+        from pydantic import ValidationError
+
+        try:
+            return await call_next(ctx)
+        except ValidationError as exc:
+            if ctx.method != "tools/call":
+                raise
+            # ("params", "<member>", ...): the members of params the model refused
+            refused = [str(e["loc"][1]) for e in exc.errors() if len(e["loc"]) > 1]
+            message = call_refusal(ctx.params, await server.list_tools(), refused)
+            if message is None:
+                raise
+            raise MCPError(types.INVALID_PARAMS, _safe_and_bounded(message)) from None
+
+    level = _set_up_logging()
+    server = _Server(
+        SERVER_NAME,
+        tools=list(_tool_list()),
+        middleware=[readable_call_refusals],
+        title="kenning — institutional memory",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level=level,  # type: ignore[arg-type]
+    )
+    server.kenning_tools = tools
 
     async def roots_list_changed(_ctx: Any, _params: Any) -> None:
         tools.locator.roots_changed()
