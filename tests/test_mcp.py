@@ -255,7 +255,9 @@ async def test_project_dir_option(project: Path, tmp_path: Path) -> None:
 def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None:
     """Raw JSON-RPC over pipes: every stdout line is a JSON-RPC message, logs go to stderr.
     The server starts outside the project with ``--project-dir``, which names the project it
-    serves (test_project_dir_option's stdio half).
+    serves (test_project_dir_option's stdio half). Its notes are embedded by the hashing
+    embedder: what is checked is the process's pipes and a write's cancel, whatever embedded
+    the notes (MiniLM's load cost the server ~0.3 CPU-s).
 
     Then a forget cancelled while it waited for the write lock never happens: a forget
     waiting (up to 30 s) for another process's write lock, which the client cancelled (the
@@ -275,7 +277,7 @@ def test_stdout_carries_only_the_protocol(project: Path, tmp_path: Path) -> None
         stdout=subprocess.PIPE,
         stderr=errlog,
         text=True,
-        env={**os.environ, "KENNING_LOG_LEVEL": "DEBUG"},
+        env={**os.environ, "KENNING_LOG_LEVEL": "DEBUG", "KENNING_EMBEDDER": "hashing"},
     )
     watchdog = threading.Timer(120, proc.kill)
     watchdog.start()
