@@ -48,8 +48,10 @@ def served(folder: Path, env: dict[str, str], sent: str) -> subprocess.Completed
 #: CPU-s each): first the server built, then the warm-up in each kind of project, those that
 #: load no model first (once loaded, onnxruntime stays in ``sys.modules``; whether a later
 #: warm-up asks for the model is read from the calls of ``load_embedder``, which it calls
-#: through).
+#: through). Python's cyclic collector is off, as ``kenning mcp`` imports the server's code:
+#: what is read is which modules were imported, which the collector changes nothing of.
 FRESH_INTERPRETER = """
+import gc; gc.disable()
 import json, os, sys
 from pathlib import Path
 import kenning.mcp_server as s
