@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+import regex
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -159,6 +160,9 @@ def test_truncate_rejects_negative_budget() -> None:
 
 
 @given(ANY_TEXT, st.integers(min_value=0, max_value=200))
+@example("\x1b\u1a55", 1)  # a spacing mark after ESC: two clusters
+@example("ae\u0301x", 2)  # a cut inside a cluster moves before it
+@example("a\U0001f469\u200d\U0001f4bb", 3)
 @settings(max_examples=400)
 def test_truncate_properties(text: str, budget: int) -> None:
     cut, truncated = truncate_at_word_boundary(text, budget)
@@ -169,8 +173,12 @@ def test_truncate_properties(text: str, budget: int) -> None:
         assert cut == text
     elif cut:
         nxt = text[len(cut)]
-        # never leave the next code point attached to the kept text
-        assert unicodedata.category(nxt) not in ("Mn", "Mc", "Me")
+        # the cut is between two grapheme clusters (UAX #29, as the regex module finds them)
+        assert len(cut) in {m.start() for m in regex.finditer(r"\X", text, regex.DOTALL)}
+        # never leave a mark that the kept text's last character takes (a mark after a
+        # control or format character begins a cluster of its own: GB4, e.g. "\x1b\u1a55")
+        if unicodedata.category(cut[-1]) not in ("Cc", "Cf", "Zl", "Zp"):
+            assert unicodedata.category(nxt) not in ("Mn", "Mc", "Me")
         assert nxt != "\u200d" and cut[-1] != "\u200d"
         assert not ("\ud800" <= cut[-1] <= "\udbff")
 
