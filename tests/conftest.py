@@ -6,6 +6,7 @@ import atexit
 import compileall
 import contextlib
 import fcntl
+import gc
 import os
 import shutil
 import signal
@@ -144,6 +145,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # (``--dist loadgroup`` would pin modules to a worker, but xdist 3.8 renames the node ids
     # it groups by in a way pytest 9.2 ignores: the groups are silently not kept.)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # What the imports and the collection made (modules, test items, fixtures' definitions)
+    # lives to the end of the run: it is put out of the cyclic collector's reach
+    # (gc.freeze), and full collections are made ten times rarer than Python's default;
+    # young garbage is still collected as often (generations 0 and 1 keep their
+    # thresholds). A worker spent ~5 % of its CPU collecting: a gc.callbacks hook's thread
+    # time over test_cli, test_store, test_damaged_rows and test_render (-n0) was 1.34-1.41 s
+    # of 24-26 CPU-s, 1.21 s with the freeze alone and 0.70 s with both.
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 100)
 
 
 def needs_eval(path: Path) -> pytest.MarkDecorator:
