@@ -127,7 +127,10 @@ def test_remember_finds_its_project_once(
     for note in ("Deploys need the VPN", "Releases are tagged on main"):  # new store, then not
         r = run_cli(project, "remember", "--type", "rule", note, env=env)
         assert r.returncode == 0 and r.stdout.startswith("stored"), r.stderr
-        assert log.read_text().split() == ["rev-parse", "remote"]
+        # once; the second command in this process, not at all where git's answers were kept
+        # (nothing they rest on changed since: kenning.project._discovered)
+        ran = log.read_text().split()
+        assert ran == ["rev-parse", "remote"] or (note.startswith("Releases") and ran == [])
         log.write_text("")
     with open_store(cwd=project, embedder="hashing") as store:
         assert store.group_id == "acme/widgets" and store.count() == 2

@@ -22,7 +22,7 @@ from kenning.cli import main
 from kenning.errors import UserInputError
 from kenning.installers import claude_code as install
 from kenning.installers.files import apply_changes
-from kenning.project import Checkout, find_checkout
+from kenning.project import Checkout, find_checkout, resolve_project
 
 from .conftest import git, logging_git, make_repo
 from .test_agent_clis import (
@@ -180,9 +180,12 @@ def test_an_install_asks_git_about_its_folder_once(
     code, _, err = cli("--executable", EXE)
     assert code == 0, err
     assert log.read_text().split().count("rev-parse") == 1
-    # after the command, git is asked again: a process that lives on sees a checkout move
-    assert find_checkout(project) == Checkout(project, project)
-    assert log.read_text().split().count("rev-parse") == 2
+    # what git said is not kept past the command but where it still holds: a process that
+    # lives on sees the checkout moved, and another repository in its place
+    moved = project.rename(tmp_path / "moved")
+    make_repo(project, remote="git@github.com:acme/elsewhere.git")
+    assert resolve_project(project).group_id == "acme/elsewhere"
+    assert find_checkout(moved) == Checkout(moved, moved)
 
 
 def test_project_scope_names_kenning_on_path(project: Path, home: Path) -> None:
