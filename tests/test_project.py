@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import io
+import shutil
 import time
 from pathlib import Path
 
 import pytest
 
 from kenning import open_store
+from kenning import project as project_module
 from kenning.errors import StoreLocationError, UserInputError
-from kenning.project import check_store_location, normalise_remote, resolve_project
+from kenning.project import (
+    Checkout,
+    check_store_location,
+    find_checkout,
+    normalise_remote,
+    resolve_project,
+)
 
 from .case_table import each_case
-from .conftest import git, make_repo
+from .conftest import git, logging_git, make_repo
 
 
 @each_case(
@@ -885,3 +893,86 @@ def test_surely_no_store_is_said_only_where_open_store_finds_none(
             assert not store.exists
         finally:
             store.close()
+
+
+def test_a_process_asks_git_again_once_what_its_answer_rests_on_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that lives on (the MCP server, the page, a program) keeps git's answers of
+    where a folder is and of its origin remote while nothing they rest on changed, and asks
+    again once something did: a remote set, a repository made in a subfolder, a checkout
+    moved (another in its place), a linked work tree removed, GIT_DIR set."""
+    # the files made here just now are not "racy" (changed as git ran): kept at once
+    monkeypatch.setattr(project_module, "_RACY_NS", 0)
+    root = make_repo(tmp_path / "checkout", remote="git@github.com:acme/widgets.git")
+    sub = root / "sub"
+    sub.mkdir()
+    log = logging_git(tmp_path, monkeypatch)
+
+    def asked() -> list[str]:
+        ran = log.read_text().split()
+        log.write_text("")
+        return ran
+
+    assert resolve_project(sub).group_id == "acme/widgets"
+    assert asked() == ["rev-parse", "remote"]
+    assert resolve_project(sub).group_id == "acme/widgets"
+    assert find_checkout(sub) == Checkout(root, root)
+    assert asked() == []
+    git(root, "remote", "set-url", "origin", "git@github.com:acme/gizmo-works.git")
+    asked()
+    assert resolve_project(sub).group_id == "acme/gizmo-works"
+    assert asked() == ["rev-parse", "remote"]
+
+    git(sub, "init", "-q")
+    assert find_checkout(sub) == Checkout(sub, sub)
+    shutil.rmtree(sub / ".git")
+    assert find_checkout(sub) == Checkout(root, root)
+
+    moved = tmp_path / "moved"
+    root.rename(moved)
+    make_repo(root, remote="git@github.com:acme/other.git")
+    assert resolve_project(root).group_id == "acme/other"
+    assert resolve_project(moved / "sub").root == moved.resolve()
+
+    work_tree = tmp_path / "wt"
+    git(moved, "worktree", "add", "-q", str(work_tree))
+    assert find_checkout(work_tree) == Checkout(work_tree.resolve(), moved.resolve())
+    git(moved, "worktree", "remove", str(work_tree))
+    assert find_checkout(work_tree) is None
+
+    assert find_checkout(moved) == Checkout(moved.resolve(), moved.resolve())
+    asked()
+    monkeypatch.setenv("GIT_DIR", str(root / ".git"))  # the repository now in its place
+    assert find_checkout(moved) == Checkout(moved.resolve(), root)
+    assert asked() == ["rev-parse"]
+
+
+def test_an_answer_git_gave_while_a_file_it_read_changed_is_not_kept() -> None:
+    """A file changed as git ran may have changed after git read it, within one tick of the
+    file system's clock (its times then tell nothing): git's answer is kept only when every
+    file it rests on is older than ~0.1 s (2 s on a file system keeping whole seconds)."""
+    asked_at = 1_700_000_000_123_456_789
+    settled = project_module._settled
+    assert settled([asked_at - 200_000_000, asked_at - 10**10], asked_at)
+    assert not settled([asked_at - 10**10, asked_at - 50_000_000], asked_at)
+    assert not settled([asked_at + 1], asked_at)
+    whole_second = (asked_at // 10**9 - 1) * 10**9
+    assert not settled([whole_second], asked_at)
+    assert settled([whole_second - 10**9], asked_at)
+
+
+def test_an_answer_a_command_took_earlier_is_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within one command (git_asked_once) git's answer is taken again from what the command
+    asked before, which is older than the state of the files taken then: a change between
+    the two would be kept unseen, so such an answer is not kept past the command."""
+    monkeypatch.setattr(project_module, "_RACY_NS", 0)
+    root = make_repo(tmp_path / "checkout", remote="git@github.com:acme/widgets.git")
+    with project_module.git_asked_once():
+        assert find_checkout(root) == Checkout(root, root)
+        assert len(project_module._KEPT) > 0
+        monkeypatch.setattr(project_module, "_KEPT", {})
+        assert resolve_project(root).group_id == "acme/widgets"
+        assert project_module._KEPT == {}

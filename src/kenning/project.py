@@ -17,7 +17,10 @@ import functools
 import os
 import re
 import shlex
+import stat
 import subprocess
+import threading
+import time
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
@@ -297,7 +300,8 @@ def git_asked_once() -> Iterator[None]:
     and ``kenning remember`` found its project twice (the store is looked at before it is
     created), ~2.5 ms of CPU a git. Only for a command that moves no checkout and changes
     no remote while it runs; a process that lives on (the MCP server, the page) asks again
-    for each call."""
+    for each call, but where a folder is and its remote, which it keeps while nothing they
+    rest on changed (:func:`_discovered`)."""
     token = _ASKED.set({})
     try:
         yield
@@ -392,7 +396,99 @@ def in_a_checkout(path: Path) -> bool:
 def find_checkout(cwd: Path) -> Checkout | None:
     """The git work tree containing ``cwd`` and its repository's shared root; None outside
     git. This is the one way kenning finds a project's folders."""
-    out = _git(cwd, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
+    found = _discovered(cwd)
+    return found.checkout if found is not None else None
+
+
+#: git's answer to where a folder is: its work tree's top, the repository's shared git
+#: folder and the work tree's own (the two differ in a linked work tree).
+_WHERE = (
+    "rev-parse",
+    "--path-format=absolute",
+    "--show-toplevel",
+    "--git-common-dir",
+    "--absolute-git-dir",
+)
+
+#: At most this many folders' checkouts are kept: a long-lived process serves a few
+#: checkouts, a test run makes thousands.
+_MOST_KEPT = 256
+
+#: A file whose time is this close (ns) to when git was asked may have changed after git
+#: read it, within one tick of the file system's clock: what git said then is not kept (git
+#: treats its index's "racy" entries so). Well above the kernel's coarse clock tick (at most
+#: 10 ms); a file system that keeps whole seconds gets 2 s.
+_RACY_NS = 100_000_000
+_RACY_WHOLE_SECONDS_NS = 2_000_000_000
+
+
+@dataclass
+class _Discovered:
+    """What git said of the checkout a folder is in (:data:`_WHERE`), and the state of the
+    files and folders that answer rests on (:func:`_discovery_state`, None where it is not
+    kept)."""
+
+    checkout: Checkout
+    common: Path
+    own: Path
+    state: tuple[object, ...] | None
+    #: Kept in :data:`_KEPT` (else found again by the next call).
+    kept: bool = False
+    #: ``git remote get-url --all origin`` run in the checkout's root, once asked. It rests
+    #: on the repository's config, which ``state`` holds, and is asked after ``state`` was
+    #: taken: a change made since is a change of ``state``, which asks again.
+    origin: str | None = None
+    origin_asked: bool = False
+
+    def origin_urls(self) -> str | None:
+        """The ``origin`` remote's URLs as git fetches them (``url.<base>.insteadOf``
+        rewrites applied), one a line; None without that remote."""
+        if not self.origin_asked:
+            # kept: asked now, not taken from what the command asked before ``state``
+            ask = _ask_git if self.kept else _git
+            self.origin = ask(self.checkout.root, "remote", "get-url", "--all", "origin")
+            self.origin_asked = True
+        return self.origin
+
+
+#: Checkouts found so far (:func:`_discovered`), by folder and the environment git ran in.
+_KEPT: dict[tuple[str, tuple[tuple[str, str | None], ...]], _Discovered] = {}
+#: Held to change :data:`_KEPT` (the MCP server finds checkouts in several threads).
+_KEPT_LOCK = threading.Lock()
+
+
+def _git_environment() -> tuple[tuple[str, str | None], ...]:
+    """What of the environment may change git's answers: ``GIT_DIR``, ``GIT_WORK_TREE``,
+    ``GIT_CEILING_DIRECTORIES`` and every other ``GIT_*``, where the user's config files are
+    (``HOME``, ``XDG_CONFIG_HOME``) and which git runs (``PATH``)."""
+    env = os.environ
+    named = sorted(name for name in env if name.startswith("GIT_"))
+    return (
+        *((name, env[name]) for name in named),
+        *((name, env.get(name)) for name in ("HOME", "XDG_CONFIG_HOME", "PATH")),
+    )
+
+
+def _discovered(cwd: Path) -> _Discovered | None:
+    """Where git says ``cwd`` is, asked again only once a file or folder that answer rests
+    on changed (:func:`_discovery_state`): a process that lives on (the MCP server, the
+    page, a program using kenning) found the checkout with git each time it opened a store,
+    ~2 ms of CPU and ~5 ms of wall a git. git still finds the checkout; what is kept is only
+    its answer for a folder in the same environment. None (outside git) is not kept."""
+    folder = os.path.abspath(cwd)
+    key = (folder, _git_environment())
+    kept = _KEPT.get(key)
+    if kept is not None:
+        now = _discovery_state(cwd, kept.checkout.toplevel, kept.common, kept.own)
+        if now is not None and now == kept.state:
+            return kept
+        with _KEPT_LOCK:
+            _KEPT.pop(key, None)
+    asked = _ASKED.get()
+    # an answer the command took earlier (git_asked_once) is older than the state taken now
+    fresh = asked is None or (folder, _WHERE) not in asked
+    asked_at = time.time_ns()
+    out = _git(cwd, *_WHERE)
     if not out:
         return None
     lines = out.strip().splitlines()
@@ -404,6 +500,21 @@ def find_checkout(cwd: Path) -> Checkout | None:
     if len(lines) < 2:
         return None
     toplevel, common = Path(lines[0]).resolve(), (cwd / lines[1]).resolve()
+    own = Path(lines[2]).resolve() if len(lines) > 2 else common
+    times: list[int] = []
+    state = _discovery_state(cwd, toplevel, common, own, times)
+    found = _Discovered(_checkout_of(toplevel, common), common, own, state)
+    if fresh and state is not None and _settled(times, asked_at):
+        found.kept = True
+        with _KEPT_LOCK:
+            if len(_KEPT) >= _MOST_KEPT:
+                del _KEPT[next(iter(_KEPT))]
+            _KEPT[key] = found
+    return found
+
+
+def _checkout_of(toplevel: Path, common: Path) -> Checkout:
+    """The checkout whose work tree is ``toplevel`` and shared git folder ``common``."""
     if common.name == ".git":  # a normal clone, or a linked work tree of one
         return Checkout(toplevel, common.parent)
     # --bool: every spelling git takes for true (yes, on, 1, a key without a value)
@@ -417,6 +528,90 @@ def find_checkout(cwd: Path) -> Checkout | None:
         # tree): a work tree added from it shares the submodule checkout's store
         return Checkout(toplevel, checkout)
     return Checkout(toplevel, toplevel)  # a repository kept apart (--separate-git-dir)
+
+
+def _state_of(path: str, times: list[int], *, whole: bool = False) -> tuple[int, ...] | None:
+    """What ``stat`` says of ``path`` (None where nothing is): which file or folder it is,
+    its mode and owner (git refuses another user's repository, and one it may not read) and,
+    for a file (or any, ``whole``), its size and times, which any write to it changes. A
+    folder's times change with every file made in it: a folder is known by the rest. The
+    times taken go in ``times``."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISDIR(st.st_mode) and not whole:
+        return (st.st_dev, st.st_ino, st.st_mode, st.st_uid)
+    times += (st.st_mtime_ns, st.st_ctime_ns)
+    return (st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _user_config_files() -> tuple[str, ...]:
+    """The config files of this user and of the system git reads besides the repository's
+    (its ``safe.directory`` and ``url.<base>.insteadOf`` among them)."""
+    env = os.environ
+    home = env.get("HOME", "")
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return (
+        env.get("GIT_CONFIG_GLOBAL", ""),
+        os.path.join(xdg, "git", "config"),
+        os.path.join(home, ".gitconfig"),
+        env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig",
+    )
+
+
+def _discovery_state(
+    cwd: Path, toplevel: Path, common: Path, own: Path, times: list[int] | None = None
+) -> tuple[object, ...] | None:
+    """The state of what git's answer of where ``cwd`` is rests on (the times of the files
+    in it go in ``times``); None where it cannot be told (``cwd`` not inside the work tree
+    git named: ``GIT_WORK_TREE``, a ``core.worktree``). It is: the folder itself (and where
+    it leads through links), the ``.git`` of it and of each folder above it up to the work
+    tree's top (a repository made in a subfolder, a work tree's ``.git`` file), the work
+    tree, the git folders (moved, another user's, unreadable: with their ``HEAD``,
+    ``objects`` and ``refs``) and the config files (``core.bare``, ``core.worktree``, the
+    remotes, ``safe.directory``, ``insteadOf``). A file a config includes is not in it: a
+    change there alone is seen once another one changes."""
+    here = os.path.realpath(cwd)
+    top = str(toplevel)
+    if here != top and not here.startswith(top.rstrip(os.sep) + os.sep):
+        return None
+    taken: list[int] = [] if times is None else times
+    above: list[object] = []
+    folder = here
+    while folder != top:
+        above.append(_state_of(os.path.join(folder, ".git"), taken, whole=True))
+        folder = os.path.dirname(folder)
+    shared, separate = str(common), str(own)
+    return (
+        here,
+        _state_of(here, taken),
+        tuple(above),
+        _state_of(top, taken),
+        _state_of(os.path.join(top, ".git"), taken),
+        _state_of(separate, taken),
+        _state_of(os.path.join(separate, "HEAD"), taken),
+        _state_of(os.path.join(separate, "commondir"), taken),
+        _state_of(os.path.join(separate, "config.worktree"), taken),
+        _state_of(shared, taken),
+        _state_of(os.path.join(shared, "HEAD"), taken),
+        _state_of(os.path.join(shared, "config"), taken),
+        _state_of(os.path.join(shared, "config.worktree"), taken),
+        _state_of(os.path.join(shared, "objects"), taken),
+        _state_of(os.path.join(shared, "refs"), taken),
+        tuple(_state_of(path, taken) if path else None for path in _user_config_files()),
+    )
+
+
+def _settled(times: list[int], asked_at: int) -> bool:
+    """Whether every file time in ``times`` is well before ``asked_at`` (when git was run):
+    a file changed while git ran may have changed after git read it, with no time of its own
+    to tell."""
+    for at in times:
+        margin = _RACY_WHOLE_SECONDS_NS if at % 1_000_000_000 == 0 else _RACY_NS
+        if at >= asked_at - margin:
+            return False
+    return True
 
 
 class RepositoryRefused(UserInputError):
@@ -796,7 +991,8 @@ def resolve_project(
     from . import config
 
     cwd = Path(cwd or Path.cwd())
-    checkout = find_checkout(cwd)
+    found = _discovered(cwd)
+    checkout = found.checkout if found is not None else None
     root = checkout.root if checkout is not None else None
     # the .env read: the main checkout's (a path in it is relative to root all the same)
     env_root = checkout.settings_root if checkout is not None else None
@@ -822,12 +1018,12 @@ def resolve_project(
                 # the project's, wherever in it kenning runs; each subfolder had a store
                 store_path = root / store_path
     remote = None
-    if root is not None:
+    if found is not None:
         # the first URL, which git fetches from: a second one (`set-url --add`, to push to
         # a mirror as well) must not change the project
         # (as git fetches them: `url.<base>.insteadOf` rewrites applied, so an alias
         # such as "me:widgets" gives the project a plain clone of the same URL has)
-        remote_out = _git(root, "remote", "get-url", "--all", "origin")
+        remote_out = found.origin_urls()
         urls = (remote_out or "").strip().splitlines()
         remote = urls[0].strip() if urls else None
     id_redactions: tuple[tuple[str, int], ...] = ()
