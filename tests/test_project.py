@@ -951,11 +951,11 @@ def test_a_process_asks_git_again_once_what_its_answer_rests_on_changed(
 def test_an_answer_git_gave_while_a_file_it_read_changed_is_not_kept() -> None:
     """A file changed as git ran may have changed after git read it, within one tick of the
     file system's clock (its times then tell nothing): git's answer is kept only when every
-    file it rests on is older than ~0.1 s (2 s on a file system keeping whole seconds)."""
+    file it rests on is older than 30 ms (2 s on a file system keeping whole seconds)."""
     asked_at = 1_700_000_000_123_456_789
     settled = project_module._settled
-    assert settled([asked_at - 200_000_000, asked_at - 10**10], asked_at)
-    assert not settled([asked_at - 10**10, asked_at - 50_000_000], asked_at)
+    assert settled([asked_at - 40_000_000, asked_at - 10**10], asked_at)
+    assert not settled([asked_at - 10**10, asked_at - 20_000_000], asked_at)
     assert not settled([asked_at + 1], asked_at)
     whole_second = (asked_at // 10**9 - 1) * 10**9
     assert not settled([whole_second], asked_at)

@@ -416,9 +416,9 @@ _MOST_KEPT = 256
 
 #: A file whose time is this close (ns) to when git was asked may have changed after git
 #: read it, within one tick of the file system's clock: what git said then is not kept (git
-#: treats its index's "racy" entries so). Well above the kernel's coarse clock tick (at most
-#: 10 ms); a file system that keeps whole seconds gets 2 s.
-_RACY_NS = 100_000_000
+#: treats its index's "racy" entries so). Above the kernel's coarse clock tick (10 ms at
+#: most) and a file system's 10 ms steps (exFAT's); one that keeps whole seconds gets 2 s.
+_RACY_NS = 30_000_000
 _RACY_WHOLE_SECONDS_NS = 2_000_000_000
 
 
