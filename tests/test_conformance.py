@@ -66,6 +66,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     store_kind,
     trigger_states,
 )
+from tests.case_table import each_case
 from tests.conftest import PROJECT_REMOTE, make_repo
 from tests.racing import threads_together
 
@@ -303,7 +304,7 @@ def searched_backend(
     yield from _written_once(request, tmp_path_factory, corpus(48))
 
 
-@pytest.mark.parametrize(
+@each_case(
     "filters",
     [
         Filters(),
@@ -357,7 +358,7 @@ def one_note_backend(
     )
 
 
-@pytest.mark.parametrize(
+@each_case(
     "query",
     ['"unterminated', "cach*", "NEAR(cache queue)", "-cache", "a AND OR NOT",
      "'); DROP TABLE x; --", ":* & | ! <-> ( )", "title:cache", "^cache", "\\", "🙂", "   "],
@@ -789,7 +790,7 @@ def walked_backend(
     yield from _written_once(request, tmp_path_factory, corpus(25))
 
 
-@pytest.mark.parametrize("batch_size", [1, 7, 25, 26, 500])
+@each_case("batch_size", [1, 7, 25, 26, 500])
 def test_iterate_covers_every_row_once(walked_backend: Backend, batch_size: int) -> None:
     backend = walked_backend
     rows = corpus(25)  # what the fixture wrote
@@ -1248,7 +1249,7 @@ def test_postgres_a_database_that_does_not_exist_is_named_with_its_fix(pg_server
     assert "password are right" not in message
 
 
-@pytest.mark.parametrize(
+@each_case(
     "url",
     [
         "postgresql://app:Hunter2Horse@127.0.0.1:notaport/memory",
@@ -2929,7 +2930,7 @@ def test_qdrant_refused_key_is_unavailable(
 
 
 @pytest.mark.filterwarnings("ignore:Api key is used with an insecure connection")
-@pytest.mark.parametrize(
+@each_case(
     ("status", "body", "headers", "said"),
     [
         # a proxy's or another web server's page where Qdrant was expected
