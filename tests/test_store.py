@@ -40,6 +40,7 @@ from kenning.store import NewMemory
 from kenning.transfer import export_memories, import_memories
 
 from . import chained_errors
+from .case_table import each_case
 from .cli_runner import run_cli
 from .conftest import texts_redacted
 from .forking import run_python
@@ -229,7 +230,7 @@ def test_a_schema_3_store_is_migrated_with_its_rows(project: Path, minilm) -> No
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("content", "mtype", "needle"),
     [
         ("", "rule", "empty"),
@@ -246,6 +247,7 @@ def test_a_schema_3_store_is_migrated_with_its_rows(project: Path, minilm) -> No
 def test_rejected_inputs_leave_store_unchanged(
     store: MemoryStore, content: str, mtype: str, needle: str
 ) -> None:
+    # (the rows share the store: each counts its notes before and after its own refusal)
     store.remember("an existing note about caching", "decision")
     before = store.backend.count(Filters())
     result = store.remember(content, mtype)
@@ -354,7 +356,7 @@ def test_unknown_type_lists_every_valid_type(store: MemoryStore) -> None:
             assert t in reason
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("arguments", "needle"),
     [
         ({"tags": "release"}, "not one text"),  # was stored as the tags r, e, l, a, s
@@ -372,6 +374,7 @@ def test_unknown_type_lists_every_valid_type(store: MemoryStore) -> None:
 def test_arguments_of_the_wrong_kind_are_rejected_not_reshaped(
     store: MemoryStore, arguments: dict[str, object], needle: str
 ) -> None:
+    # (the rows share the store: each counts its notes before and after its own refusal)
     before = store.count(group_id="all")
     result = store.remember("Deploys happen on Tuesdays only", **{"type": "rule", **arguments})  # type: ignore[arg-type]
     assert result.status == REJECTED
