@@ -24,6 +24,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_url,
     pool_wait_short,
 )
+from tests.case_table import each_case
 from tests.cli_runner import CliRun, run_cli
 
 
@@ -1859,7 +1860,7 @@ def _rest_of(lines: queue.Queue[str], timeout: float = 30) -> list[str]:
     return rest
 
 
-@pytest.mark.parametrize(
+@each_case(
     ("application", "shown"),
     [
         ("nightly_dump", "application_name 'nightly_dump'"),
