@@ -337,6 +337,17 @@ def _drop_qdrant_collections(url: str, collection: str) -> None:
         client.close()
 
 
+def qdrant_client(**kwargs: Any) -> Any:
+    """A ``QdrantClient(**kwargs)`` of a test's own, which writes or reads a local collection
+    as another application would, made as kenning makes its clients
+    (:func:`kenning.backends.qdrant._new_client`: given the process's one schema inspector,
+    not a new one, ~7 ms of CPU a client). Nothing a test reads or writes goes through the
+    inspector (it finds texts for a server to embed, which no test sends)."""
+    from kenning.backends.qdrant import _new_client
+
+    return _new_client(**kwargs)
+
+
 @contextlib.contextmanager
 def fresh_location(request: pytest.FixtureRequest, kind: str, folder: Path) -> Iterator[str]:
     """A location string for a fresh, empty store of ``kind``, removed afterwards: for a

@@ -63,6 +63,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_server,
     pg_url,
     pool_wait_short,
+    qdrant_client,
     store_kind,
     trigger_states,
 )
@@ -2969,10 +2970,10 @@ def test_qdrant_collection_of_another_distance_is_refused(distance: str, tmp_pat
     Opening it says what it is and how to pick another collection: for local mode, which
     reads no ``?collection=`` (it was advised, and went into the folder's name), another
     folder."""
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     folder = tmp_path / "q"
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.create_collection(
         "kenning_memories",
         vectors_config=models.VectorParams(size=DIM, distance=models.Distance(distance)),
@@ -2985,7 +2986,7 @@ def test_qdrant_collection_of_another_distance_is_refused(distance: str, tmp_pat
     # the refused open made kenning's meta collection beside the other application's, and
     # kept the folder's lock: this process's next open of it failed ('open in another
     # process', here BlockingIOError)
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     try:
         assert not client.collection_exists("kenning_memories_meta")
     finally:
@@ -2997,7 +2998,7 @@ def test_qdrant_point_kenning_did_not_write_does_not_take_the_store_down(tmp_pat
     to the same collection, a hand edit in Qdrant's dashboard) ended every read that met it
     in ``KeyError: 'kenning_id'`` (``kenning export --group-id all``, a search over every
     project): it is skipped and named, as SQLite skips a damaged row."""
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     folder = tmp_path / "q"
     location = f"qdrant-local:{folder}"
@@ -3005,7 +3006,7 @@ def test_qdrant_point_kenning_did_not_write_does_not_take_the_store_down(tmp_pat
     b = open_backend(location, create=True, dimension=DIM)
     b.upsert(rows)
     b.close()
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.upsert(
         "kenning_memories",
         points=[
@@ -3041,7 +3042,7 @@ def test_qdrant_many_foreign_points_are_said_in_a_few_lines(
     said one warning line a point (`kenning export --group-id all` of a store with 500 of
     them printed 500 lines before its summary). The first few are named, then one line says
     more are skipped and what counts them; every one is still recorded."""
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     folder = tmp_path / "q"
     location = f"qdrant-local:{folder}"
@@ -3049,7 +3050,7 @@ def test_qdrant_many_foreign_points_are_said_in_a_few_lines(
     b = open_backend(location, create=True, dimension=DIM)
     b.upsert(rows)
     b.close()
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.upsert(
         "kenning_memories",
         points=[
@@ -3073,7 +3074,7 @@ def test_qdrant_counts_agree_with_what_reads_return(tmp_path: Path) -> None:
     """Points kenning did not write are skipped by every read, but counted: ``kenning
     stats`` said '2 in the store' of a store whose export held one note (and another
     application's point with kenning's field names was counted within a project)."""
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     folder = tmp_path / "q"
     location = f"qdrant-local:{folder}"
@@ -3081,7 +3082,7 @@ def test_qdrant_counts_agree_with_what_reads_return(tmp_path: Path) -> None:
     b = open_backend(location, create=True, dimension=DIM)
     b.upsert(rows)
     b.close()
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     lookalike = {"group_id": GROUPS[0], "collection": PAIRS[0][0], "type": PAIRS[0][1]}
     client.upsert(
         "kenning_memories",
@@ -3115,7 +3116,7 @@ def test_qdrant_term_frequencies_count_only_kenning_notes(tmp_path: Path) -> Non
     only), and more of them than the store's row count ended every search for the word in
     'ValueError: math domain error'; so did a row count lagging behind its notes (two
     writers to one server can each add to the same count)."""
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     from kenning.backends.qdrant import STATS_KEY
 
@@ -3125,7 +3126,7 @@ def test_qdrant_term_frequencies_count_only_kenning_notes(tmp_path: Path) -> Non
     b = open_backend(location, create=True, dimension=DIM)
     b.upsert(rows)
     b.close()
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.upsert(
         "kenning_memories",
         points=[
@@ -3154,7 +3155,7 @@ def test_qdrant_local_words_match_as_qdrants_own_filters(tmp_path: Path) -> None
     'Σ' and 'ς', another application's points (a text only, a list of texts, a number) and
     a note whose content is a list of texts (a word's pieces must be in one of them); and
     the next search sees a write, one made earlier in the same transaction too."""
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     from kenning.backends.qdrant import (
         DEFAULT_COLLECTION,
@@ -3183,7 +3184,7 @@ def test_qdrant_local_words_match_as_qdrants_own_filters(tmp_path: Path) -> None
     kenning_payload = QdrantBackend._payload(
         replace(rows[0].memory, id="listed", content_hash="h", group_id=GROUPS[0])
     )
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.upsert(
         DEFAULT_COLLECTION,
         points=[
@@ -3269,8 +3270,6 @@ def test_qdrant_store_written_before_marks_kept_their_words_is_upgraded(tmp_path
     follows."""
     import re
 
-    from qdrant_client import QdrantClient
-
     from kenning.backends.qdrant import (
         DEFAULT_COLLECTION,
         STATS_KEY,
@@ -3296,7 +3295,7 @@ def test_qdrant_store_written_before_marks_kept_their_words_is_upgraded(tmp_path
     # as a kenning before wrote it: words cut at every mark, İ's dot kept, no words field
     old = [len(re.findall(r"[^\W_]+", text.lower())) for text in texts]
     old[2] += 5  # a plain note's length is not counted again (its words did not change)
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     for r, length in zip(rows, old, strict=True):
         pid = point_id(r.memory.id)
         client.delete_payload(DEFAULT_COLLECTION, keys=[WORDS_FIELD], points=[pid])
@@ -3319,7 +3318,7 @@ def test_qdrant_store_written_before_marks_kept_their_words_is_upgraded(tmp_path
         assert json.loads(b.get_meta(STATS_KEY) or "{}") == {"n": 4, "total_len": sum(new)}
     finally:
         b.close()
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     try:
         points = client.retrieve(DEFAULT_COLLECTION, ids=[point_id(r.memory.id) for r in rows])
         by_id = {p.payload["kenning_id"]: p.payload for p in points}
@@ -3337,7 +3336,6 @@ def test_qdrant_meta_collection_deleted_outside_kenning_keeps_lexical_search(
     there went with it, and lexical search answered nothing for every query (a recall by
     the note's own rare words found nothing) without a word said. The counts are taken
     from the notes themselves until the next write keeps them again."""
-    from qdrant_client import QdrantClient
 
     folder = tmp_path / "q"
     location = f"qdrant-local:{folder}"
@@ -3345,7 +3343,7 @@ def test_qdrant_meta_collection_deleted_outside_kenning_keeps_lexical_search(
     b = open_backend(location, create=True, dimension=DIM)
     b.upsert(rows)
     b.close()
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.delete_collection("kenning_memories_meta")
     client.close()
     b = open_backend(location, create=False, dimension=None)
@@ -3364,7 +3362,6 @@ def test_qdrant_memories_collection_deleted_outside_kenning_is_said(tmp_path: Pa
     stats 0) where it had notes, and a running process met a raw 'Collection … not found'.
     Every read and write says the collection is gone; the fix it names (delete the meta
     collection too) starts an empty store."""
-    from qdrant_client import QdrantClient
 
     folder = tmp_path / "q"
     location = f"qdrant-local:{folder}"
@@ -3391,7 +3388,7 @@ def test_qdrant_memories_collection_deleted_outside_kenning_is_said(tmp_path: Pa
             assert "is gone" in str(info.value) and "kenning_memories_meta" in str(info.value)
     finally:
         b.close()
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.delete_collection("kenning_memories_meta")
     client.close()
     b = open_backend(location, create=True, dimension=None)
@@ -4702,11 +4699,9 @@ def _write_foreign_fields(
                 (tags, metadata, metadata, memory_id),
             )
     else:
-        from qdrant_client import QdrantClient
-
         from kenning.backends.qdrant import point_id
 
-        client = QdrantClient(path=location.split(":", 1)[1])
+        client = qdrant_client(path=location.split(":", 1)[1])
         client.set_payload(
             "kenning_memories",
             payload={"tags": json.loads(tags), "metadata": json.loads(metadata)},
@@ -4873,11 +4868,9 @@ def _write_foreign_field(
                 (value, memory_id),
             )
     else:
-        from qdrant_client import QdrantClient
-
         from kenning.backends.qdrant import point_id
 
-        client = QdrantClient(path=location.split(":", 1)[1])
+        client = qdrant_client(path=location.split(":", 1)[1])
         client.set_payload(
             "kenning_memories", payload={column: value}, points=[point_id(memory_id)]
         )
@@ -5073,7 +5066,7 @@ def test_qdrant_local_counts_read_every_point_once_a_command(tmp_path: Path) -> 
     counts are now one read of every point, kept until the next write, and they are what
     Qdrant's own filtered counts and facets say, beside another application's points and a
     half-written one."""
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     folder = tmp_path / "q"
     location = f"qdrant-local:{folder}"
@@ -5081,7 +5074,7 @@ def test_qdrant_local_counts_read_every_point_once_a_command(tmp_path: Path) -> 
     b = open_backend(location, create=True, dimension=DIM)
     b.upsert(rows)
     b.close()
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.upsert(
         "kenning_memories",
         points=[
@@ -5128,7 +5121,6 @@ def test_qdrant_local_newest_reads_every_point_once_a_command(tmp_path: Path) ->
     another writer wrote in other forms (a Z, a space, no zone, another zone, nanoseconds,
     one instant written three ways and broken by id), one that is no time, a point without
     one, and, once a point holds a list where kenning writes text, by Qdrant's scrolls."""
-    from qdrant_client import QdrantClient
     from qdrant_client.local.order_by import to_order_value
 
     from kenning.backends.qdrant import point_id
@@ -5152,7 +5144,7 @@ def test_qdrant_local_newest_reads_every_point_once_a_command(tmp_path: Path) ->
         17: "2026-03-01T12:39",
         16: "not a time",
     }
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     for i, when in odd.items():
         client.set_payload("kenning_memories", {"stored_at": when}, points=[point_id(rid(i))])
     client.upsert(
@@ -5206,7 +5198,7 @@ def test_qdrant_local_newest_reads_every_point_once_a_command(tmp_path: Path) ->
         assert passes == [], passes
     finally:
         b.close()
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.upsert(
         "kenning_memories",
         points=[models_point(8, rows[1].vector, {"group_id": [GROUPS[0]], "stored_at": "x"})],
@@ -5323,8 +5315,6 @@ def test_qdrant_local_damaged_counts_read_the_points_once_in_a_scrolls_order(
     import logging
     from collections import Counter
 
-    from qdrant_client import QdrantClient
-
     from kenning.backends.qdrant import point_id
 
     folder = tmp_path / "q"
@@ -5335,7 +5325,7 @@ def test_qdrant_local_damaged_counts_read_the_points_once_in_a_scrolls_order(
     b.close()
     broken = {2: {"tags": "urgent"}, 5: {"metadata": [1]}, 9: {"source": 5}, 13: {"tags": 1}}
     broken |= {17: {"content": "  "}, 20: {"group_id": 7}}
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     for i, change in broken.items():
         client.set_payload("kenning_memories", change, points=[point_id(rid(i))])
     client.upsert("kenning_memories", points=[models_point(7, rows[0].vector, {"x": 1})])
@@ -5368,7 +5358,6 @@ def test_qdrant_local_dedup_finds_a_projects_hashes_without_a_filter(tmp_path: P
     twice a remember): the hashes are read where the client keeps the payloads. The same
     points are found as the project filter finds them: a project id another writer wrote
     as a list holding it, a point of no kenning id, and not a project id of another kind."""
-    from qdrant_client import QdrantClient
 
     folder = tmp_path / "q"
     location = f"qdrant-local:{folder}"
@@ -5377,7 +5366,7 @@ def test_qdrant_local_dedup_finds_a_projects_hashes_without_a_filter(tmp_path: P
     b.upsert(rows)
     b.close()
     texts = ["listed project's note", "another tool's note", "a number's note"]
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.upsert(
         "kenning_memories",
         points=[
@@ -5437,11 +5426,9 @@ def _write_foreign_metadata(location: str, kind: str, memory_id: str, metadata: 
                 (json.dumps(metadata), json.dumps(metadata), memory_id),
             )
     else:
-        from qdrant_client import QdrantClient
-
         from kenning.backends.qdrant import point_id
 
-        client = QdrantClient(path=location.split(":", 1)[1])
+        client = qdrant_client(path=location.split(":", 1)[1])
         client.set_payload(
             "kenning_memories", payload={"metadata": metadata}, points=[point_id(memory_id)]
         )

@@ -26,6 +26,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_initialized,
     pg_server,
     pg_url,
+    qdrant_client,
 )
 from tests.cli_runner import CliRun, run_cli
 
@@ -616,10 +617,10 @@ def test_a_missing_qdrant_folder_is_no_store_yet(project: Path, qdrant_folder: s
 
 
 def test_a_qdrant_point_kenning_did_not_write_is_named(project: Path, qdrant_folder: str) -> None:
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     _remember(qdrant_folder, project)
-    client = QdrantClient(path=qdrant_folder.removeprefix("qdrant-local:"))
+    client = qdrant_client(path=qdrant_folder.removeprefix("qdrant-local:"))
     dim = client.get_collection("kenning_memories").config.params.vectors.size
     client.upsert(
         "kenning_memories",
@@ -1313,10 +1314,9 @@ def test_a_credential_in_a_qdrant_point_another_writer_edited_is_named(
 ) -> None:
     """The same on a Qdrant local-mode folder: a point whose content another writer set
     (not the text kenning hashed) is redacted and named; the others are not redacted."""
-    from qdrant_client import QdrantClient
 
     _remember(qdrant_folder, project)
-    client = QdrantClient(path=qdrant_folder.removeprefix("qdrant-local:"))
+    client = qdrant_client(path=qdrant_folder.removeprefix("qdrant-local:"))
     (point,) = [
         p
         for p in client.scroll("kenning_memories", limit=10, with_payload=True)[0]
@@ -1399,11 +1399,10 @@ def test_another_projects_damaged_qdrant_point_is_a_warning_and_stats_says_nothi
     another writer set to an object is that project's (counted in a warning here, exit 0,
     its id not named) and stats here counts it without saying it; rogue/tool's doctor
     fails it."""
-    from qdrant_client import QdrantClient
 
     _remember(qdrant_folder, project)
     _remember_for(qdrant_folder, project, ROGUE, ("Rogue notes are imported nightly",))
-    client = QdrantClient(path=qdrant_folder.removeprefix("qdrant-local:"))
+    client = qdrant_client(path=qdrant_folder.removeprefix("qdrant-local:"))
     (point,) = [
         p
         for p in client.scroll("kenning_memories", limit=10, with_payload=True)[0]
@@ -1557,10 +1556,10 @@ def test_a_qdrant_point_another_writer_scaled_reads_as_its_direction_on_every_pa
     path) and ``get_vectors`` gave length 5, and doctor warned of a length search never
     sees. The backend returns what search scores, the direction (ScoresDirections)."""
     import numpy as np
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     _remember(qdrant_folder, project)
-    client = QdrantClient(path=qdrant_folder.removeprefix("qdrant-local:"))
+    client = qdrant_client(path=qdrant_folder.removeprefix("qdrant-local:"))
     points, _ = client.scroll("kenning_memories", limit=10, with_vectors=True)
     (point,) = [p for p in points if str((p.payload or {})["content"]).startswith("Deploys")]
     direction = np.asarray(point.vector, dtype=np.float32)

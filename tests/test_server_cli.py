@@ -23,6 +23,7 @@ from tests.backends import (  # noqa: F401  (fixtures used by name)
     pg_server,
     pg_url,
     pool_wait_short,
+    qdrant_client,
 )
 from tests.case_table import each_case
 from tests.cli_runner import CliRun, run_cli
@@ -545,14 +546,14 @@ def test_export_of_a_qdrant_store_with_foreign_points_names_a_fix_that_works(
     `kenning forget` cannot reach a point kenning did not write). The fix it names now is
     Qdrant's own, and following it (deleting the point, or a store of kenning's own that the
     export is imported into) gives a clean export."""
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     folder = project / ".kenning" / "qdrant"  # the guard: inside the project
     location = f"qdrant-local:{folder}"
     env = {"KENNING_STORE": location}
     r = kenning(project, "remember", "We deploy with ansible from the ops repo", env=env)
     assert r.returncode == 0, r.stderr
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     dim = client.get_collection("kenning_memories").config.params.vectors.size
     client.upsert(
         "kenning_memories",
@@ -574,7 +575,7 @@ def test_export_of_a_qdrant_store_with_foreign_points_names_a_fix_that_works(
     r = kenning(project, "export", "--group-id", "all", "-o", str(out), env=own)
     assert r.returncode == 0 and "exported 1 memory\n" in r.stderr, r.stderr
     # its first way: the point deleted in Qdrant
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.delete("kenning_memories", points_selector=models.PointIdsList(points=[7]))
     client.close()
     r = kenning(project, "export", "--group-id", "all", "-o", str(out), env=env)
@@ -589,10 +590,10 @@ def test_a_foreign_qdrant_collection_of_another_size_is_named_not_reembedded(
     kenning_memories_meta not found`), and remember said 'run `kenning reembed`', which
     cannot change a collection's vector size (and would re-embed another application's
     points). Both say what the collection is and how to give kenning its own."""
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     folder = project / ".kenning" / "qdrant"  # the guard: inside the project
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.create_collection(
         "kenning_memories",
         vectors_config=models.VectorParams(size=128, distance=models.Distance.COSINE),
@@ -617,10 +618,10 @@ def test_migrate_into_a_foreign_qdrant_collection_names_a_collection_of_its_own(
     another vector size said 'Re-embedding to another dimension needs a new store', though
     nothing was being re-embedded; it says the collection keeps its size and how to give
     kenning its own, and the migration into that one works."""
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     folder = project / ".kenning" / "qdrant"  # the guard: inside the project
-    client = QdrantClient(path=str(folder))
+    client = qdrant_client(path=str(folder))
     client.create_collection(
         "kenning_memories",
         vectors_config=models.VectorParams(size=128, distance=models.Distance.COSINE),
@@ -642,7 +643,7 @@ def test_migrate_off_a_qdrant_store_that_holds_a_note_twice(project: Path, tmp_p
     counted, and the migration verifies."""
     import uuid
 
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
 
     from kenning.backends.qdrant import point_id
 
@@ -652,7 +653,7 @@ def test_migrate_off_a_qdrant_store_that_holds_a_note_twice(project: Path, tmp_p
     for text in notes:
         r = kenning(project, "remember", "--type", "rule", "--store", location, text)
         assert r.returncode == 0, r.stderr
-    client = QdrantClient(path=str(folder))  # the second writer's copy, under its own id
+    client = qdrant_client(path=str(folder))  # the second writer's copy, under its own id
     (point, *_), _ = client.scroll(
         "kenning_memories", limit=1, with_payload=True, with_vectors=True
     )
