@@ -150,15 +150,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     # What the imports and the collection made (modules, test items, fixtures' definitions)
     # lives to the end of the run: it is put out of the cyclic collector's reach
-    # (gc.freeze), and full collections are made ten times rarer than Python's default;
-    # young garbage is still collected as often (generations 0 and 1 keep their
-    # thresholds). A worker spent ~5 % of its CPU collecting: a gc.callbacks hook's thread
-    # time over test_cli, test_store, test_damaged_rows and test_render (-n0) was 1.34-1.41 s
-    # of 24-26 CPU-s, 1.21 s with the freeze alone and 0.70 s with both.
+    # (gc.freeze), and collections are made ten times rarer than Python's default: the
+    # youngest generation's after 7,000 new container objects, not 700 (a few MB at most), and
+    # full ones after 100 of the middle's, not 10. A worker spent ~5 % of its CPU collecting:
+    # a gc.callbacks hook's thread time over test_cli, test_store, test_damaged_rows and
+    # test_render (-n0) was 1.34-1.41 s of 24-26 CPU-s, 1.21 s with the freeze alone, 0.70 s
+    # with the freeze and rarer full collections, 0.42-0.44 s (against 0.57-0.76, alternated)
+    # with the youngest's rarer too.
     gc.collect()
     gc.freeze()
     young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, 100)
+    gc.set_threshold(young * 10, middle, 100)
 
 
 def needs_eval(path: Path) -> pytest.MarkDecorator:
