@@ -185,12 +185,10 @@ def run_step_in_process(step: str, argv: list[str], log: Path) -> tuple[int | No
         os.chdir(ROOT)
         try:
             bench_main(argv[3:])
-        except SystemExit as exit_:  # as the interpreter turns it into an exit code
-            if exit_.code is None or isinstance(exit_.code, int):
-                code = exit_.code or 0
-            else:
-                print(exit_.code, file=sys.stderr)
-                code = 1
+        except SystemExit as exit_:
+            code, said = exit_code(exit_)
+            if said:
+                print(said, file=sys.stderr)
         except Exception:
             traceback.print_exc()
             code = 1
@@ -544,6 +542,14 @@ def scaling_ann_point(root: Path, qs: list[str], argv: list[str], cold_runs: int
     return out
 
 
+def exit_code(exit_: SystemExit) -> tuple[int, str]:
+    """The exit code the interpreter gives a process that ``exit_`` ends, and what it prints
+    to stderr then (the message of a code that is no number; nothing for a number or None)."""
+    if exit_.code is None or isinstance(exit_.code, int):
+        return exit_.code or 0, ""
+    return 1, str(exit_.code)
+
+
 def scaling_point_in_process(argv: list[str]) -> tuple[int, str]:
     """``python -m bench scaling ARGV`` (a ``--point``) run in this process, for
     ``--smoke``: its exit code and, where it failed, its traceback or message. A point's
@@ -555,10 +561,8 @@ def scaling_point_in_process(argv: list[str]) -> tuple[int, str]:
     environ = dict(os.environ)
     try:
         scaling_main(argv)
-    except SystemExit as exit_:  # as the interpreter turns it into an exit code
-        if exit_.code is None or isinstance(exit_.code, int):
-            return exit_.code or 0, ""
-        return 1, str(exit_.code)
+    except SystemExit as exit_:
+        return exit_code(exit_)
     except Exception:
         return 1, traceback.format_exc()
     finally:
