@@ -159,8 +159,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     # with the youngest's rarer too.
     gc.collect()
     gc.freeze()
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young * 10, middle, 100)
+    gc.set_threshold(7_000, 10, 100)  # Python's default: 700, 10, 10
 
 
 def needs_eval(path: Path) -> pytest.MarkDecorator:
