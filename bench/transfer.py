@@ -167,13 +167,16 @@ def run(
     base_notes: int | None = None,
     import_builds_again: bool = True,
     durable_server: bool = True,
+    initialized: Path | None = None,
 ) -> dict[str, Any]:
     """The module docstring's run: a store of ``rows`` memories perturbed from
     ``base_notes`` embedded notes (default: 200 below 10k rows, else 5,000). Without
     ``import_builds_again`` only migrate's index is built again to time it (the imports'
     figure is None): the same statement on a table of the same rows, a figure only.
     Without ``durable_server`` the server is the tests' fast one (fsync off, its files in
-    RAM where there is room): the same statements, figures that are not a user's."""
+    RAM where there is room): the same statements, figures that are not a user's; it
+    copies the data folder ``initialized`` where one is given (one initdb made for a
+    server of those options: ``EmbeddedPostgres.initialize``) instead of running initdb."""
     from bench.postgres_server import EmbeddedPostgres
     from bench.recall import git_project, machine
     from bench.scale import Corpus, base_set
@@ -191,6 +194,7 @@ def run(
     server = EmbeddedPostgres(
         fast=not durable_server,
         settings={"shared_buffers": "1GB", "maintenance_work_mem": "512MB"},
+        initialized=None if durable_server else initialized,
     ).start()
     try:
         admin = server.url("postgres")
@@ -304,7 +308,15 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--baseline-rows", type=int, default=3000)
     parser.add_argument("--smoke", action="store_true", help="600 rows (seconds)")
+    parser.add_argument(
+        "--postgres-initialized",
+        type=Path,
+        help="with --smoke: a data folder initdb made for the fast server (EmbeddedPostgres"
+        ".initialize), which its server copies instead of running initdb (the test suite's)",
+    )
     args = parser.parse_args()
+    if args.postgres_initialized and not args.smoke:
+        parser.error("--postgres-initialized is for --smoke's fast server")
     base_notes = None
     bulk_min_rows = backends_base.BULK_MIN_ROWS
     if args.smoke:
@@ -333,6 +345,7 @@ def main() -> None:
             base_notes,
             import_builds_again=not args.smoke,
             durable_server=not args.smoke,
+            initialized=args.postgres_initialized,
         )
     finally:  # the process may run other benchmarks after this one (the smoke test's does)
         backends_base.BULK_MIN_ROWS = bulk_min_rows

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from .backends import pg_initialized  # noqa: F401  (a fixture used by name)
 from .conftest import needs_eval
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,7 +118,7 @@ def test_every_step_but_transfer_has_its_keys() -> None:
 
 
 @pytest.mark.slow
-def test_all_smoke_writes_every_json(tmp_path: Path) -> None:
+def test_all_smoke_writes_every_json(tmp_path: Path, pg_initialized: Path) -> None:  # noqa: F811
     """``bench all --smoke`` as CI runs it: every step, transfer recorded as skipped (run
     after it in the same process: it starts a PostgreSQL server). One run, not three side
     by side: on the suite's saturated cores a split buys no time, and each run more paid
@@ -129,16 +130,19 @@ def test_all_smoke_writes_every_json(tmp_path: Path) -> None:
     process (and every process it starts) has them made unimportable; it imports every
     benchmark module (those no smoke step runs too), then runs ``bench all --smoke`` and
     ``python -m bench run-module transfer``'s main(): bench/transfer.py starts PostgreSQL from
-    bench/postgres_server.py and moves a store. One process for both, not one more for
-    transfer: that one paid again the Python start, the imports and the model's load."""
+    bench/postgres_server.py (copying the data folder the suite's initdb made, as the
+    suite's servers do, not running initdb again: ~0.35 CPU-s) and moves a store. One
+    process for both, not one more for transfer: that one paid again the Python start, the
+    imports and the model's load."""
     from bench.all import STEPS
 
     steps = [step for step in STEPS if step != "transfer"]
     results = tmp_path / "results"
+    transfer = ["run-module", "transfer", str(results), "--smoke"]
     proc = run_bench_without_the_test_tools(
         tmp_path,
         ["all", "--smoke", "--no-docs", "--results", str(results)],
-        ["run-module", "transfer", str(results), "--smoke"],
+        [*transfer, "--postgres-initialized", str(pg_initialized)],
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
