@@ -440,10 +440,16 @@ def _vm(field: str) -> float:
 
 
 def scaling_point(
-    size: int, sample: int, queries: int, cold_runs: int, ingest: int = 64
+    size: int,
+    sample: int,
+    queries: int,
+    cold_runs: int,
+    ingest: int = 64,
+    ann_poll_s: float = 0.5,
 ) -> dict[str, Any]:
     """One store of ``size`` memories: warm recall, memory, cold CLI, ingest (``ingest``
-    texts), disk."""
+    texts), disk (past the ANN threshold, the index's file looked for every
+    ``ann_poll_s``: bench.scale.ANN_POLL_S)."""
     from bench.mcp import fill, in_process, kenning_command
     from bench.recall import TYPES, WORDS, git_project, note
     from kenning import config, open_store
@@ -497,7 +503,7 @@ def scaling_point(
         out.update(cold_cli(argv, root, cold_runs))
         if with_ann:
             os.environ["KENNING_ANN_MIN_ROWS"] = str(threshold)
-            out["ann"] = scaling_ann_point(root, qs, argv, cold_runs)
+            out["ann"] = scaling_ann_point(root, qs, argv, cold_runs, ann_poll_s)
             out["ann"]["min_rows"] = threshold
     return out
 
@@ -519,7 +525,9 @@ def cold_cli(argv: list[str], root: Path, cold_runs: int) -> dict[str, Any]:
     return {"cold_cli_recall_s": summary(walls), "cold_cli_peak_rss_mb": summary(peaks)}
 
 
-def scaling_ann_point(root: Path, qs: list[str], argv: list[str], cold_runs: int) -> dict[str, Any]:
+def scaling_ann_point(
+    root: Path, qs: list[str], argv: list[str], cold_runs: int, poll_s: float
+) -> dict[str, Any]:
     """The store past the ANN threshold as a user meets it: the first recall starts the
     background build (and is exact); once ``memory.db.ann`` is in place, warm recall, the
     open store's RSS and the cold CLI again."""
@@ -533,7 +541,7 @@ def scaling_ann_point(root: Path, qs: list[str], argv: list[str], cold_runs: int
     while not ann.exists():
         if time.perf_counter() - t > 3600:
             raise SystemExit("no ANN index after an hour: the builder failed")
-        time.sleep(0.5)
+        time.sleep(poll_s)
     out: dict[str, Any] = {"build_s": time.perf_counter() - t, "index_bytes": ann.stat().st_size}
     base_rss = _vm("VmRSS")
     out["warm_recall_ms"] = in_process(root, qs)
@@ -583,9 +591,12 @@ def scaling_main(argv: list[str] | None = None) -> None:
     parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--point", type=int, help=argparse.SUPPRESS)  # one size, in-process
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--ann-poll-s", type=float, default=0.5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.point:
-        point = scaling_point(args.point, args.sample, args.queries, args.cold_runs, args.ingest)
+        point = scaling_point(
+            args.point, args.sample, args.queries, args.cold_runs, args.ingest, args.ann_poll_s
+        )
         point["peak_rss_mb_process"] = _vm("VmHWM")
         args.out.write_text(json.dumps(point, indent=2))
         return
@@ -620,6 +631,9 @@ def scaling_main(argv: list[str] | None = None) -> None:
             cmd += ["--sample", str(args.sample), "--cold-runs", str(args.cold_runs)]
             cmd += ["--ingest", str(args.ingest)]
             if args.smoke:
+                from bench.scale import SMOKE_ANN_POLL_S
+
+                cmd += ["--ann-poll-s", str(SMOKE_ANN_POLL_S)]
                 returncode, stderr = scaling_point_in_process(cmd[4:])
             else:
                 proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
