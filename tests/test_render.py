@@ -1148,7 +1148,17 @@ _COPY_TEXT = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+#: Examples of :func:`test_a_value_read_at_once_for_copies_is_written_as_when_each_string_is_read`:
+#: each example is nearly all Hypothesis' drawing of a nested value (~3 ms), not kenning's
+#: reading. A reading blind to one of the copies' forms (a separator JSON escapes as
+#: ``\u001c``, or left as it is: ``\x85``, U+2800, a no-break or zero-width space; a
+#: Cyrillic е, a long s, a full-width bracket; no case fold; no tag; no fold at all) failed
+#: in 100 examples for each of 20 seeds, 240 of 240 runs: 150 keep a margin (400 cost
+#: ~1.2 CPU-s).
+COPY_EXAMPLES = 150
+
+
+@settings(max_examples=COPY_EXAMPLES, deadline=None)
 @given(
     st.dictionaries(
         _COPY_TEXT,
