@@ -146,7 +146,7 @@ def test_a_build_s_first_error_is_read_with_megabytes_after_it() -> None:
     assert missing in window.text
     # (from 20 lines above the crash's first line, its traceback's)
     assert "4,981–5,200 around an error" in window.notice()
-    queries, _ = error_recall_queries(log)
+    queries, _ = error_recall_queries(window.text)
     assert queries[0] == (f"{missing} (exit code 1)", True)
     # an early error, within the head, is read as the head
     early = "\n".join([*lines[5_000:5_004], *info_lines(40_000), lines[-1]])
@@ -169,7 +169,7 @@ def test_a_huge_jest_report_is_read_as_printed_then_bounded() -> None:
     bounded(window.text)
     assert window.lines > 40_000 and window.parts
     assert window.text.startswith("FAIL src/cart.test.js\n  ● cart › renders")
-    queries, _ = error_recall_queries(report)
+    queries, _ = error_recall_queries(window.text)
     assert queries[0][0].startswith("● cart › renders: expect(received).toMatchSnapshot()")
 
 
@@ -191,7 +191,7 @@ def test_a_huge_go_test_json_report_is_read_by_its_failure() -> None:
     window = log_window(report)
     bounded(window.text)
     assert window.lines > 100_000
-    queries, _ = error_recall_queries(report)
+    queries, _ = error_recall_queries(window.text)
     assert queries[0] == ("--- FAIL: TestAdd (0.00s): Add(1, 1) = 3, want 2", True)
 
 
@@ -333,7 +333,7 @@ def test_an_error_a_passing_test_logs_does_not_hide_the_failure_after_it() -> No
     assert "simulated outage" in window.text
     assert "E       sqlite3.OperationalError: database is locked" in window.text
     assert len(window.errors) == 2
-    queries, _ = error_recall_queries(log)
+    queries, _ = error_recall_queries(window.text)
     assert queries[0] == ("sqlite3.OperationalError: database is locked", True)
 
 
@@ -373,7 +373,7 @@ def test_errors_a_service_logged_with_ids_do_not_hide_its_crash() -> None:
     window = log_window(log)
     bounded(window.text)
     assert "sorry, too many clients already" in window.text
-    queries, _ = error_recall_queries(log)
+    queries, _ = error_recall_queries(window.text)
     assert ("psycopg2.OperationalError: FATAL: sorry, too many clients already", True) in queries
 
 
@@ -439,7 +439,7 @@ def test_a_long_java_trace_in_the_middle_is_read_to_its_root_cause() -> None:
     assert "Caused by: java.net.ConnectException: Connection refused" in window.text
     assert "\t... 42 common frames omitted" in window.text
     assert info_lines(1, 700)[0] not in window.text  # (the trace's part ends with it)
-    queries, _ = error_recall_queries(log)
+    queries, _ = error_recall_queries(window.text)
     assert queries[0][0] == "Caused by: java.net.ConnectException: Connection refused"
 
 
@@ -756,7 +756,7 @@ def test_a_spring_trace_in_kubectl_logs_is_read_to_its_root_cause(
             window = log_window(log)
             bounded(window.text)
             assert root in window.text, (timestamps, window.parts)
-            asked = error_recall_queries(log)[0][0][0]
+            asked = error_recall_queries(window.text)[0][0][0]
             assert asked.startswith("Caused by: org.postgresql.util.PSQLException: Connection")
     # (``kubectl logs --timestamps`` of one pod, no prefix: the time alone before each line)
     lines = [*other_services(4_000), *spring_failure_with_causes(5, 70), *other_services(3_000)]
@@ -801,7 +801,7 @@ def test_a_trace_is_read_on_past_other_services_lines_between_its_frames(
         window = log_window(log)
         bounded(window.text)
         assert f"orders-1    | {root}" in window.text, window.parts
-        assert error_recall_queries(log)[0][0][0].startswith(
+        assert error_recall_queries(window.text)[0][0][0].startswith(
             "Caused by: org.postgresql.util.PSQLException: Connection"
         )
         if trace is SPRING_STARTUP_FAILURE:  # (read whole: its part ends with its last line)
