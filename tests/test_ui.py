@@ -699,11 +699,12 @@ FORGOTTEN = "Name feature flags in kebab-case, prefixed with the owning team's n
 OTHER_FORGOTTEN = "The billing service archives its request logs every Sunday night."
 
 
-def test_forget_asks_first(page: Any, ui: Server, ui_project: dict[str, Any]) -> None:
+def test_forget_asks_first(signed_in: Any, ui: Server, ui_project: dict[str, Any]) -> None:
+    page = signed_in  # the list is first shown once it holds the two notes stored here
     with store_of(ui_project) as store:
         target = store.remember(FORGOTTEN, "naming").id or ""
         other = store.remember(OTHER_FORGOTTEN, "decision", group_id="other/repo").id or ""
-    page.reload()
+    page.goto(ui.base + "/")
     click_and_wait(page, f"li.memory[data-id='{target}'] a:has-text('Forget')")
     assert "Forget this memory?" in page.inner_text("h1")
     with store_of(ui_project) as store:
