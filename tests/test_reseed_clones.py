@@ -522,12 +522,18 @@ def test_a_deletion_record_is_kept_90_days_and_a_clone_later_than_that_flips_onc
 
 
 def test_a_session_on_a_server_store_shares_a_new_doc_or_a_deletion_once_committed(
-    clones: tuple[Path, Path], stores: tuple[MemoryStore, MemoryStore]
+    clones: tuple[Path, Path],
+    stores: tuple[MemoryStore, MemoryStore],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A doc written in a clone and not committed went into the team's store at its next
     session, and one deleted there and not committed was retired for everyone (on the
     default branch, with no origin/HEAD to compare with: a, cloned empty): a session on a
-    server store shares them once they are committed."""
+    server store shares them once they are committed. (Each session's checks of the doc
+    deleted here asked git the same questions of its refs and commits again, HEAD's tree
+    for it among them: each is asked once a session, freshness.git_read_once.)"""
+    from kenning import freshness
+
     a, _ = clones
     in_a, _ = stores
 
@@ -537,9 +543,20 @@ def test_a_session_on_a_server_store_shares_a_new_doc_or_a_deletion_once_committ
     (npm,) = npm_entries()
     write(a, "docs/solutions/cache/cache.md", doc("npm", error="npm ERR! code E404 cache"))
     (a / "docs/solutions/npm/npm.md").unlink()
+    asked: list[tuple[str, tuple[str, ...]]] = []
+    real = freshness._ask_git
+
+    def logged(cwd: Path, *args: str, pathspecs: bool = True) -> str | None:
+        asked.append((str(cwd), args))
+        return real(cwd, *args, pathspecs=pathspecs)
+
+    monkeypatch.setattr(freshness, "_ask_git", logged)
     for _ in range(2):
+        asked.clear()
         (report,) = reseed_changed(in_a)
         assert report.seeded == report.retired == 0, report
+        of_refs = [q for q in asked if q[1][0] in ("log", "ls-tree", "for-each-ref")]
+        assert of_refs and len(set(of_refs)) == len(of_refs), of_refs
     said = {f.path: f.reason or "" for f in report.files}
     assert said["cache/cache.md"].startswith("changed here and not committed"), said
     assert said["npm/npm.md"].startswith("deleted here and not committed"), said

@@ -41,6 +41,8 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -569,7 +571,48 @@ def check(
 # --------------------------------------------------------------------------------------------
 
 
+#: The git commands whose answer rests on the repository's refs and commits alone, not on
+#: the work tree or the index: asked again within one :func:`git_read_once`, the answer is
+#: the one git gave first.
+_OF_REFS_AND_COMMITS = frozenset({"log", "ls-tree", "for-each-ref", "merge-base"})
+
+#: What git answered so far within :func:`git_read_once`, by folder and question.
+_READ: ContextVar[dict[tuple[str, tuple[str, ...], bool], str] | None] = ContextVar(
+    "kenning_freshness_git_read", default=None
+)
+
+
+@contextmanager
+def git_read_once() -> Iterator[None]:
+    """Within it, a question about the repository's refs and commits
+    (:data:`_OF_REFS_AND_COMMITS`) is asked of git once per folder: a seeding run asked the
+    same ones again (the default branch for each of its checks, the docs in HEAD's tree for
+    the docs missing here, ~7 % of its gits), while nothing it does changes them. A failed
+    answer is not kept. Nested, the outermost one keeps the answers."""
+    if _READ.get() is not None:
+        yield
+        return
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
 def _git(cwd: Path, *args: str, pathspecs: bool = True) -> str | None:
+    read = _READ.get()
+    if read is None or not args or args[0] not in _OF_REFS_AND_COMMITS:
+        return _ask_git(cwd, *args, pathspecs=pathspecs)
+    key = (os.path.abspath(cwd), args, pathspecs)
+    answer = read.get(key)
+    if answer is None:
+        answer = _ask_git(cwd, *args, pathspecs=pathspecs)
+        if answer is not None:
+            read[key] = answer
+    return answer
+
+
+def _ask_git(cwd: Path, *args: str, pathspecs: bool = True) -> str | None:
     # --literal-pathspecs: a path from a memory is a path, never a pathspec pattern (a
     # command taking plain paths, check-ignore, refuses the option: pathspecs=False)
     try:
