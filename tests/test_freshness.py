@@ -1325,13 +1325,13 @@ def _git_calls_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     from kenning import freshness
 
     asked = [0]
-    real = freshness._git
+    real = freshness._ask_git  # (not _git: within git_read_once, an answer kept runs none)
 
     def counting(*args: object, **kwargs: object) -> str | None:
         asked[0] += 1
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(freshness, "_git", counting)
+    monkeypatch.setattr(freshness, "_ask_git", counting)
     return asked
 
 
