@@ -1223,6 +1223,52 @@ def test_postgres_missing_store_and_bad_server(pg_url: str) -> None:
     assert info.value.exit_code == 3
 
 
+def test_postgres_remember_opens_the_store_once_and_a_refused_note_makes_none(
+    pg_url: str, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kenning remember` into a server's store: a note refused where there is no store yet
+    makes none (no table, no schema record: what a read then finds is still no store); the
+    first good note makes it; a remember into the store that is there opens one connection,
+    not a look's and then the write's; a server that refuses the connection is said as
+    before (exit 3, the password not shown)."""
+    import psycopg
+
+    from tests.cli_runner import run_cli
+
+    env = {"KENNING_STORE": pg_url, "KENNING_EMBEDDER": "hashing"}
+    connected: list[str] = []
+    connect = psycopg.Connection.connect.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[psycopg.Connection[Any]], *args: Any, **kwargs: Any) -> Any:
+        connected.append(cls.__name__)
+        return connect(cls, *args, **kwargs)
+
+    refused = run_cli(project, "remember", "--type", "x", "a", env=env)
+    assert refused.returncode == 1 and "type" in refused.stderr, refused.stderr
+    with pytest.raises(StoreNotFound):
+        open_backend(pg_url, create=False, dimension=None)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        made = conn.execute("SELECT to_regclass('kenning_schema')").fetchone()
+    assert made == (None,), made
+    first = run_cli(project, "remember", "Deploys go through the release branch", env=env)
+    assert first.returncode == 0 and "stored" in first.stdout, first.stderr
+    monkeypatch.setattr(psycopg.Connection, "connect", classmethod(counted))
+    second = run_cli(project, "remember", "Tags are semver, signed by the release key", env=env)
+    monkeypatch.undo()
+    assert second.returncode == 0 and "stored" in second.stdout, second.stderr
+    assert connected == ["_BoundedConnection"], connected
+    again = run_cli(project, "remember", "Deploys go through the release branch", env=env)
+    assert again.returncode == 0 and "near-duplicate" in again.stdout, again.stdout
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM kenning_memories").fetchone() == (2,)
+    port_closed = "postgresql://kenning:hunter2secret@127.0.0.1:1/nodb"
+    down = run_cli(project, "remember", "a note", env={**env, "KENNING_STORE": port_closed})
+    assert down.returncode == 3, down.stderr
+    (line,) = down.stderr.splitlines()
+    assert line.startswith("error: cannot connect to PostgreSQL at postgresql://kenning@"), line
+    assert line.endswith("the note was not stored") and "hunter2secret" not in line, line
+
+
 def test_postgres_bad_password_is_unavailable(pg_server: str) -> None:
     """(The server's own database: a refused login reaches none, so no test database is
     made for it.)"""

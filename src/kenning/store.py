@@ -330,7 +330,38 @@ def open_store(
     tests). ``connect_timeout``: at most this many seconds waiting for a server store to
     answer (a hook's budget: :func:`~kenning.config.connect_timeout_within`).
     """
+    return _open_store(
+        path,
+        cwd=cwd,
+        group_id=group_id,
+        create=create,
+        missing_ok=missing_ok,
+        embedder=embedder,
+        threshold=threshold,
+        every_project=every_project,
+        connect_timeout=connect_timeout,
+    )
 
+
+def _open_store(
+    path: str | Path | None,
+    *,
+    cwd: str | Path | None,
+    group_id: str | None,
+    create: bool,
+    missing_ok: bool,
+    embedder: Embedder | str | None,
+    threshold: float | None,
+    every_project: bool,
+    connect_timeout: int | None,
+    server_writer: bool = False,
+) -> MemoryStore:
+    """:func:`open_store`. ``server_writer`` (``create=False``): a server's store that is
+    there is opened as a write opens it (its schema migrated, a writer's checks), so that
+    the one connection serves a write too (:func:`remember_in_project`); one that is not
+    there is said as a read says it, and nothing is made. A store file, or a Qdrant
+    local-mode folder, is opened as a read opens it (the location guard comes before a
+    write's open)."""
     from .backends.registry import open_backend
 
     for name, value in (("path", path), ("cwd", cwd)):
@@ -386,12 +417,14 @@ def open_store(
         settings = None  # read at first use (MemoryStore.settings)
         try:
             new = create and guards_a_path(url) and not store_is_there(project)
+            writes_if_there = server_writer and _a_servers_store(url)
             backend = open_backend(
                 url or project.store_path,
-                create=create,
+                create=create or writes_if_there,
                 dimension=None,
                 project_root=project.root,
                 connect_timeout=connect_timeout,
+                only_if_there=writes_if_there and not create,
             )
             # a read too: a store made before kenning wrote its .gitignore (or whose file
             # was removed) showed in `git status` until the next write, every file beside
@@ -441,6 +474,12 @@ def open_store(
     return MemoryStore(backend, project, settings, instance, name, settings_files, resolve)
 
 
+def _a_servers_store(url: str | None) -> bool:
+    """Whether a store named so is a server's (PostgreSQL, a Qdrant server): no file or
+    folder of this machine, which the store-location guard would check before a write."""
+    return url is not None and not guards_a_path(url)
+
+
 def _not_there(project: Project, reason: str) -> str:
     """Why a store file is missing: ``reason`` ("`kenning remember` creates it"), unless no
     remember from here would create it: named with --store or KENNING_STORE outside the
@@ -473,7 +512,22 @@ def remember_in_project(
     that an agent's ``test -d .kenning`` still says there is none)."""
     embedder: Embedder | None = None
     with git_asked_once():  # the project is found for the look and again for the write
-        with open_store(path, cwd=cwd, group_id=group_id, create=False, missing_ok=True) as probe:
+        with _open_store(
+            path,
+            cwd=cwd,
+            group_id=group_id,
+            create=False,
+            missing_ok=True,
+            embedder=None,
+            threshold=None,
+            every_project=False,
+            connect_timeout=None,
+            server_writer=True,
+        ) as probe:
+            if probe.exists and _a_servers_store(probe.project.store_url):
+                # opened as the write's open would open it: one connection, not a look's
+                # and then the write's
+                return probe.remember_many([item])[0]
             refused = None if probe.exists else probe.refusal(item)
             if refused is None and not probe.exists:
                 embedder = probe.embedder  # a model that cannot load creates no store either

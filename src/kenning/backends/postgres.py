@@ -1039,8 +1039,12 @@ class PostgresBackend:
         warn_missing_index: bool = True,
         max_connect_timeout: int | None = None,
         try_creation: bool = False,
+        only_if_there: bool = False,
     ) -> None:
-        """``warn_missing_index``: warn as it opens when the table is without its HNSW
+        """``only_if_there`` (``create=True``): a writer's open of a store that is there; where
+        there is none, the StoreNotFound a reader's open raises, and nothing made (no schema,
+        extension or table: :func:`~kenning.store.remember_in_project`).
+        ``warn_missing_index``: warn as it opens when the table is without its HNSW
         index (False: a caller that builds it itself, a migration into the store).
         ``try_creation`` (``create=False``): when there is no store yet, the StoreNotFound
         raised says why this role could not create it (:attr:`StoreNotFound.cannot_create`,
@@ -1051,6 +1055,7 @@ class PostgresBackend:
         self._secrets = _secrets_of(url)
         self._warn_missing_index = warn_missing_index
         self._try_creation = try_creation
+        self._only_if_there = only_if_there
         self._url = url
         self.location = redact_url(url)
         # (a libpq ``password=`` parameter is redacted as a note's would be; the password's
@@ -1375,7 +1380,7 @@ class PostgresBackend:
     # -- schema -----------------------------------------------------------------------------
 
     def _setup(self, conn: psycopg.Connection[Any], *, create: bool, dimension: int | None) -> None:
-        if not self._schema_missing(conn, create=create):
+        if not self._schema_missing(conn, create=create and not self._only_if_there):
             self._set_up(conn, create=create, dimension=dimension)
             return
         # A first write creates the schema the search_path names first, and the store in it,
@@ -1400,14 +1405,15 @@ class PostgresBackend:
         self._reembed_key = _lock_key(label + ":reembed")
         self._index_key = _lock_key(label + ":index")
         exists = self._has_schema_table(conn)
-        if not exists and not create:
+        makes = create and not self._only_if_there
+        if not exists and not makes:
             missing = StoreNotFound(
                 f"no kenning store in {self.location} yet; {StoreNotFound.CREATOR} creates it"
             )
             if self._try_creation:
                 missing.cannot_create = self._creation_refused(conn)
             raise missing
-        self._ensure_vector_extension(conn, create=create)
+        self._ensure_vector_extension(conn, create=makes)
         _register_vector_checked(conn)  # a type the path cannot see: said before any DDL
         if create:
             self._migrate(conn, dimension)
@@ -1420,7 +1426,7 @@ class PostgresBackend:
             # a bulk load (migrate, import) dropped it and has not built it yet: running, or
             # killed. Nothing else builds it (a remember must not spend minutes on it), and
             # searches of a large store are sequential scans until it is back: said once a
-            # process (a remember opens the store twice)
+            # process (a remember of a store file opens it twice)
             _INDEX_MISSING_SAID.add(self.location)
             log.warning(
                 "kenning: %s",

@@ -293,8 +293,8 @@ def _new_client(**kwargs: Any) -> Any:
     makes each client an inspector of its own, which deep-copies the JSON schemas of its
     models (~6 ms of CPU) to find the inference objects (texts for a server to embed)
     kenning never sends; what it learns is the same for every client, so one inspector made
-    for the process serves them all: a remember made two clients, a test
-    run hundreds. A qdrant-client that makes no such inspector is called as it is."""
+    for the process serves them all: a test run makes hundreds. A qdrant-client that makes
+    no such inspector is called as it is."""
     global _inspector
     from qdrant_client import qdrant_client
 
@@ -575,8 +575,12 @@ class QdrantBackend:
         api_key: str | None = None,
         project_root: Path | None = None,
         timeout: int = TIMEOUT_S,
+        only_if_there: bool = False,
     ) -> None:
         self._lock = threading.RLock()
+        #: ``create`` for a store that is there only: where none is, StoreNotFound, as a
+        #: reader's open says it, and nothing made (:func:`~kenning.store.remember_in_project`)
+        self._only_if_there = only_if_there
         self._depth = 0
         self._lock_file: Path | None = None
         self._lock_fd: Any = None
@@ -839,7 +843,7 @@ class QdrantBackend:
         client = self._client
         has_meta = client.collection_exists(self.meta_collection)
         has_memories = client.collection_exists(self.collection)
-        if not has_meta and not has_memories and not create:
+        if not has_meta and not has_memories and (not create or self._only_if_there):
             raise StoreNotFound(
                 f"no kenning store in {self.location} yet; {StoreNotFound.CREATOR} creates it"
             )

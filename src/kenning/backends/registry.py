@@ -78,6 +78,7 @@ def open_backend(
     warn_missing_index: bool = True,
     connect_timeout: int | None = None,
     try_creation: bool = False,
+    only_if_there: bool = False,
 ) -> Backend:
     """Open (``create=True``: create if missing) the store at ``location``.
 
@@ -91,6 +92,8 @@ def open_backend(
     None: the URL's, or the backend's default.
     ``try_creation`` (PostgreSQL, ``create=False``): where there is no store yet, the
     StoreNotFound raised says why this role could not create it (``kenning doctor``).
+    ``only_if_there`` (a server's store, ``create=True``): opened as a writer where it is
+    there; where it is not, the StoreNotFound a reader's open raises, and nothing made.
     """
     text = str(location).strip()
     kind = backend_kind(text) if not isinstance(location, Path) else "sqlite"
@@ -104,6 +107,7 @@ def open_backend(
             warn_missing_index=warn_missing_index,
             max_connect_timeout=connect_timeout,
             try_creation=try_creation,
+            only_if_there=only_if_there,
         )
     if kind in ("qdrant", "qdrant-local"):
         from .qdrant import TIMEOUT_S, QdrantBackend
@@ -114,6 +118,7 @@ def open_backend(
             dimension=dimension,
             project_root=project_root,
             timeout=min(TIMEOUT_S, connect_timeout or TIMEOUT_S),
+            only_if_there=only_if_there,
         )
     from ..config import expand_home
     from .sqlite import SQLiteBackend
