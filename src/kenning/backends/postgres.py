@@ -1416,9 +1416,9 @@ class PostgresBackend:
         self._ensure_vector_extension(conn, create=makes)
         _register_vector_checked(conn)  # a type the path cannot see: said before any DDL
         if create:
-            self._migrate(conn, dimension)
+            self._migrate(conn, dimension, has_table=exists)
         else:  # a read never creates or migrates schema: an older store is read as it is
-            self._set_schema(self._schema_version(conn))
+            self._set_schema(self._schema_version(conn, has_table=exists))
         self._dimension, index_missing, owner = self._table_dimension_and_index(conn)
         self._check_table_present()
         self._cannot_write = self._why_read_only(conn)
@@ -1540,9 +1540,14 @@ class PostgresBackend:
             "name an existing schema"
         )
 
-    def _schema_version(self, conn: psycopg.Connection[Any]) -> int:
-        """The store's schema version (0: none yet), read without any DDL."""
-        if not self._has_schema_table(conn):
+    def _schema_version(
+        self, conn: psycopg.Connection[Any], *, has_table: bool | None = None
+    ) -> int:
+        """The store's schema version (0: none yet), read without any DDL. ``has_table``:
+        whether ``kenning_schema`` exists, as the caller just read it (None: asked here)."""
+        if has_table is None:
+            has_table = self._has_schema_table(conn)
+        if not has_table:
             return 0
         version = _recorded_schema_version(conn)
         if version > SCHEMA_VERSION:
@@ -1632,8 +1637,17 @@ class PostgresBackend:
             )
         self._iterative_scan = version >= (0, 8)
 
-    def _migrate(self, conn: psycopg.Connection[Any], dimension: int | None) -> None:
-        current = self._schema_version(conn)
+    def _migrate(
+        self,
+        conn: psycopg.Connection[Any],
+        dimension: int | None,
+        *,
+        has_table: bool | None = None,
+    ) -> None:
+        """Bring the store's schema up to this kenning's (``has_table``: see
+        :meth:`_schema_version`; a store made meanwhile by another process is found under
+        the migrations' lock)."""
+        current = self._schema_version(conn, has_table=has_table)
         if current >= SCHEMA_VERSION:  # nothing to do: no DDL (a role may not have the right)
             # (a newer schema this kenning still reads; its writes check their own)
             self._set_schema(current)
