@@ -1426,7 +1426,7 @@ class PostgresBackend:
             # a bulk load (migrate, import) dropped it and has not built it yet: running, or
             # killed. Nothing else builds it (a remember must not spend minutes on it), and
             # searches of a large store are sequential scans until it is back: said once a
-            # process (a remember of a store file opens it twice)
+            # process (a process may open the store more than once)
             _INDEX_MISSING_SAID.add(self.location)
             log.warning(
                 "kenning: %s",
