@@ -269,6 +269,60 @@ def test_prompt_with_an_error_recalls_its_fix(seeded: MemoryStore, tmp_path: Pat
     assert sum(len(text) for text, _ in found) <= 800
 
 
+def test_a_hook_process_runs_the_hook_before_the_cli_is_loaded(seeded: MemoryStore) -> None:
+    """``kenning hook EVENT``, as Claude Code runs it once an event, runs the hook before click
+    and the CLI's commands are loaded (~30 ms of a hook process's ~0.4 CPU-s), and answers as
+    the CLI's ``hook`` command does (given an option it ignores, the command line goes to
+    click: the path every command line but ``hook EVENT`` takes)."""
+    data = payload("session_start_startup", seeded.project.root)
+    runs = {}
+    for extra in ([], ["--ignored"]):
+        runs[bool(extra)] = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "kenning", "hook", "session-start", *extra],
+            input=data.decode(),
+            cwd=seeded.project.root,
+            env={**os.environ, "KENNING_HOOK_TIMEOUT": "50"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    imported = {}
+    for via_click, proc in runs.items():
+        lines = proc.stderr.splitlines()
+        imported[via_click] = {
+            line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")
+        }
+        said = [line for line in lines if not line.startswith("import time:")]
+        assert proc.returncode == 0 and said == [], said
+    # (the CLI's module, whose import the hook's run ends, is never listed as imported)
+    assert "kenning.hooks.claude_code" in imported[False]
+    assert "click" not in imported[False] and "click" in imported[True]
+    assert runs[False].stdout == runs[True].stdout
+    assert NAMING in context_of(runs[False], "SessionStart")
+
+
+@pytest.mark.parametrize(
+    ("argv", "the_command", "event"),
+    [
+        (["kenning", "hook", "prompt-submit"], True, "prompt-submit"),
+        (["/usr/bin/kenning", "hook", "odd-event"], True, "odd-event"),  # the hook says it
+        (["kenning", "hook", "prompt-submit"], False, None),  # a program importing kenning
+        (["kenning", "hook"], True, None),  # the CLI's: the hook's own line for no event
+        (["kenning", "hook", "--help"], True, None),
+        (["kenning", "hook", "prompt-submit", "--x"], True, None),
+        (["kenning", "--version", "hook"], True, None),
+        (["kenning", "recall", "hook"], True, None),
+        (["kenning"], True, None),
+    ],
+)
+def test_only_hook_event_alone_runs_before_the_cli(
+    argv: list[str], the_command: bool, event: str | None
+) -> None:
+    from kenning.hooks.before_the_cli import event_to_run
+
+    assert event_to_run(argv, the_command) == event
+
+
 def test_task_prompt_recalls_a_convention(seeded: MemoryStore) -> None:
     proc = hook_here("prompt-submit", payload("prompt_submit_task", seeded.project.root), Path("/"))
     found = findings(context_of(proc, "UserPromptSubmit"))

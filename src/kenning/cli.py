@@ -13,6 +13,10 @@ from . import startup_interrupt  # first: Ctrl-C while the imports below run
 
 # isort: split
 
+from .hooks import before_the_cli  # noqa: F401  (`kenning hook EVENT` runs there, and ends)
+
+# isort: split
+
 import codecs
 import json
 import logging
