@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import settings
+from hypothesis import strategies as st
 
 from kenning import MemoryStore, open_store
 from kenning.embedders import load_embedder
@@ -38,6 +39,14 @@ EVAL_ABSENT = os.environ.get("KENNING_EVAL_ABSENT", "") not in ("", "0")
 # redaction property once took 476 ms against hypothesis' default 200 ms and failed the run.
 settings.register_profile("kenning", deadline=None)
 settings.load_profile("kenning")
+
+#: The characters ``st.text()`` draws by default (``st.characters(codec="utf-8")``: every code
+#: point but the surrogates, U+D800-U+DFFF, the same intervals), as ``st.text(TEXT_CHARACTERS,
+#: ...)``. Hypothesis finds which characters a codec encodes by encoding each of the 1.1
+#: million (~1.3 CPU-s) in each process that lacks its table in ``.hypothesis``, as a fresh
+#: checkout does: in CI two of the three workers each paid it; a category is looked up in
+#: the table Unicode gives (~0.01 CPU-s).
+TEXT_CHARACTERS = st.characters(exclude_categories=("Cs",))
 
 
 # Also loaded first by pyproject's addopts; named here so that a run without them (``-o

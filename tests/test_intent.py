@@ -17,6 +17,7 @@ from kenning.intent import (
 from kenning.model import COLLECTIONS
 
 from .case_table import each_case
+from .conftest import TEXT_CHARACTERS
 
 
 def test_intent_collection_routing():
@@ -167,7 +168,7 @@ def test_none_query_is_tolerated():
     assert detect_intent(None) is None  # type: ignore[arg-type]
 
 
-@given(st.text(max_size=200))
+@given(st.text(TEXT_CHARACTERS, max_size=200))
 def test_detect_intent_total_and_deterministic(query):
     result = detect_intent(query)
     assert result in (None, *INTENTS)

@@ -37,7 +37,7 @@ from kenning.errors import KenningError
 from kenning.model import NEAR_DUPLICATE, REJECTED, STORED
 
 from ..case_table import each_case
-from ..conftest import make_repo
+from ..conftest import TEXT_CHARACTERS, make_repo
 from .conftest import (
     assert_clean_outcome,
     random_note,
@@ -131,20 +131,25 @@ def _db(store: MemoryStore) -> Path:
 # -- Python API ---------------------------------------------------------------------------------
 
 any_text = st.one_of(
-    st.text(max_size=300),
+    st.text(TEXT_CHARACTERS, max_size=300),
     st.text(alphabet=st.characters(exclude_categories=()), max_size=120),  # surrogates too
     st.sampled_from(HOSTILE),
     st.binary(max_size=200).map(lambda b: b.decode("utf-8", "surrogateescape")),
 )
 json_leaf = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20)
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(TEXT_CHARACTERS, max_size=20),
 )
 # NaN, infinities, lone surrogates: not storable; each example gets one now and then
 bad_leaf = st.one_of(st.floats(), any_text)
 json_value = st.recursive(
     json_leaf,
     lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.text(TEXT_CHARACTERS, max_size=10), inner, max_size=4),
     ),
     max_leaves=20,
 )
@@ -157,7 +162,7 @@ weird_number = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.booleans(),
     st.none(),
-    st.text(max_size=10),
+    st.text(TEXT_CHARACTERS, max_size=10),
 )
 VALID_TYPES = st.sampled_from(
     ["context", "error_fix", "rule", "decision", "general", "code", "project"]
@@ -208,7 +213,11 @@ def test_api_remember_is_clean(seeded: MemoryStore, full: bool, recorder: Any) -
         assert store_checksum(_db(seeded)) == before
 
     @_settings(full, 30)
-    @given(content=st.one_of(st.text(max_size=300), st.sampled_from(HOSTILE), any_text))
+    @given(
+        content=st.one_of(
+            st.text(TEXT_CHARACTERS, max_size=300), st.sampled_from(HOSTILE), any_text
+        )
+    )
     def hostile_content(content: str) -> None:
         attempt(content, "context")
 
@@ -218,12 +227,15 @@ def test_api_remember_is_clean(seeded: MemoryStore, full: bool, recorder: Any) -
     @given(
         content=note,
         memory_type=any_type,
-        tags=st.one_of(st.lists(st.text(max_size=20), max_size=3), st.lists(any_text, max_size=3)),
-        metadata=st.one_of(
-            st.dictionaries(st.text(max_size=10), json_value, max_size=4),
-            st.dictionaries(st.text(max_size=10), bad_leaf, max_size=2),
+        tags=st.one_of(
+            st.lists(st.text(TEXT_CHARACTERS, max_size=20), max_size=3),
+            st.lists(any_text, max_size=3),
         ),
-        source=st.one_of(st.none(), st.text(max_size=40), any_text),
+        metadata=st.one_of(
+            st.dictionaries(st.text(TEXT_CHARACTERS, max_size=10), json_value, max_size=4),
+            st.dictionaries(st.text(TEXT_CHARACTERS, max_size=10), bad_leaf, max_size=2),
+        ),
+        source=st.one_of(st.none(), st.text(TEXT_CHARACTERS, max_size=40), any_text),
     )
     def hostile_fields(
         content: str, memory_type: str, tags: list[str], metadata: dict[str, Any], source: Any
