@@ -70,8 +70,8 @@ def _importer_names() -> tuple[str, ...]:
 
 #: Whether this process is the ``kenning`` command (see :func:`_started_as_the_command`):
 #: its Ctrl-C is answered by startup_interrupt, and ``kenning hook EVENT`` runs the hook
-#: without loading the CLI (kenning.cli).
-_THE_COMMAND = _started_as_the_command(sys.argv, sys.orig_argv, _importer_names())
+#: without loading the CLI (kenning.cli). (A Python embedded in a program may have no argv.)
+_THE_COMMAND = _started_as_the_command(getattr(sys, "argv", []), sys.orig_argv, _importer_names())
 if _signal.getsignal(_signal.SIGINT) is _note_interrupt and not _THE_COMMAND:
     _signal.signal(_signal.SIGINT, _SIGINT_BEFORE)  # a program importing kenning: its own
     if _interrupted_early:

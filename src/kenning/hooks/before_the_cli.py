@@ -17,6 +17,7 @@ from its start on, the hook's own (exit 0).
 
 from __future__ import annotations
 
+import os
 import sys
 
 import kenning
@@ -33,9 +34,12 @@ def event_to_run(argv: list[str], the_command: bool) -> str | None:
     return None
 
 
-_EVENT = event_to_run(sys.argv, kenning._THE_COMMAND)
+_EVENT = event_to_run(getattr(sys, "argv", []), kenning._THE_COMMAND)
 if _EVENT is not None:
     from .claude_code import main
 
-    startup_interrupt.restore()  # from here on, the hook's own handling of Ctrl-C
-    main(_EVENT)
+    try:
+        startup_interrupt.restore()  # from here on, the hook's own handling of Ctrl-C
+        main(_EVENT)  # (exits the process)
+    finally:  # a Ctrl-C before main's own handling began ends it as main would: exit 0
+        os._exit(0)
