@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import json
 import os
 import shlex
@@ -68,7 +67,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from .errorfix import parse_error_fix
 from .errors import EditConflict, KenningError, UserInputError, not_utf8
@@ -1093,24 +1092,10 @@ def _refuse_another_work_tree(directory: Path, resolved_dir: Path, root: Path) -
     )
 
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _asking_git_once(run: Callable[_P, _R]) -> Callable[_P, _R]:
-    """``run`` within :func:`~kenning.freshness.git_read_once`: a run of the seeding changes
-    none of the refs and commits it asks git about, and asked the same questions again (the
-    default branch for each check, HEAD's tree for the docs missing here)."""
-
-    @functools.wraps(run)
-    def asking_once(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with git_read_once():
-            return run(*args, **kwargs)
-
-    return asking_once
-
-
-@_asking_git_once
+# A run of the seeding changes none of the refs and commits it asks git about, and asked the
+# same questions again (the default branch for each check, HEAD's tree for the docs missing
+# here): each run asks each once (git_read_once, a context manager used as a decorator).
+@git_read_once()
 def seed_solutions(
     store: MemoryStore,
     directory: Path,
@@ -1796,7 +1781,7 @@ def _folder_deleted_here(store: MemoryStore, where: str, folder: Mapping[str, An
     return bool(docs) and bool(paths_the_branch_has_had(store.project.files_root, docs))
 
 
-@_asking_git_once
+@git_read_once()  # (as seed_solutions)
 def reseed_changed(store: MemoryStore, *, max_docs: int | None = None) -> list[SeedReport]:
     """Re-seed, ``changed_only``, every solutions folder this project was seeded from
     inside its checkout (the folders the seed state names). A folder that is not there is
