@@ -445,11 +445,11 @@ def scaling_point(
     queries: int,
     cold_runs: int,
     ingest: int = 64,
-    ann_poll_s: float = 0.5,
+    ann_poll_s: float | None = None,
 ) -> dict[str, Any]:
     """One store of ``size`` memories: warm recall, memory, cold CLI, ingest (``ingest``
     texts), disk (past the ANN threshold, the index's file looked for every
-    ``ann_poll_s``: bench.scale.ANN_POLL_S)."""
+    ``ann_poll_s``; None: bench.scale.ANN_POLL_S)."""
     from bench.mcp import fill, in_process, kenning_command
     from bench.recall import TYPES, WORDS, git_project, note
     from kenning import config, open_store
@@ -503,6 +503,8 @@ def scaling_point(
         out.update(cold_cli(argv, root, cold_runs))
         if with_ann:
             os.environ["KENNING_ANN_MIN_ROWS"] = str(threshold)
+            if ann_poll_s is None:
+                from bench.scale import ANN_POLL_S as ann_poll_s
             out["ann"] = scaling_ann_point(root, qs, argv, cold_runs, ann_poll_s)
             out["ann"]["min_rows"] = threshold
     return out
@@ -591,7 +593,7 @@ def scaling_main(argv: list[str] | None = None) -> None:
     parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--point", type=int, help=argparse.SUPPRESS)  # one size, in-process
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--ann-poll-s", type=float, default=0.5, help=argparse.SUPPRESS)
+    parser.add_argument("--ann-poll-s", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.point:
         point = scaling_point(
