@@ -257,7 +257,7 @@ def _code_marks(text: str) -> dict[tuple[str, int], tuple[str, bool]]:
     parts = fenced_parts(_INITIALISM.sub(lambda m: m.group().replace(".", ""), text))
     # the text's final marks are the ones fold() drops: none before a closing fence
     final_marks = not _ends_in_code_block(text)
-    seen: Counter[str] = Counter()
+    seen: dict[str, int] = {}
     found: dict[tuple[str, int], tuple[str, bool]] = {}
     for index, (part, fenced) in enumerate(parts):
         plain = _without_prose_quotes(part)
@@ -267,14 +267,22 @@ def _code_marks(text: str) -> dict[tuple[str, int], tuple[str, bool]]:
             plain = "".join(
                 c for c in unicodedata.normalize("NFD", plain) if not unicodedata.combining(c)
             )
+        length = len(plain)
         for word in _MARKABLE.finditer(plain):
-            for key in _expanded(word.group().casefold()):  # a mark closes the last one
-                occurrence = seen[key]
-                seen[key] += 1
-            end = word.end()
-            while end < len(plain) and plain[end] in _MARKS:
+            key = folded = word.group().casefold()
+            if folded in _CONTRACTIONS or folded.endswith("nt"):  # (one _expanded may change)
+                for key in _expanded(folded):  # a mark closes the last one
+                    occurrence = seen.get(key, 0)
+                    seen[key] = occurrence + 1
+            else:
+                occurrence = seen.get(key, 0)
+                seen[key] = occurrence + 1
+            end = start = word.end()
+            while end < length and plain[end] in _MARKS:
                 end += 1
-            marks = "".join(c for c in plain[word.end() : end] if c in "!?")
+            if end == start:
+                continue  # no mark after the word (most words: nothing more to read)
+            marks = "".join(c for c in plain[start:end] if c in "!?")
             if not marks or (end < len(plain) and not plain[end].isspace()):
                 continue  # no ! or ?, or a mark inside code, which fold() keeps
             following = _NEXT.match(plain, end)
@@ -442,14 +450,16 @@ def fold(text: str, *, keep_case: bool = False) -> list[str]:
             end = match.end()
             continue
         end = match.end()
-        words = _expanded(lowered)
-        shout = token.isupper()  # DON'T → DO NOT, so that an upper-case text stays one
-        if words == (lowered,):  # not a contraction
+        # (_expanded's cases read here in turn: a call and a tuple for each of a long
+        # note's tokens was a third of folding it)
+        if lowered in _CONTRACTIONS:  # DON'T → DO NOT, so that an upper-case text stays one
+            shout = token.isupper()
+            tokens.extend(w.upper() if shout else w for w in _CONTRACTIONS[lowered])
+        elif lowered.endswith("nt") and lowered[:-2] in _NT_BASES:
+            # the base of a "n't" as written (its case kept)
+            tokens.extend((token[:-2], "NOT" if token.isupper() else "not"))
+        else:  # not a contraction
             tokens.append(token)
-        elif lowered in _CONTRACTIONS:
-            tokens.extend(w.upper() if shout else w for w in words)
-        else:  # the base of a "n't" as written (its case kept)
-            tokens.extend((token[:-2], "NOT" if shout else "not"))
     return tokens
 
 
