@@ -1525,11 +1525,26 @@ def _fixed_then(line: str) -> tuple[re.Match[str], re.Match[str]] | None:
     still one ("the api fails with KeyError: 'user'. the worker now crashes with …")."""
     if "now" not in line:  # (what _NOW_ANOTHER needs: most lines of a log say nothing now)
         return None
-    now = next(reversed(list(_NOW_ANOTHER.finditer(line))), None)
+    now = _last_now_another(line)
     fixed = None if now is None else _ERROR_WITH_MESSAGE.search(line, 0, now.start())
     if now is None or fixed is None or _DEALT_WITH.search(line, 0, now.start()) is None:
         return None
     return fixed, now
+
+
+def _last_now_another(line: str) -> re.Match[str] | None:
+    """The last match of :data:`_NOW_ANOTHER` in ``line``: each "now" tried from the last
+    back, each where it is in the line (its ``\\b`` reads the character before it). A
+    search of the line from its start tried the look ahead at every "now" before the last
+    (" now" 20,000 times before an error: 0.27 s). Two "now" never overlap, so the matches
+    a search finds are the places of "now" where the pattern matches, the last of them
+    this one."""
+    at = len(line)
+    while (at := line.rfind("now", 0, at)) >= 0:
+        now = _NOW_ANOTHER.match(line, at)
+        if now is not None:
+            return now
+    return None
 
 
 #: A word that says an error told before "now" was dealt with.
