@@ -1589,7 +1589,7 @@ def slower_than_linear(name: str, sizes: tuple[int, int, float, float], tries: i
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+@each_case("name", sorted(ADVERSARIAL))
 def test_linear_time_on_hostile_input(name: str) -> None:
     """Eight times the input may take about eight times as long, never 64 (quadratic).
 
