@@ -11,9 +11,15 @@ committed row.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import queue
 import random
+import signal
+import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -21,18 +27,26 @@ from typing import Any
 
 import pytest
 
-from ..racing import start_together, writer_script
 from .conftest import random_note, rows_by_id
 
-WRITER = writer_script(
-    """
-    import json, sys, time, traceback
-    from kenning import open_store
-    from kenning.embedders import load_embedder
-    plan = json.load(open(sys.argv[1]))
-    out = sys.argv[2]
-    load_embedder().embed(["the model loaded"])  # the one open_store() takes
-    AWAIT_GO
+#: The processes' parent: kenning, its store and the embedder imported and loaded once, then
+#: a process forked for each role of ``sys.argv[1]`` (``[kind, [args…], stderr file]``), a
+#: writer (``write(plan, out)``) or a reader (``read(queries, out, stop, seed)``), its stderr
+#: the file named. Each is a process of its own with its own store (opened after the fork);
+#: they wait on one pipe until the test says go, so they start writing and reading at one
+#: moment. Once they are forked it prints ``ready``; after the go, a JSON line for each that
+#: ends (``kind``, exit ``code``). (Each was a Python started with these imports of its own,
+#: ~0.45 CPU-s a process.)
+PROCESSES = """
+import json, os, random, sys, time, traceback
+from kenning import open_store
+from kenning.embedders import load_embedder
+import kenning.backends.sqlite, kenning.store
+load_embedder().embed(["the model loaded"])  # the one open_store() takes
+
+
+def write(plan_path, out):
+    plan = json.load(open(plan_path))
     store = open_store()
     results = []
     started = time.monotonic()
@@ -46,19 +60,11 @@ WRITER = writer_script(
                             "error": "".join(traceback.format_exception(exc))})
     store.close()
     json.dump({"results": results, "seconds": time.monotonic() - started}, open(out, "w"))
-    """
-)
 
-READER = writer_script(
-    """
-    import json, os, random, sys, time, traceback
-    from kenning import open_store
-    from kenning.embedders import load_embedder
-    queries = json.load(open(sys.argv[1]))
-    out, stop, seed = sys.argv[2], sys.argv[3], int(sys.argv[4])
-    rng = random.Random(seed)
-    load_embedder().embed(["the model loaded"])
-    AWAIT_GO
+
+def read(queries_path, out, stop, seed):
+    queries = json.load(open(queries_path))
+    rng = random.Random(int(seed))
     store = open_store(create=True)
     seen, errors, calls, hits, latencies = {}, [], 0, 0, []
     while not os.path.exists(stop) or calls < 3:
@@ -78,8 +84,32 @@ READER = writer_script(
     store.close()
     json.dump({"seen": {k: sorted(v) for k, v in seen.items()}, "errors": errors,
                "calls": calls, "hits": hits, "latencies": latencies}, open(out, "w"))
-    """
-)
+
+
+go, say_go = os.pipe()
+kinds = {}
+for kind, args, err in json.loads(sys.argv[1]):
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.close(say_go)
+            os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)
+            os.read(go, 1)
+            (write if kind == "writer" else read)(*args)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stderr.flush()
+        os._exit(code)
+    kinds[pid] = kind
+print("ready", flush=True)
+sys.stdin.readline()
+os.write(say_go, b"g" * len(kinds))
+for _ in kinds:
+    pid, status = os.wait()
+    print(json.dumps({"kind": kinds[pid], "code": os.waitstatus_to_exitcode(status)}), flush=True)
+"""
 
 
 def _plans(rng: random.Random, writers: int, per_writer: int) -> list[list[str]]:
@@ -117,51 +147,74 @@ def test_concurrent_writers_and_readers(
     queries_file = tmp_path / "queries.json"
     queries_file.write_text(json.dumps(everything))
     stop = tmp_path / "stop"
-    commands: list[tuple[str, list[str], Path]] = []
+    roles: list[tuple[str, list[str], str]] = []
     for w, plan in enumerate(plans):
         plan_file = tmp_path / f"plan-{w}.json"
         plan_file.write_text(json.dumps(plan))
-        out = tmp_path / f"writer-{w}.json"
-        commands.append(("writer", [sys.executable, "-c", WRITER, str(plan_file), str(out)], out))
+        args = [str(plan_file), str(tmp_path / f"writer-{w}.json")]
+        roles.append(("writer", args, str(tmp_path / f"writer-{w}.err")))
     for r in range(readers):
-        out = tmp_path / f"reader-{r}.json"
-        cmd = [sys.executable, "-c", READER, str(queries_file), str(out), str(stop), str(r)]
-        commands.append(("reader", cmd, out))
-    # every process loads the model first, then all open the store (which none has made
+        args = [str(queries_file), str(tmp_path / f"reader-{r}.json"), str(stop), str(r)]
+        roles.append(("reader", args, str(tmp_path / f"reader-{r}.err")))
+    # every process has the embedder loaded, then all open the store (which none has made
     # yet) and write or read at once: the readers read for as long as the writes take
-    started_together = start_together([cmd for _, cmd, _ in commands], cwd=project)
-    started = time.monotonic()
-    procs = [
-        (kind, proc, out) for (kind, _, out), proc in zip(commands, started_together, strict=True)
-    ]
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PROCESSES, json.dumps(roles)],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its processes are killed with it, should the test fail
+    )
+    assert parent.stdin is not None and parent.stdout is not None
+    said: queue.Queue[str] = queue.Queue()
 
-    stderrs: list[str] = []
+    def hear(stream: Any = parent.stdout) -> None:
+        for line in stream:
+            said.put(line)
+        said.put("")  # the parent has ended
+
+    threading.Thread(target=hear, daemon=True).start()
     timeout = 1800 if full else 600
+    ended: list[dict[str, Any]] = []
+
+    def next_line() -> str:
+        line = said.get(timeout=timeout)
+        assert line, f"the parent ended: {parent.stderr.read() if parent.stderr else ''}"
+        return line
+
+    def wait_for_the(kind: str) -> None:
+        while sum(e["kind"] == kind for e in ended) < sum(k == kind for k, _, _ in roles):
+            ended.append(json.loads(next_line()))
+
     try:
-        for kind, proc, _ in procs:
-            if kind == "writer":
-                _, err = proc.communicate(timeout=timeout)
-                stderrs.append(err)
-                assert proc.returncode == 0, err
+        assert next_line() == "ready\n"
+        parent.stdin.write("go\n")
+        parent.stdin.flush()
+        started = time.monotonic()
+        wait_for_the("writer")
         write_seconds = time.monotonic() - started
         stop.write_text("stop")
-        for kind, proc, _ in procs:
-            if kind == "reader":
-                _, err = proc.communicate(timeout=timeout)
-                stderrs.append(err)
-                assert proc.returncode == 0, err
+        wait_for_the("reader")
+        assert parent.wait(timeout=60) == 0, parent.stderr.read() if parent.stderr else ""
     finally:
         # A writer that failed ended the test before the stop file: its readers recalled
         # in a loop for good (two spun for 43 minutes, a core each, after red runs)
-        for _, proc, _ in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()
+        parent.stdin.close()
+        if parent.stderr is not None:
+            parent.stderr.close()
+    stderrs = [Path(err).read_text() for _, _, err in roles]
+    assert [e["code"] for e in ended] == [0] * len(roles), (ended, stderrs)
     for err in stderrs:
         assert "database is locked" not in err, err
         assert "Traceback" not in err, err
 
-    outcomes = [o for kind, _, out in procs if kind == "writer" for o in _load(out)["results"]]
+    outputs = [(kind, Path(args[1])) for kind, args, _ in roles]
+    outcomes = [o for kind, out in outputs if kind == "writer" for o in _load(out)["results"]]
     failures = [o for o in outcomes if o["status"] not in ("stored", "near-duplicate")]
     assert not failures, failures[:3]
 
@@ -190,7 +243,7 @@ def test_concurrent_writers_and_readers(
 
     # readers never saw a half-written memory: each id they were shown is a committed row
     # whose full content is what they saw and what its writer wrote
-    reads = [_load(out) for kind, _, out in procs if kind == "reader"]
+    reads = [_load(out) for kind, out in outputs if kind == "reader"]
     reader_errors = [e for r in reads for e in r["errors"]]
     assert not reader_errors, reader_errors[:2]
     seen: dict[str, set[str]] = {}
