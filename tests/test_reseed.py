@@ -81,14 +81,18 @@ def _with_docs(folder: Path) -> None:
     commit(made, "three solution docs")
 
 
-def _with_seeded_docs(folder: Path) -> None:
+def _with_seeded_docs(folder: Path, **env: str) -> None:
     """:func:`_with_docs`'s project with its three docs seeded by ``kenning seed-solutions``
-    (its store, .kenning, with them), at ``folder / "p"``."""
+    (its store, .kenning, with them; ``env`` its environment's additions), at ``folder / "p"``."""
     made = folder / "p"
     shutil.copytree(made_once("docs", None, _with_docs) / "p", made, symlinks=True)
-    seeded = run_cli(made, "seed-solutions")
+    seeded = run_cli(made, "seed-solutions", env=env)
     assert seeded.returncode == 0, seeded.stderr
     assert seeded.stdout.strip().endswith("entries: seeded 3, duplicates 0, updated 0, retired 0")
+
+
+def _with_docs_seeded_by_hashing(folder: Path) -> None:
+    _with_seeded_docs(folder, KENNING_EMBEDDER="hashing")
 
 
 #: Given as the ``docs`` fixture's parameter (:data:`with_seeded_docs`), the project comes
@@ -99,15 +103,26 @@ SEEDED = "seeded"
 #: runs a dozen git commands), not seeded again by each test. The copy keeps the docs'
 #: times, so the seed's record of them holds for the copy as for the docs it was made from.
 with_seeded_docs = pytest.mark.parametrize("docs", [SEEDED], indirect=True)
+#: The docs seeded as :data:`with_seeded_docs` gives them, by the hashing embedder, which
+#: the test's commands and hooks then use too (KENNING_EMBEDDER): for the tests whose session
+#: is a process of its own, where what is checked is what the re-seed does and says, not
+#: which model embedded the entries (a process of MiniLM's loaded it first, ~0.3 CPU-s).
+SEEDED_BY_HASHING = "seeded by hashing"
+with_docs_seeded_by_hashing = pytest.mark.parametrize("docs", [SEEDED_BY_HASHING], indirect=True)
 
 
 @pytest.fixture
-def docs(project: Path, request: pytest.FixtureRequest) -> Path:
+def docs(project: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Path:
     # made with git once per process and copied over each test's project (its git add and
     # commit cost ~8 ms CPU; a copy a few)
-    if getattr(request, "param", None) == SEEDED:
+    seeded = getattr(request, "param", None)
+    if seeded == SEEDED:
         made = made_once("seeded-docs", None, _with_seeded_docs) / "p"
         assert not (project / ".kenning").exists(), "the store fixture opened it first"
+    elif seeded == SEEDED_BY_HASHING:
+        made = made_once("docs-seeded-by-hashing", None, _with_docs_seeded_by_hashing) / "p"
+        assert not (project / ".kenning").exists(), "the store fixture opened it first"
+        monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
     else:
         made = made_once("docs", None, _with_docs) / "p"
     # (over the project: its .kenning, a store the test opened, is left as it is)
@@ -127,10 +142,13 @@ def store(
     CPU-s a seed; the tests of a store's model (one it refuses, one never loaded) begin with
     the seeded docs."""
     callspec = getattr(request.node, "callspec", None)
-    if callspec is not None and callspec.params.get("docs") == SEEDED:
+    seeded = callspec.params.get("docs") if callspec is not None else None
+    if seeded == SEEDED:
         request.getfixturevalue("docs")
         embedder: Embedder | str = request.getfixturevalue("minilm")
     else:
+        if seeded == SEEDED_BY_HASHING:
+            request.getfixturevalue("docs")
         embedder = "hashing"
         monkeypatch.setenv("KENNING_EMBEDDER", "hashing")
     opened = open_store(cwd=project, embedder=embedder)
@@ -1166,7 +1184,7 @@ print(json.dumps(ran))
 """
 
 
-@with_seeded_docs
+@with_docs_seeded_by_hashing
 def test_a_doc_the_disk_fails_to_read_is_said_and_its_entries_kept(docs: Path) -> None:
     """A doc whose read fails with an I/O error (EIO: a failing disk or mount) was said by
     no session (its re-seed failed, silently, at each one), and recall marked its entries
@@ -1616,14 +1634,15 @@ def test_cli_changed_only(docs: Path) -> None:
     assert (data["unchanged"], data["updated"], data["seeded"]) == (3, 0, 0)
 
 
-@with_seeded_docs
+@with_docs_seeded_by_hashing
 def test_session_start_hook_reseeds_changed_docs(docs: Path) -> None:
     root = docs.parent.parent
     new_fix = "Run the migrations in one transaction per table."
     write(root, "docs/solutions/db/db.md", doc("db", fix=new_fix))
     os.remove(docs / "npm" / "npm.md")
-    # the session's work is what is checked, not its budget: its process loads MiniLM and
-    # re-seeds in 0.5-0.8 s here at a load of 5-7, and ran out of the default 5 s once at 13
+    # the session's work is what is checked, not its budget: its process (then loading
+    # MiniLM) re-seeded in 0.5-0.8 s here at a load of 5-7, and ran out of the default 5 s
+    # once at 13
     proc = session_start(root, KENNING_HOOK_TIMEOUT="60")
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
@@ -1812,7 +1831,7 @@ def test_the_scan_finds_what_the_glob_rule_finds(tmp_path: Path) -> None:
     assert "db/broken.md" not in {rel for rel, _, _ in found} and len(found) == 8
 
 
-@with_seeded_docs
+@with_docs_seeded_by_hashing
 def test_a_reseed_that_waits_for_a_writer_still_gives_the_listing(docs: Path) -> None:
     """Another process holds the store's write lock, and a solution doc changed: the
     re-seed's write waits past the hook's budget. The listing, made before it, is given
