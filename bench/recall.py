@@ -588,6 +588,10 @@ def main() -> None:
         "--smoke", action="store_true", help="tiny sizes: checks the bench still runs"
     )
     args = parser.parse_args()
+    from bench.quality import EVAL  # the real-documents figure, measured last, reads it
+
+    if not EVAL.is_dir():
+        sys.exit(f"evaluation data not found at {EVAL}; set KENNING_EVAL_DIR")
     if args.smoke:  # 2 notes embedded: MiniLM on the sample (~0.08 CPU-s a note, embedded
         # three times: warm-up, the model's own rate, remember) was most of a smoke run's CPU;
         # two still make remember_many check a note against another of its batch, and the
