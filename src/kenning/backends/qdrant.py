@@ -484,6 +484,30 @@ class _LocalTally:
         #: point holds a list in one of those fields, or a time that is not text, which
         #: Qdrant's filters and order read value by value: newest asks Qdrant).
         self.times: list[tuple[int, Any, object, object, object]] | None = []
+        #: The (project, collection, type) of every point, kenning's or not (None: a point
+        #: whose three fields are not all text), for :meth:`all_meet`.
+        self.kinds: set[tuple[str, str, str]] | None = set()
+
+    def add_kind(self, payload: dict[str, Any]) -> None:
+        """A point of any kind (a filtered search or scroll finds any point whose fields
+        meet its filter, and :meth:`all_meet` speaks of every point)."""
+        if self.kinds is None:
+            return
+        key = (payload.get("group_id"), payload.get("collection"), payload.get("type"))
+        if isinstance(key[0], str) and isinstance(key[1], str) and isinstance(key[2], str):
+            self.kinds.add(cast(tuple[str, str, str], key))
+        else:
+            self.kinds = None
+
+    def all_meet(self, filters: Filters) -> bool:
+        """Whether every point meets ``filters`` as :meth:`QdrantBackend._filter`'s
+        conditions match a text field (its value, or one of the values listed)."""
+        return self.kinds is not None and all(
+            (filters.group_id is None or group == filters.group_id)
+            and (not filters.collections or coll in filters.collections)
+            and (not filters.types or typ in filters.types)
+            for group, coll, typ in self.kinds
+        )
 
     def add(self, payload: dict[str, Any]) -> None:
         key = (payload.get("group_id"), payload.get("collection"), payload.get("type"))
@@ -1790,6 +1814,17 @@ class QdrantBackend:
         tally = self._local_read()
         return tally if tally is not None and tally.exact else None
 
+    def _searched_filter(self, filters: Filters) -> Any:
+        """:meth:`_filter` of ``filters`` for a vector search, or None in local mode when
+        every point of the store meets it (a store of one project, most often): local mode
+        checks a filter on every point in Python, ~20 µs a point (a search of 2,000 points
+        took ~45 ms with it, ~8 without), for each search. Without it the same points are
+        scored and ordered, and none is left out that it kept."""
+        tally = self._local_read()
+        if tally is not None and tally.all_meet(filters):
+            return None
+        return self._filter(filters)
+
     def _local_read(self) -> _LocalTally | None:
         """:class:`_LocalTally` of the store as it is, read once after each write (None
         against a server, whose counts, facets and ordered scrolls use its payload
@@ -1803,6 +1838,7 @@ class QdrantBackend:
             # every point, unfiltered (kenning's fields are looked for here, not by a filter)
             for point, payload in self._local_payloads():
                 tally.add_time(point, payload)
+                tally.add_kind(payload)
                 if _has_kenning_fields(payload):
                     tally.add(payload)
             tally.sort()
@@ -2243,6 +2279,8 @@ class QdrantBackend:
             return []
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         with self._call() as client:
+            # (under the lock the search takes: no point is written between)
+            searched = self._searched_filter(filters)
             dim = self._dim()
             if dim is None:
                 return []
@@ -2260,7 +2298,7 @@ class QdrantBackend:
             response = client.query_points(
                 self.collection,
                 query=query.tolist(),
-                query_filter=self._filter(filters),
+                query_filter=searched,
                 limit=k,
                 with_payload=True,
                 # local mode is exact and warns about search parameters
