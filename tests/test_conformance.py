@@ -5354,6 +5354,77 @@ def test_qdrant_local_search_checks_no_filter_every_point_meets(tmp_path: Path) 
         b.close()
 
 
+def test_qdrant_local_finds_a_fingerprint_s_points_without_checking_every_point(
+    tmp_path: Path,
+) -> None:
+    """find_by_fingerprint scrolled with a condition on ``metadata.error_fingerprint``,
+    which local mode checks on every point in Python, for each error a recall asks (~27 ms
+    at 2,000 notes). The points of each fingerprint are read once after each write, where
+    the client keeps them: a search checks the filters on its own points only, and finds
+    what the scroll finds (a fingerprint listed, another project's, another type's, a value
+    that is not text). A point whose metadata is not an object, which Qdrant's path reads
+    its own way, has the scroll read them all again."""
+    from qdrant_client.local import local_collection
+
+    rng = np.random.default_rng(3)
+    prints = ["fp-a", "fp-b", "fp-c"]
+
+    def noted(i: int, fingerprint: object, **kwargs: Any) -> MemoryRecord:
+        r = record(i, unit(rng), memory_id=rid(i), **kwargs)
+        memory = replace(
+            r.memory,
+            stored_at=T0 + timedelta(seconds=i % 5),
+            metadata={} if fingerprint is None else {"error_fingerprint": fingerprint},
+        )
+        return MemoryRecord(memory, r.vector)
+
+    rows = [noted(i, prints[i % 3], pair=PAIRS[i % 2]) for i in range(24)]
+    rows += [noted(30, ["fp-x", "fp-b"]), noted(31, None), noted(32, 7)]
+    rows += [noted(33, "fp-a", group=GROUPS[1]), noted(34, "fp-b", pair=PAIRS[2])]
+    b: Any = open_backend(f"qdrant-local:{tmp_path / 'q'}", create=True, dimension=DIM)
+    checked: list[object] = []
+    mask = local_collection.calculate_payload_mask
+
+    def counting(*args: Any, payload_filter: Any, **kwargs: Any) -> Any:
+        checked.append(payload_filter)
+        return mask(*args, payload_filter=payload_filter, **kwargs)
+
+    def newest(fingerprint: str, f: Filters) -> list[str]:
+        held = [
+            r.memory
+            for r in rows
+            if matches(r, f)
+            and fingerprint
+            in np.atleast_1d(r.memory.metadata.get("error_fingerprint", [])).tolist()
+        ]
+        held.sort(key=lambda m: (m.stored_at, m.id), reverse=True)
+        return [m.id for m in held[:20]]
+
+    try:
+        b.upsert(rows)
+        filters = (
+            Filters(),
+            Filters(GROUPS[0]),
+            Filters(GROUPS[1]),
+            Filters(GROUPS[0], types=("rule",)),
+        )
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(local_collection, "calculate_payload_mask", counting)
+            for fingerprint in (*prints, "fp-x", "7", "none"):
+                for f in filters:
+                    found = [m.id for m in b.find_by_fingerprint(fingerprint, f)]
+                    assert found == newest(fingerprint, f), (fingerprint, f)
+            assert checked == []
+            b._client.upsert(
+                "kenning_memories", points=[models_point(99, rows[0].vector, {"metadata": "x"})]
+            )
+            b._writes += 1  # (a write of kenning's own counts itself)
+            found = [m.id for m in b.find_by_fingerprint("fp-a", Filters(GROUPS[0]))]
+            assert found == newest("fp-a", Filters(GROUPS[0])) and len(checked) == 1
+    finally:
+        b.close()
+
+
 def test_qdrant_local_reads_its_points_where_the_client_keeps_them(tmp_path: Path) -> None:
     """Counts and newest read every point's payload where qdrant-client's local mode keeps
     it in memory (a scroll deep-copies each one, ~0.9 s at 10,000 notes): the same points
