@@ -5425,6 +5425,45 @@ def test_qdrant_local_finds_a_fingerprint_s_points_without_checking_every_point(
         b.close()
 
 
+def test_qdrant_local_finds_hashes_past_another_application_s_listed_hash(
+    tmp_path: Path,
+) -> None:
+    """In local mode find_by_hashes (a remember's and an import's exact duplicates) matched
+    each point's content_hash in a set: another application's point of the project holding
+    a list there raised TypeError (unhashable), ending the write. It finds what Qdrant's own
+    MatchAny finds (a hash listed there is one of its values), and what it finds that is
+    not kenning's is skipped, as a scroll's is."""
+    from kenning.backends.qdrant import _same_content
+
+    rng = np.random.default_rng(4)
+    rows = [record(i, unit(rng)) for i in range(4)]
+    mine = rows[1].memory.content_hash
+    b: Any = open_backend(f"qdrant-local:{tmp_path / 'q'}", create=True, dimension=DIM)
+    try:
+        b.upsert(rows)
+        for number, listed in ((7, ["zz", mine]), (8, [["zz"]]), (9, {"a": 1}), (10, 5)):
+            payload = {"group_id": GROUPS[0], "content_hash": listed}
+            b._client.upsert(
+                "kenning_memories", points=[models_point(number, rows[0].vector, payload)]
+            )
+        b._writes += 1  # (a write of kenning's own counts itself)
+        asked = [mine, rows[2].memory.content_hash, "zz", "nothing"]
+        points, _ = b._client.scroll(
+            "kenning_memories", scroll_filter=_same_content(GROUPS[0], asked), limit=100
+        )
+        assert 7 in [p.id for p in points] and 8 not in [p.id for p in points]  # its own
+        found = b.find_by_hashes(GROUPS[0], asked)
+        assert {h: m.id for h, m in found.items()} == {
+            mine: rows[1].memory.id,
+            rows[2].memory.content_hash: rows[2].memory.id,
+        }
+        # the same points as Qdrant's filter, in a scroll's order
+        held = b._with_content(b._client, GROUPS[0], asked, 100, False)
+        assert [p.id for p in held] == [p.id for p in points]
+    finally:
+        b.close()
+
+
 def test_qdrant_local_reads_its_points_where_the_client_keeps_them(tmp_path: Path) -> None:
     """Counts and newest read every point's payload where qdrant-client's local mode keeps
     it in memory (a scroll deep-copies each one, ~0.9 s at 10,000 notes): the same points

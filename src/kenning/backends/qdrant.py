@@ -1332,11 +1332,17 @@ class QdrantBackend:
             values = value_by_key(held, "group_id")
             return values is not None and any(check_match(project, v) for v in values)
 
+        def holds_one(held: dict[str, Any]) -> bool:
+            value = held.get("content_hash")
+            if isinstance(value, list):  # (another application's: as MatchAny matches one)
+                return any(isinstance(v, str) and v in wanted for v in value)
+            return isinstance(value, str) and value in wanted
+
         found = sorted(
             (
                 point
                 for point, held in self._local_payloads()
-                if in_project(held) and held.get("content_hash") in wanted
+                if in_project(held) and holds_one(held)
             ),
             key=_scroll_order,
         )
