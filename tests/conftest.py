@@ -176,6 +176,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         atexit.register(_end_the_worker_after_its_exit_handlers)
 
 
+#: Set once :func:`_end_the_worker_after_its_exit_handlers` has begun.
+_WORKER_ENDING: list[bool] = []
+
+
 def _end_the_worker_after_its_exit_handlers() -> None:
     """A worker, its session ended and reported, runs every exit handler (the servers it
     started stopped, its folders removed, its forker ended) and then ends, without the
@@ -185,6 +189,9 @@ def _end_the_worker_after_its_exit_handlers() -> None:
     worker to end. Registered last, so called first: it runs the others itself, in their
     order. pytest-xdist reads a worker's exit status from the worker's last report, not
     from its process."""
+    if _WORKER_ENDING:
+        return  # called again by the run below (registered through a wrapper of its own)
+    _WORKER_ENDING.append(True)
     atexit.unregister(_end_the_worker_after_its_exit_handlers)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
