@@ -402,10 +402,11 @@ def test_corrupted_cache_is_rebuilt(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A damaged cache (its weights overwritten: the 90 MB file that must then be written
-    again byte for byte) is built again, once, and reused; test_a_damaged_cache_is_not_opened
-    shows each other damage leads here."""
+    again byte for byte) is built again, once, by `kenning build-cache`, and reused;
+    test_a_damaged_cache_is_not_opened shows each other damage leads here (and the three
+    first loads of test_concurrent_first_use_builds_once, a load's own build)."""
     cache = _copy_cache(cache_root, tmp_path / "cache", copy_weights=True)
-    # the weights' hash, recorded by their size and time: the load that finds the damage does
+    # the weights' hash, recorded by their size and time: the build that finds the damage does
     # not read the 90 MB again to know it (~0.16 CPU-s; test_cache_layout_and_reuse holds
     # the hashing and its record)
     shutil.copytree(cache_root / "hashes", cache / "hashes")
@@ -422,10 +423,26 @@ def test_corrupted_cache_is_rebuilt(
         return reference_forward(*args, **kwargs)
 
     monkeypatch.setattr(minilm_mod, "reference_forward", counted)
+    sessions: list[str] = []  # what each onnxruntime session opened was on
+    open_session = minilm_mod._session
+
+    def counted_session(ort: Any, model: str | bytes, *args: Any) -> Any:
+        sessions.append("cached file" if isinstance(model, str) else "graph built")
+        return open_session(ort, model, *args)
+
+    monkeypatch.setattr(minilm_mod, "_session", counted_session)
     before = minilm_mod.build_count
+    # `kenning build-cache` (what a hook starts when the cache is cold) rebuilds it: the
+    # build's own check is its one session; it does not open the graph it cached again
+    # (~0.2 CPU-s of each background build), the load that follows does
+    minilm_mod.build_cache()
+    assert minilm_mod.build_count == before + 1
+    assert sessions == ["graph built"]
+    assert minilm_mod.cache_is_warm(cache)
+    assert not stale.exists()
     rebuilt = MiniLMEmbedder.load()
     assert minilm_mod.build_count == before + 1
-    assert not stale.exists()
+    assert sessions == ["graph built", "cached file"]
     # one pass (the weights read as float64 once) for the verification texts and the probe,
     # whose recorded vector the load that followed the build checked the graph against
     assert reference_passes == [len(minilm_mod._VERIFY_TEXTS) + 1]

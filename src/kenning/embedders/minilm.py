@@ -994,16 +994,72 @@ def cache_status() -> CacheStatus:
     )
 
 
+def _cache_parts() -> tuple[ModelFiles, Any, Any, str, _CachePaths, _CacheProblems]:
+    """What a load and a build both start from: the model's files, its tokenizer, the
+    runtime, the weights' hash, the cache's paths for them and the problems met so far."""
+    files = locate_model()
+    ort, tokenizer_cls = _import_runtime()
+    tokenizer = load_tokenizer(tokenizer_cls, files)
+    cache = cache_dir()
+    problems = _CacheProblems()
+    sha = weights_sha256(files.weights, cache, problems)
+    return files, tokenizer, ort, sha, _CachePaths.for_weights(cache, sha), problems
+
+
+def _cached_or_built(
+    ort: Any,
+    files: ModelFiles,
+    tokenizer: Any,
+    paths: _CachePaths,
+    problems: _CacheProblems,
+    *,
+    open_built: bool,
+) -> Any:
+    """A session on the cached graph when it passes :func:`_open_cached`'s checks; else the
+    graph built and cached (under the build lock: a second builder waits, then finds it
+    built) and, when ``open_built``, opened from the cache (a load); without it, ``None`` (a
+    builder needs no session: the build checked the graph already). A session on the graph
+    held in memory when it could not be cached."""
+    session = _open_cached(ort, tokenizer, paths, problems)
+    if session is not None:
+        return session
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(_file_lock(paths.lock))
+        except OSError as exc:
+            problems.note(
+                _CacheProblems.SIDE,
+                "cannot lock %s (%s); building without the lock",
+                paths.lock,
+                exc,
+            )
+        # Another process may have built it while this one waited for the lock.
+        session = _open_cached(ort, tokenizer, paths, problems)
+        if session is None:
+            session = _build_and_cache(ort, files, tokenizer, paths, problems)
+            if session is None and open_built:
+                session = _open_cached(ort, tokenizer, paths, problems)
+                if session is None:
+                    raise KenningError(
+                        f"the MiniLM graph just cached in {paths.graph.parent} cannot be "
+                        "read back; remove that folder and retry"
+                    )
+    return session
+
+
 def build_cache() -> None:
-    """Build the graph into the cache unless it is there (:meth:`MiniLMEmbedder.load`,
-    under its lock: a second builder waits, then finds it built). Raises
-    :class:`KenningError` when it could not be built or cached; the failure is recorded for
-    :func:`cache_status` (best effort), a success clears it."""
+    """Build the graph into the cache unless it is there (as :meth:`MiniLMEmbedder.load`
+    does, under its lock: a second builder waits, then finds it built), without opening the
+    graph it built (a session and a probe, ~0.2 CPU-s of a build: the build checked it
+    already). Raises :class:`KenningError` when it could not be built or cached; the
+    failure is recorded for :func:`cache_status` (best effort), a success clears it."""
     files = locate_model()
     cache = cache_dir()
     marker = _failure_path(files, cache)
     try:
-        MiniLMEmbedder.load()
+        _files, tokenizer, ort, _sha, paths, problems = _cache_parts()
+        _cached_or_built(ort, _files, tokenizer, paths, problems, open_built=False)
+        problems.report()
         if not cache_is_warm(cache):
             raise KenningError(f"the MiniLM graph was built but could not be cached in {cache}")
     except Exception as exc:
@@ -1099,38 +1155,8 @@ class MiniLMEmbedder:
     @classmethod
     def load(cls) -> MiniLMEmbedder:
         """Locate the model, reuse (or build once) the cached graph, open a session."""
-        files = locate_model()
-        ort, tokenizer_cls = _import_runtime()
-        tokenizer = load_tokenizer(tokenizer_cls, files)
-
-        cache = cache_dir()
-        problems = _CacheProblems()
-        sha = weights_sha256(files.weights, cache, problems)
-        paths = _CachePaths.for_weights(cache, sha)
-        session = _open_cached(ort, tokenizer, paths, problems)
-        if session is None:
-            with contextlib.ExitStack() as stack:
-                try:
-                    stack.enter_context(_file_lock(paths.lock))
-                except OSError as exc:
-                    problems.note(
-                        _CacheProblems.SIDE,
-                        "cannot lock %s (%s); building without the lock",
-                        paths.lock,
-                        exc,
-                    )
-                # Another process may have built it while this one waited for the lock.
-                session = _open_cached(ort, tokenizer, paths, problems)
-                if session is None:
-                    session = _build_and_cache(ort, files, tokenizer, paths, problems)
-                    if session is None:
-                        session = _open_cached(ort, tokenizer, paths, problems)
-                        if session is None:
-                            raise KenningError(
-                                f"the MiniLM graph just cached in {paths.graph.parent} cannot be "
-                                "read back; remove that folder and retry"
-                            )
-
+        files, tokenizer, ort, sha, paths, problems = _cache_parts()
+        session = _cached_or_built(ort, files, tokenizer, paths, problems, open_built=True)
         problems.report()
         return cls(files, tokenizer, session, _provenance(files, sha))
 
