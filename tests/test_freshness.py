@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import atexit
 import errno
+import hashlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -1557,3 +1559,62 @@ def test_kenning_stale_reads_only_the_stale_memories_whole(
     assert (data["checked"], data["stale"]) == (66, 6)
     assert [m["id"] for m in data["memories"]] == listed
     assert decoded[0] <= 6 + 10, decoded
+
+
+def test_repository_id_is_the_shared_git_folder_discovery_found_and_asks_git_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """repository_id (which clone seeded a doc on a server store) names the repository's
+    shared git folder, as `git rev-parse --git-common-dir` run in the folder names it: the
+    same for a linked work tree and a folder gone from one, another for a repository made in
+    a subfolder and for another clone, None outside git. It takes that folder from project
+    discovery, whose answer a process that lives on keeps: asked again for a folder whose
+    repository has not changed, it runs no git (it ran its own each time, 16 in one test of
+    two clones' sessions)."""
+    from kenning import freshness
+
+    main = make_repo(tmp_path / "main")
+    git(main, "worktree", "add", "-q", str(tmp_path / "linked"))
+    (main / "docs" / "solutions").mkdir(parents=True)
+    nested = make_repo(main / "docs" / "inner")
+    clone = make_repo(tmp_path / "clone")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+
+    def git_says(folder: Path) -> str | None:
+        asked = subprocess.run(
+            ["git", "rev-parse", "--git-common-dir"], cwd=folder, capture_output=True, text=True
+        )
+        if asked.returncode != 0:
+            return None
+        common = (folder / asked.stdout.strip()).resolve()
+        named = f"{socket.gethostname()}\0{common}".encode("utf-8", "surrogateescape")
+        return hashlib.sha256(named).hexdigest()[:16]
+
+    folders = {
+        "main": (main, main),
+        "its docs": (main / "docs" / "solutions", main / "docs" / "solutions"),
+        "a folder gone": (main / "docs" / "gone" / "db", main / "docs"),
+        "linked": (tmp_path / "linked", tmp_path / "linked"),
+        "nested": (nested, nested),
+        "clone": (clone, clone),
+        "outside": (outside, outside),
+    }
+    ids = {name: freshness.repository_id(folder) for name, (folder, _) in folders.items()}
+    assert ids == {name: git_says(where) for name, (_, where) in folders.items()}
+    assert ids["main"] == ids["its docs"] == ids["a folder gone"] == ids["linked"]
+    assert len({ids["main"], ids["nested"], ids["clone"]}) == 3 and ids["outside"] is None
+
+    time.sleep(0.05)  # past the 30 ms within which discovery keeps no answer (files racy)
+    docs = main / "docs" / "solutions"
+    assert freshness.repository_id(docs) == ids["its docs"]  # kept now
+    runs = [0]
+    run = subprocess.run
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        runs[0] += 1
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counted)
+    assert [freshness.repository_id(docs) for _ in range(3)] == [ids["its docs"]] * 3
+    assert runs[0] == 0

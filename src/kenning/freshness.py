@@ -48,7 +48,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .errors import UserInputError
+from .errors import KenningError, UserInputError
 from .model import (
     CHANGED,
     FRESH,
@@ -61,6 +61,7 @@ from .model import (
     Freshness,
     SearchResult,
 )
+from .project import shared_git_folder
 from .protocol import STALE_PENALTY
 from .sources import LINE_SUFFIX
 
@@ -804,15 +805,22 @@ def repository_id(folder: Path) -> str | None:
     this machine's name and the repository's git folder, hashed (a store shared with others
     is told no path). A clone moved, or a machine renamed, is another clone: an id kept in
     the git folder would survive the move, but also a ``cp -r`` of the clone, and two clones
-    under one id undo each other's versions (docs/freshness.md). None outside git. One git
-    call."""
+    under one id undo each other's versions (docs/freshness.md). None outside git. The git
+    folder is the one project discovery found for the folder (kept while what it rests on
+    is unchanged: a session's re-seed in a process that lives on asks git once); outside a
+    work tree, or where git cannot run there, one git call of its own."""
     base = folder
     while not base.is_dir() and base.parent != base:
         base = base.parent  # git runs in the nearest folder there is (a folder gone)
-    out = _git(base, "rev-parse", "--git-common-dir", pathspecs=False)
-    if not out or not out.strip():
-        return None
-    common = (base / out.strip()).resolve()
+    try:
+        common = shared_git_folder(base)
+    except KenningError:  # git cannot run there: asked below as before, which says None
+        common = None
+    if common is None:
+        out = _git(base, "rev-parse", "--git-common-dir", pathspecs=False)
+        if not out or not out.strip():
+            return None
+        common = (base / out.strip()).resolve()
     named = f"{socket.gethostname()}\0{common}".encode("utf-8", "surrogateescape")
     return hashlib.sha256(named).hexdigest()[:16]
 

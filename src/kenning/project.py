@@ -400,6 +400,15 @@ def find_checkout(cwd: Path) -> Checkout | None:
     return found.checkout if found is not None else None
 
 
+def shared_git_folder(cwd: Path) -> Path | None:
+    """The shared git folder (``git rev-parse --git-common-dir``, resolved) of the work tree
+    ``cwd`` is in, from the answer that finds checkouts (:func:`_discovered`: a process
+    that lives on asks git again only once what it rests on changed); None where that
+    answer has none (outside a work tree)."""
+    found = _discovered(cwd)
+    return found.common if found is not None else None
+
+
 #: git's answer to where a folder is: its work tree's top, the repository's shared git
 #: folder and the work tree's own (the two differ in a linked work tree).
 _WHERE = (
