@@ -1380,20 +1380,22 @@ class PostgresBackend:
     # -- schema -----------------------------------------------------------------------------
 
     def _setup(self, conn: psycopg.Connection[Any], *, create: bool, dimension: int | None) -> None:
-        if not self._schema_missing(conn, create=create and not self._only_if_there):
-            self._set_up(conn, create=create, dimension=dimension)
+        makes = create and not self._only_if_there
+        if not self._schema_missing(conn, create=makes):
+            self._set_up(conn, create=create, makes=makes, dimension=dimension)
             return
         # A first write creates the schema the search_path names first, and the store in it,
         # in one transaction: the schema's CREATE committed on its own, so a setup failing
         # after it (pgvector off that path, a role that may not enable it) left it, empty
         with conn.transaction():
             self._create_named_schema(conn)
-            self._set_up(conn, create=True, dimension=dimension)
+            self._set_up(conn, create=True, makes=True, dimension=dimension)
 
     def _set_up(
-        self, conn: psycopg.Connection[Any], *, create: bool, dimension: int | None
+        self, conn: psycopg.Connection[Any], *, create: bool, makes: bool, dimension: int | None
     ) -> None:
-        """:meth:`_setup` in the schema the search_path finds (there, or just created)."""
+        """:meth:`_setup` in the schema the search_path finds (there, or just created);
+        ``makes``: a store that is not there is made (``create``, not ``only_if_there``)."""
         database, schema = _first(conn.execute("SELECT current_database(), current_schema()"))
         if schema is None:
             raise KenningError(
@@ -1405,7 +1407,6 @@ class PostgresBackend:
         self._reembed_key = _lock_key(label + ":reembed")
         self._index_key = _lock_key(label + ":index")
         exists = self._has_schema_table(conn)
-        makes = create and not self._only_if_there
         if not exists and not makes:
             missing = StoreNotFound(
                 f"no kenning store in {self.location} yet; {StoreNotFound.CREATOR} creates it"
