@@ -77,7 +77,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import numpy as np
@@ -463,6 +463,14 @@ def _scroll_order(point: Any) -> tuple[str, int]:
     return (point, 0) if isinstance(point, str) else ("", point)
 
 
+def _text_kind(payload: dict[str, Any]) -> tuple[str, str, str] | None:
+    """A point's project, collection and type, when all three are text; else None."""
+    group, coll, typ = payload.get("group_id"), payload.get("collection"), payload.get("type")
+    if isinstance(group, str) and isinstance(coll, str) and isinstance(typ, str):
+        return group, coll, typ
+    return None
+
+
 class _LocalTally:
     """The points :meth:`QdrantBackend.count` counts (with kenning's fields), by project,
     collection and type, and every point's time for :meth:`QdrantBackend.newest`, from one
@@ -488,14 +496,14 @@ class _LocalTally:
         #: whose three fields are not all text), for :meth:`all_meet`.
         self.kinds: set[tuple[str, str, str]] | None = set()
 
-    def add_kind(self, payload: dict[str, Any]) -> None:
-        """A point of any kind (a filtered search or scroll finds any point whose fields
-        meet its filter, and :meth:`all_meet` speaks of every point)."""
+    def add_kind(self, kind: tuple[str, str, str] | None) -> None:
+        """The :func:`_text_kind` of a point of any kind (a filtered search or scroll finds
+        any point whose fields meet its filter, and :meth:`all_meet` speaks of every
+        point)."""
         if self.kinds is None:
             return
-        key = (payload.get("group_id"), payload.get("collection"), payload.get("type"))
-        if isinstance(key[0], str) and isinstance(key[1], str) and isinstance(key[2], str):
-            self.kinds.add(cast(tuple[str, str, str], key))
+        if kind is not None:
+            self.kinds.add(kind)
         else:
             self.kinds = None
 
@@ -509,10 +517,10 @@ class _LocalTally:
             for group, coll, typ in self.kinds
         )
 
-    def add(self, payload: dict[str, Any]) -> None:
-        key = (payload.get("group_id"), payload.get("collection"), payload.get("type"))
-        if isinstance(key[0], str) and isinstance(key[1], str) and isinstance(key[2], str):
-            self.counts[cast(tuple[str, str, str], key)] += 1
+    def add(self, kind: tuple[str, str, str] | None) -> None:
+        """The :func:`_text_kind` of a point with kenning's fields, counted."""
+        if kind is not None:
+            self.counts[kind] += 1
         else:
             self.exact = False
 
@@ -1847,9 +1855,10 @@ class QdrantBackend:
             # every point, unfiltered (kenning's fields are looked for here, not by a filter)
             for point, payload in self._local_payloads():
                 tally.add_time(point, payload)
-                tally.add_kind(payload)
+                kind = _text_kind(payload)
+                tally.add_kind(kind)
                 if _has_kenning_fields(payload):
-                    tally.add(payload)
+                    tally.add(kind)
             tally.sort()
             with self._call():
                 if self._dim() is None:
