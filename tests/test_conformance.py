@@ -2739,6 +2739,73 @@ def test_postgres_index_built_by_two_sessions_at_once_is_no_error(pg_url: str) -
         b.close()
 
 
+def test_postgres_index_a_migration_builds_at_its_end_while_another_commits_it_is_no_error(
+    pg_url: str,
+) -> None:
+    """A migration's load (bulk_load, not atomic: each upsert commits) builds the HNSW index
+    it dropped once it ends, with a plain `CREATE INDEX IF NOT EXISTS`; another session's
+    build of that index (a second migration's end) committing meanwhile makes that CREATE
+    fail on PostgreSQL's unique name of an index (UniqueViolation on
+    pg_class_relname_nsp_index), after it has waited for that session. The index the other
+    session built is the one wanted: the load ends without an error, and the store has one
+    valid index (an error with another constraint is still raised)."""
+    import time
+
+    import psycopg
+
+    from kenning.backends.postgres import PostgresBackend
+
+    b = PostgresBackend(pg_url, create=True, dimension=DIM)
+    outcome: dict[str, Any] = {}
+    rng = np.random.default_rng(11)
+    loaded = threading.Event()
+    other_built = threading.Event()
+
+    def migrate() -> None:
+        try:
+            with b.bulk_load(atomic=False):
+                b.upsert([record(i, unit(rng)) for i in range(3)])
+                loaded.set()
+                other_built.wait(30)  # its build is under way before this one's
+        except Exception as exc:  # the test's own report of it
+            outcome["error"] = exc
+
+    migration = threading.Thread(target=migrate)
+    try:
+        migration.start()
+        assert loaded.wait(30)
+        with psycopg.connect(pg_url) as other:  # the other migration's build, not committed
+            other.execute(
+                "CREATE INDEX kenning_memories_hnsw ON kenning_memories "
+                "USING hnsw (embedding vector_cosine_ops)"
+            )
+            other_built.set()
+            # this load's build waits for the other session's transaction (the index's
+            # name), then fails on its commit
+            waiting = "SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted"
+            with psycopg.connect(pg_url) as watch:
+                deadline = time.monotonic() + 10
+                while watch.execute(waiting).fetchone() is None and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    watch.rollback()
+                assert time.monotonic() < deadline, "the load's build never waited"
+        migration.join(30)
+        assert not migration.is_alive()
+        assert "error" not in outcome, outcome.get("error")
+        assert b.count(Filters()) == 3
+        with psycopg.connect(pg_url) as conn:
+            (valid,) = conn.execute(
+                "SELECT array_agg(i.indisvalid) FROM pg_index i JOIN pg_class c "
+                "ON c.oid = i.indexrelid WHERE c.relname = 'kenning_memories_hnsw'"
+            ).fetchone()
+            assert valid == [True]
+    finally:
+        other_built.set()
+        if migration.is_alive():
+            migration.join(30)
+        b.close()
+
+
 # -- Qdrant specifics -----------------------------------------------------------------------
 
 
