@@ -56,6 +56,15 @@ CHROMIUM = HEADLESS_SHELL if Path(HEADLESS_SHELL).exists() else "/usr/bin/chromi
 #: the two processes' IPC for every frame (~1 CPU-s of the module's ~10 in Chromium), and with
 #: their CPU in the process Playwright's driver waits for, where a renderer forked by the
 #: zygote was reaped by no test of the run.
+#: The shell also keeps a page's frame for the next page of the same site (RenderDocument
+#: off), as Chromium did before it made a new frame for every navigation: the same pages,
+#: DOM, events and pixels (scripts/screenshot_ui.py's image the same), ~30% less of
+#: Chromium's CPU a navigation (the launch and 41 navigations of a `kenning ui` page,
+#: alternated 4x: 8.4-11.7 -> 6.5-7.3 CPU-s). Chromium takes the last --disable-features it
+#: is given, so this one replaces Playwright's own list (microsoft/playwright#36658 asks for
+#: a way to add to it): PaintHolding, the one of it that the shell's pages meet (the rest
+#: is the full browser's services, other platforms, or the network, which is closed here),
+#: is named again.
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--headless",
@@ -65,7 +74,11 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    *(["--single-process"] if CHROMIUM == HEADLESS_SHELL else []),
+    *(
+        ["--single-process", "--disable-features=RenderDocument,PaintHolding"]
+        if CHROMIUM == HEADLESS_SHELL
+        else []
+    ),
 ]
 #: The tab's size: what no test reads, drawn in software at each page (at 1280 x 900, ~1.8
 #: times these pixels, Chromium spent ~0.6 CPU-s more over 60 pages).
