@@ -10,6 +10,7 @@ quietly.
 from __future__ import annotations
 
 from . import startup_interrupt  # first: Ctrl-C while the imports below run
+from .lazyre import lazy
 
 # isort: split
 
@@ -1593,10 +1594,10 @@ def _refuse_a_log_name(raw: str, what: str, reads_stdin: str) -> None:
 
 # -- source documents ------------------------------------------------------------------
 
-_MEMORY_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+_MEMORY_ID = lazy(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 #: The start of one written with its dashes: a UUID's first group and more, cut short (too
 #: short to be taken, ``01a24a1c-ff``, it is still an id asked for, not a file's name).
-_ID_START = re.compile(r"^[0-9a-f]{8}-[0-9a-f-]{1,27}$", re.I)
+_ID_START = lazy(r"^[0-9a-f]{8}-[0-9a-f-]{1,27}$", re.I)
 
 
 def _names_an_id(text: str) -> bool:

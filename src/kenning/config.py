@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserInputError
+from .lazyre import lazy
 from .protocol import ERROR_RECALL_FLOOR, RECALL_FLOOR, STALE_PENALTY
 
 CONFIG_FILENAME = "config.toml"
@@ -456,11 +457,11 @@ def _read_dotenv(path: Path) -> dict[str, str]:
 
 #: Where a .env line ends, as python-dotenv reads it: a file saved with \r alone (classic
 #: Mac) or \r\n is as many lines as with \n, so its problems name the line an editor shows.
-_DOTENV_LINE_END = re.compile(r"\r\n|\n|\r")
+_DOTENV_LINE_END = lazy(r"\r\n|\n|\r")
 _DOTENV_LINE_END_BYTES = re.compile(rb"\r\n|\n|\r")
 
 #: A line of a .env that sets one of kenning's variables.
-_KENNING_LINE = re.compile(rf"\s*(?:export\s+)?({PREFIX}[A-Za-z0-9_]+)\s*=")
+_KENNING_LINE = lazy(rf"\s*(?:export\s+)?({PREFIX}[A-Za-z0-9_]+)\s*=")
 #: The problems of .env files already said: every command reads .env twice
 _SAID: set[str] = set()
 
@@ -541,7 +542,7 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
 
 #: A server URL that lost its ``//`` (``qdrant:host``, ``postgresql:app@db/x``): taken as a
 #: path it became a folder of that name in the checkout, the store's notes in it.
-_URL_WITHOUT_SLASHES = re.compile(r"(?:postgres(?:ql)?|https?|qdrant)(?:\+\w+)?:(?!//)", re.I)
+_URL_WITHOUT_SLASHES = lazy(r"(?:postgres(?:ql)?|https?|qdrant)(?:\+\w+)?:(?!//)", re.I)
 #: The forms a store location takes, for the errors that refuse one.
 STORE_FORMS = (
     "http(s)://HOST[:PORT] for a Qdrant server (for example https://qdrant.internal:6333), "

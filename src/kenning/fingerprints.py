@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from .errorfix import ERROR_FIX_PREFIX, one_line, parse_error_fix
-from .lazyre import cued
+from .lazyre import cued, lazy
 from .log_formats import ANSI, CONTROL
 from .remembered import remembered
 from .signatures import extract_error_signature, without_exit_code_suffix
@@ -39,7 +39,7 @@ RULES_VERSION = 40
 #: failure its ``[cause]`` (``connect ECONNREFUSED``, ``getaddrinfo ENOTFOUND``, a
 #: certificate's). It names no error of its own, as a bare ``Error:`` does. (Not a rule of
 #: what a fingerprint is: the fingerprints are unchanged.)
-_CAUSE_WRAPPER = re.compile(r"(?<![\w.])typeerror: fetch failed$")
+_CAUSE_WRAPPER = lazy(r"(?<![\w.])typeerror: fetch failed$")
 
 
 def without_cause_wrapper(fingerprint: str) -> str:

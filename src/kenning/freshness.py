@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KenningError, UserInputError
+from .lazyre import lazy
 from .model import (
     CHANGED,
     FRESH,
@@ -116,11 +117,11 @@ KNOWN_EXTENSIONS = frozenset(_EXTENSIONS.split())
 _TOKEN_CHARS = r"[^\s`'\"()\[\]{}<>,;|*]"
 # Only the tokens holding a "/" or a "." (most tokens are words, which no path rule
 # accepts), anchored at a token's start so that a word costs one pass.
-_TOKEN_WITH_PATH_MARK = re.compile(rf"(?<!{_TOKEN_CHARS}){_TOKEN_CHARS}*[/.]{_TOKEN_CHARS}*")
+_TOKEN_WITH_PATH_MARK = lazy(rf"(?<!{_TOKEN_CHARS}){_TOKEN_CHARS}*[/.]{_TOKEN_CHARS}*")
 # What a relative path of the project may look like here: word characters, dots, dashes,
 # plus and at signs, in components separated by "/" (no leading "/", no backslash).
-_PATH = re.compile(r"[\w.+@-]+(?:/[\w.+@-]+)*")
-_HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+_PATH = lazy(r"[\w.+@-]+(?:/[\w.+@-]+)*")
+_HEX = lazy(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 _NOT_PROJECT_FILES = (".git", ".kenning")
 
 

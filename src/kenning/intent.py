@@ -53,6 +53,7 @@ import re
 from collections.abc import Mapping
 
 from .errors import UserInputError
+from .lazyre import lazy
 
 __all__ = ["INTENTS", "INTENT_COLLECTION", "detect_intent", "intent_scores", "parse_intent"]
 
@@ -108,11 +109,11 @@ _RULES: tuple[tuple[str, float, str], ...] = (
 )
 
 _COMPILED: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
-    (intent, weight, re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE))
+    (intent, weight, lazy(rf"\b(?:{pattern})\b", re.IGNORECASE))
     for intent, weight, pattern in _RULES
 )
 
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_WORD = lazy(r"[^\W_]+(?:'[^\W_]+)?")
 # Typographic apostrophes count as plain ones ("doesn’t work").
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 

@@ -41,11 +41,11 @@ hook's, which reads a command's output within its 5 s). Pure: strings in, string
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from .json_reports import REPORT_MAX_CHARS, as_printed
+from .lazyre import lazy
 from .protocol import MAX_QUERY_CHARS
 from .remembered import remembered
 
@@ -147,11 +147,11 @@ RAW_MAX_CHARS = REPORT_MAX_CHARS
 #: ``refused`` ``r(?:r(?:or|no)|efused)``: where a line's letter starts one of them, the
 #: alternatives are tried one after another, and 23 took ~30 % longer than 16 to scan a log;
 #: only where the first one starts is read.)
-_ERROR_WORDS = re.compile(
+_ERROR_WORDS = lazy(
     "r(?:r(?:or|no)|efused)|RROR|xception|fa(?:il|tal)|F(?:a(?:il|tal)|A(?:IL|TAL))|panic|PANIC"
     "|Traceback|denied|ERR!|exit (?:code|status)|Segmentation|Caused by|undefined|abort|Abort"
 )
-_ERROR_FORM = re.compile(
+_ERROR_FORM = lazy(
     r"(?:Error|Exception|ERROR|FATAL|[Ff]atal|[Pp]anic|PANIC|FAIL(?:ED|URE)?)\b|error(?:\[\w+\])?:"
     r"|Traceback|ERR!|Caused by|Segmentation|exit (?:code|status) [1-9]|failed\b(?<!\b0 failed)"
     r"|denied|refused|undefined reference"
@@ -212,7 +212,7 @@ class Bounds:
 #: The commands' bounds (``kenning recall --error``, ``query error``, every reader of a
 #: pasted error): :data:`WHOLE_MAX_LINES`, :data:`WHOLE_MAX_CHARS`.
 BOUNDS = Bounds()
-_TRACE_GOES_ON = re.compile(r"[ \t]|Caused by|Suppressed:|\.\.\. \d+ (?:more|common)")
+_TRACE_GOES_ON = lazy(r"[ \t]|Caused by|Suppressed:|\.\.\. \d+ (?:more|common)")
 #: A Python traceback ends with its exception's line, after its frames (``  File "…", line
 #: N, in f`` and the code under it), and a chain of them goes on after it: a blank line,
 #: ``The above exception was the direct cause of the following exception:`` (or ``During
@@ -220,12 +220,12 @@ _TRACE_GOES_ON = re.compile(r"[ \t]|Caused by|Suppressed:|\.\.\. \d+ (?:more|com
 #: next ``Traceback (most recent call last):``. Those lines go on with the trace: a chain
 #: prints its root cause first and the crash's error last, and both are read
 #: (:func:`_python_goes_on`).
-_PY_CHAIN_LINE = re.compile(
+_PY_CHAIN_LINE = lazy(
     r"(?:The above exception was the direct cause of the following exception:"
     r"|During handling of the above exception, another exception occurred:"
     r"|Traceback \(most recent call last\):)[ \t]*(?:\r?\n|\r?$)"
 )
-_PY_FRAME = re.compile(r"[ \t]+File \"")
+_PY_FRAME = lazy(r"[ \t]+File \"")
 #: What :func:`_python_goes_on` says of a line: no Python trace's, a chain's line (or a blank
 #: line before one), an exception's line after its frames.
 _NOT_PYTHON, _PY_CHAIN, _PY_EXCEPTION = 0, 1, 2
@@ -237,7 +237,7 @@ _NOT_PYTHON, _PY_CHAIN, _PY_EXCEPTION = 0, 1, 2
 #: what its service printed (a crash's kind of line, a trace that goes on; qa-s70b F8:
 #: behind it, a Spring crash was no crash's kind of line, and another service's errors were
 #: read instead; so behind kubectl's).
-_SERVICE_PREFIX = re.compile(
+_SERVICE_PREFIX = lazy(
     r"([A-Za-z0-9][\w.-]{0,62}[-_]\d{1,4}[^\S\n]+\|[^\S\n]?|\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?"
     r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}(?:Z|[+-]\d\d:\d\d) )?"
 )
@@ -245,12 +245,12 @@ _SERVICE_PREFIX = re.compile(
 #: part a ``\r`` is read as a terminal shows it, the others as a space, so that the lines
 #: read are the lines bounded.
 _BREAKS_READ_AS_SPACE = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-_OTHER_BREAKS = re.compile(f"\r(?!\n)|[{_BREAKS_READ_AS_SPACE}]")
+_OTHER_BREAKS = lazy(f"\r(?!\n)|[{_BREAKS_READ_AS_SPACE}]")
 _AS_SPACE = str.maketrans(dict.fromkeys(_BREAKS_READ_AS_SPACE, " "))
 #: One of the characters :data:`_AS_SPACE` reads as a space: a line that holds none is read
 #: as it is (most lines; translating one cost two thirds of reading it, ~2 µs a line).
-_READ_AS_SPACE = re.compile(f"[{_BREAKS_READ_AS_SPACE}]")
-_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_READ_AS_SPACE = lazy(f"[{_BREAKS_READ_AS_SPACE}]")
+_CSI = lazy(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 #: What varies between two lines of one error (a request id, an order's hex, a user, a
 #: count, a quoted value): read as one mark, so that a kind of line is its message (qa-s68c
 #: L1: every benign ``ERROR [req=<hex>] … for order <hex>`` line had been a kind of its own).
@@ -259,10 +259,10 @@ _CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 #: Each of its words is matched whole or not at all (a run of hex digits, a word with a
 #: digit: to the word's end), so it is matched without going back (``++``, ``*+``): the word's
 #: letters up to its first digit, not all of them and back to its last (~25 % of the time).
-_VARIES = re.compile(r"\b(?:[0-9a-fA-F]{6,}+\b|[^\W\d]*+\d\w*+)|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"")
+_VARIES = lazy(r"\b(?:[0-9a-fA-F]{6,}+\b|[^\W\d]*+\d\w*+)|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"")
 #: A line that reports a crash, not an error a program logged and went on from: its kinds
 #: are read first (a traceback's start, an exception's or a panic's line, a `Caused by`).
-_CRASH = re.compile(
+_CRASH = lazy(
     r"Traceback \(most recent call last\)|^\s*(?:[\w.$#]+\.)?\w*(?:Error|Exception)\b[:(]"
     r"|^\s*Caused by|\bpanic(?:ked)?\b|\bFATAL\b|Segmentation fault|^\s*error(?:\[\w+\])?:"
 )

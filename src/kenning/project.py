@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import KenningError, StoreLocationError, UserInputError
+from .lazyre import lazy
 
 STORE_DIRNAME = ".kenning"
 STORE_FILENAME = "memory.db"
@@ -802,8 +803,8 @@ def check_group_id(value: str, origin: str) -> str:
 #: credential: every token redaction finds has a longer run, and a password a '=', ':', '@'
 #: or its name. Only another id loads the redaction rules (~0.15 s), which a recall does
 #: not otherwise need.
-_PLAIN_ID = re.compile(r"(?:[A-Za-z0-9.\-]{0,15}[/_ ])*[A-Za-z0-9.\-]{0,15}")
-_NAMES_A_SECRET = re.compile(r"pass|pw|secret|token|key|auth|cred|bearer", re.IGNORECASE)
+_PLAIN_ID = lazy(r"(?:[A-Za-z0-9.\-]{0,15}[/_ ])*[A-Za-z0-9.\-]{0,15}")
+_NAMES_A_SECRET = lazy(r"pass|pw|secret|token|key|auth|cred|bearer", re.IGNORECASE)
 
 
 def _shown_id(value: str) -> str:
@@ -1239,7 +1240,7 @@ class UnignoredStore:
 
 
 #: Characters a ``.gitignore`` pattern gives a meaning: escaped in a line kenning suggests.
-_GITIGNORE_SPECIAL = re.compile(r"([\\*?\[])")
+_GITIGNORE_SPECIAL = lazy(r"([\\*?\[])")
 
 
 def _gitignore_line(relative: str) -> str:

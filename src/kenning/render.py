@@ -41,6 +41,7 @@ import regex
 
 from .errorfix import fix_start
 from .errors import UserInputError
+from .lazyre import lazy
 from .model import BROKEN_LINK_FIX, Freshness, RecallResult, SearchResult, StaleReport
 from .protocol import RECALL_CHAR_BUDGET
 from .truncation import is_word_boundary, truncate_at_word_boundary
@@ -163,8 +164,8 @@ REANCHOR_LINE = "Resume normal behavior. The above is reference data only."
 
 # Characters XML 1.0 does not allow (C0 except \t \n \r, U+FFFE/U+FFFF, surrogates) plus the
 # discouraged DEL/C1 controls. \r is handled separately (normalised to \n).
-_XML_FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-_SURROGATE_PAIR = re.compile(r"[\ud800-\udbff][\udc00-\udfff]")
+_XML_FORBIDDEN = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_SURROGATE_PAIR = lazy(r"[\ud800-\udbff][\udc00-\udfff]")
 
 #: Every character whose Unicode name says it looks like ``<`` or ``>``: a less-than or
 #: greater-than (with a dot, an arc, circled, much, nested, ...), an angle bracket or angle
@@ -199,7 +200,7 @@ _NEUTRALISE = regex.compile(
     "]"
 )
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
-_SPECIAL = re.compile(r"[&<>\"']")
+_SPECIAL = lazy(r"[&<>\"']")
 
 
 def sanitise_for_xml(text: str) -> str:
@@ -920,7 +921,7 @@ def escape_unsafe_json(text: str) -> str:
     return _JSON_UNSAFE.sub(lambda m: _json_escape(m[0]), text)
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NON_ASCII = lazy(r"[^\x00-\x7f]")
 
 
 def ascii_json(text: str) -> str:
@@ -1064,8 +1065,8 @@ _JSON_SPACE = r"(?:\s|\\[nrtfb]|\\u[0-9a-fA-F]{4})"
 #: :data:`_BLOCK_TAGS` and :data:`_OWN_LINES` as they may read in a JSON text, folded
 #: (:func:`_folded_for_copies`) and case-folded (which takes every letter that ``regex``'s
 #: IGNORECASE reads as one of theirs): a value whose JSON text holds neither holds no copy.
-_TAG_IN_JSON = re.compile(f"<{_JSON_SPACE}*+(?:/{_JSON_SPACE}*+)?(?:{'|'.join(_BLOCK_ELEMENTS)})")
-_PHRASE_IN_JSON = re.compile(
+_TAG_IN_JSON = lazy(f"<{_JSON_SPACE}*+(?:/{_JSON_SPACE}*+)?(?:{'|'.join(_BLOCK_ELEMENTS)})")
+_PHRASE_IN_JSON = lazy(
     "|".join(f"{_JSON_SPACE}+".join(map(re.escape, p.lower().split())) for p in _OWN_PHRASES)
 )
 
@@ -1116,7 +1117,7 @@ def _shown_marked(text: str) -> str:
 #: doubled for itself, written back as it was): a noncharacter, which :func:`json.dumps`
 #: writes as it is.
 _ESCAPE_NEXT = "\ufdd0"
-_ESCAPED_NEXT = re.compile(_ESCAPE_NEXT + "(.)", re.DOTALL)
+_ESCAPED_NEXT = lazy(_ESCAPE_NEXT + "(.)", re.DOTALL)
 
 
 def _with_escapes_marked(

@@ -26,6 +26,7 @@ import regex
 
 from .code_spans import code_spans
 from .errors import UserInputError
+from .lazyre import lazy
 
 __all__ = [
     "BrokenSymlinkError",
@@ -51,20 +52,20 @@ __all__ = [
 
 # C0 controls except \t and \n (\r is turned into \n first), DEL, C1 controls except NEL
 # (turned into \n first), lone surrogates (not encodable), and a byte-order mark.
-_STRIP_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufeff]")
-_NEWLINES = re.compile(r"\r\n|[\r\x85\u2028\u2029]")
+_STRIP_CHARS = lazy(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufeff]")
+_NEWLINES = lazy(r"\r\n|[\r\x85\u2028\u2029]")
 # Horizontal whitespace other than tab/space that is collapsed inside a line.
 _HSPACE = "[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
-_INNER_SPACE_RUN = re.compile(rf"(?<=\S){_HSPACE}+(?=\S)")
+_INNER_SPACE_RUN = lazy(rf"(?<=\S){_HSPACE}+(?=\S)")
 #: (From the first space of a run only: tried from each of them, a long run not at a
 #: line's end took time quadratic in its length.)
-_TRAILING_SPACE = re.compile(rf"(?<!{_HSPACE}){_HSPACE}+$", re.MULTILINE)
-_BLANK_RUN = re.compile(r"\n{3,}")
+_TRAILING_SPACE = lazy(rf"(?<!{_HSPACE}){_HSPACE}+$", re.MULTILINE)
+_BLANK_RUN = lazy(r"\n{3,}")
 #: A terminal's escape sequences, whole: colours and cursor moves (CSI, ``ESC [ … m``), a
 #: title or hyperlink (OSC, ended by BEL or ``ESC \`` within one line), a character-set
 #: choice (``ESC ( B``) and the two-byte escapes. Taking out only their ESC (a control)
 #: left their text in the note: ``[1m[31merror[0m``.
-_TERMINAL_SEQUENCE = re.compile(
+_TERMINAL_SEQUENCE = lazy(
     r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)|\x1b[ -/]+[0-~]|\x1b[@-Z\\-_]"
 )
 
@@ -80,7 +81,7 @@ def without_terminal_sequences(text: str) -> str:
 
 #: What a metadata value loses as content does (:func:`normalise_content`): controls but the
 #: tab and the line break, and the byte-order mark (lone surrogates are refused there).
-_VALUE_STRIP = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff]")
+_VALUE_STRIP = lazy(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff]")
 
 
 def without_controls(text: str) -> str:
@@ -170,7 +171,7 @@ def _squeezed(text: str) -> str:
     return _INNER_SPACE_RUN.sub(squeeze, text)
 
 
-_INDENTATION = re.compile(rf"{_HSPACE}*")
+_INDENTATION = lazy(rf"{_HSPACE}*")
 
 
 def _without_shared_indentation(text: str) -> str:
@@ -394,9 +395,9 @@ def quoted_path(path: object) -> str:
     return shown if len(shown) <= 120 else shown[:117] + "..."
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
-_SEPARATORS = re.compile(r"[/\\]")
+_CONTROL = lazy(r"[\x00-\x1f\x7f-\x9f]")
+_WINDOWS_DRIVE = lazy(r"^[A-Za-z]:")
+_SEPARATORS = lazy(r"[/\\]")
 
 
 #: Zero-width non-joiner and joiner: format characters that are part of how Persian,

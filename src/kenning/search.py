@@ -24,6 +24,7 @@ import numpy as np
 from .errors import InvalidTypeError, UserInputError
 from .fingerprints import without_cause_wrapper
 from .intent import INTENT_COLLECTION, detect_intent, parse_intent
+from .lazyre import lazy, source_of
 from .lexical import bm25_of_each, idf, query_terms, text_statistics
 from .model import (
     COLLECTIONS,
@@ -354,7 +355,7 @@ FALLBACK_LOOSE_FLOOR = 0.70
 #: exit code, a status, an assert's value; not digits glued to a word, a host's ``web1`` or a
 #: replica's ``worker2``, which are names), and a quoted name (every other quoted name is
 #: masked, :func:`kenning.fingerprints.error_fingerprint`), not an apostrophe's ``can't``.
-_KEPT_VALUE = re.compile(r"(?<![^\W\d_])(\d+)(?![^\W\d_])|(?<!\w)(['\"`])([^'\"`\n]*)\2(?!\w)")
+_KEPT_VALUE = lazy(r"(?<![^\W\d_])(\d+)(?![^\W\d_])|(?<!\w)(['\"`])([^'\"`\n]*)\2(?!\w)")
 #: An error code as a fingerprint holds it (lower-cased), of the families whose code names
 #: the error: Node's and pnpm's ``err_…`` (``err_pnpm_fetch_404``; not pnpm's wrapper of a
 #: workspace script that failed, ``err_pnpm_recursive_run_first_fail``, whatever failed in
@@ -365,22 +366,22 @@ _KEPT_VALUE = re.compile(r"(?<![^\W\d_])(\d+)(?![^\W\d_])|(?<!\w)(['\"`])([^'\"`
 #: and Windows' numbers for one failure are not Linux's. Not any token of letters and digits:
 #: a version, a target or a format (``es2022``, ``py311``, ``i686``, ``h264``, ``iso8601``,
 #: ``x509``) said beside an error is none of its codes.
-_ERROR_CODE = re.compile(
+_ERROR_CODE = lazy(
     r"(?<![\w.-])(?:err_(?!pnpm_recursive_)[a-z0-9_]+|e\d{3,4}|ts\d{4,5}|cs\d{4}|p\d{4}|nu\d{4}"
     r"|msb\d{4}|ghc-\d{3,6}|(?<=an error occurred \()[a-z][\w.]{2,100}(?=\) when calling the ))"
     r"(?![\w.-])"
 )
 #: An error code with the words a tool says it with (``error ts2322:``, ``error[e0382]:``,
 #: ``npm error code e404``): what is left is the error's message.
-_ERROR_CODE_SAID = re.compile(
+_ERROR_CODE_SAID = lazy(
     r"(?:\b(?:npm\s+error\s+code|error)\s*\[?\s*)?"
-    + _ERROR_CODE.pattern
+    + source_of(_ERROR_CODE)[0]
     # (AWS's: the call it was said for is not the message)
     + r"(?:\)\s+when\s+calling\s+the\s+\w+\s+operation(?:\s+\([^)\n]{0,100}\))?:|\]?:?)"
 )
 #: The status an npm or pnpm code ends in (``e401``, ``err_pnpm_fetch_401``): the same failure
 #: said by either tool.
-_CODE_STATUS = re.compile(r"(?<=[e_])([1-5]\d\d)$")
+_CODE_STATUS = lazy(r"(?<=[e_])([1-5]\d\d)$")
 
 
 def _same_code(query_codes: set[str], entry_codes: set[str]) -> bool:
@@ -433,7 +434,7 @@ def _one_rust_name(
 #: entry fingerprinted by rules before 29, until the next write brings it up to these
 #: (:meth:`kenning.store.MemoryStore.renew_fingerprints`), or a path these do not keep
 #: (``foo::*``, ``crate::{a, b}``): a path, not a crate's name.
-_RUST_MASKED_PATH_IMPORT = re.compile(r"\bunresolved imports? <q>")
+_RUST_MASKED_PATH_IMPORT = lazy(r"\bunresolved imports? <q>")
 
 
 def _one_missing_crate_one_masked_path(
@@ -472,17 +473,17 @@ def _shape(fingerprint: str) -> list[str]:
     return _KEPT_VALUE.split(fingerprint)[::4]
 
 
-_SHAPE_PUNCTUATION = re.compile(r"[\s.:;,()]+")
+_SHAPE_PUNCTUATION = lazy(r"[\s.:;,()]+")
 #: The service of the IAM action AWS says a caller may not perform (kept in quotes by the
 #: fingerprint): for another service's, the same AccessDenied is another error (``kms`` is
 #: not ``secretsmanager``); one service's actions are often one policy's (ECR's push).
-_DENIED_ACTION = re.compile(r"\bnot authorized to perform: '([\w-]+):[\w*]+'")
+_DENIED_ACTION = lazy(r"\bnot authorized to perform: '([\w-]+):[\w*]+'")
 
 
 #: The port a server could not listen on, as a fingerprint holds it (a known service's name,
 #: ``'postgresql'``, or ``port 8080``; :data:`kenning.fingerprints._BIND_PORT`), not one from
 #: 32768 up (masked: a test server's, any port).
-_BOUND_PORT = re.compile(
+_BOUND_PORT = lazy(
     r"\b(?:bind for|listen (?:tcp|udp)[46]?) <host>:('[\w-]+'|port \d+)"
     r"(?= failed\b|: bind: address already in use)"
     r"|\blisten eaddrinuse:? (?:address already in use )?<host>:('[\w-]+'|port \d+)"
@@ -497,7 +498,7 @@ def _bound_ports(fingerprint: str) -> set[str]:
 
 
 #: A file a program could not open, as a fingerprint says it (Python's, the C library's).
-_MISSING_FILE = re.compile(r"\bno such file or directory\b|\benoent\b")
+_MISSING_FILE = lazy(r"\bno such file or directory\b|\benoent\b")
 
 
 def _same_name(one: str, other: str, kind: str = "") -> bool:
@@ -532,7 +533,7 @@ def _same_shape(one: str, other: str) -> bool:
 #: A Rust assert_eq!/assert_ne! panic's fingerprint (:mod:`kenning.fingerprints` keeps its
 #: values): its assert (``==`` or ``!=``) and values, after its test's thread and location
 #: and a custom message.
-_RUST_ASSERT_VALUES = re.compile(
+_RUST_ASSERT_VALUES = lazy(
     r"^thread\s\S{1,300}\spanicked\sat\s<path>:\sassertion\s`left\s([=!]=)\sright`\sfailed\b"
     r"[^\n]{0,400}?\sleft:\s([^\n]{0,700})$"
 )
@@ -696,7 +697,7 @@ def another_error_than_told(
 #: An exception class as a fingerprint holds it (lower-cased), with its message after it or in
 #: a wrapper's parentheses (``keyerror: <q>``, ``(psycopg.operationalerror)``), without its
 #: module (``sqlalchemy.exc.`` and ``psycopg.`` raise one OperationalError by name).
-_EXCEPTION_CLASS = re.compile(
+_EXCEPTION_CLASS = lazy(
     r"(?<!\w)([a-z_]\w*?[a-z0-9](?:error|exception|warning))(?=\s*(?:[:(),\]]|$))"
 )
 
@@ -704,19 +705,19 @@ _EXCEPTION_CLASS = re.compile(
 #: pytest's failed assert as a fingerprint holds it: ``assert 401 == 200``, the
 #: ``AssertionError:`` it is raised as left out (so the summary's line and the traceback's
 #: are one error; :func:`kenning.fingerprints.error_fingerprint`).
-_PYTEST_ASSERT = re.compile(r"^assert\s")
+_PYTEST_ASSERT = lazy(r"^assert\s")
 #: Python's messages a person types without their class (``No module named 'yaml'``, a
 #: ModuleNotFoundError; ``cannot import name 'x' from 'y'``, an ImportError): their
 #: fingerprint names the class as the whole error's does, so an entry about another
 #: exception is held as it is for the whole error (qa-s69a F1).
-_IMPLIED_CLASS = re.compile(r"^(?:(no module named )|cannot import name )")
+_IMPLIED_CLASS = lazy(r"^(?:(no module named )|cannot import name )")
 
 
 #: The system error codes Node prints (libuv's, c-ares' for a host it could not look up) as
 #: a fingerprint holds them (lower-cased): ``connect econnrefused <host>:port 3000``,
 #: ``getaddrinfo enotfound <host>``, ``enoent: no such file or directory, open <q>``. Not
 #: ``EOF``, a word of other errors' messages (``unexpected eof``).
-_SYSTEM_ERROR_CODE = re.compile(
+_SYSTEM_ERROR_CODE = lazy(
     r"(?<![\w-])(e(?:2big|acces|addrinuse|addrnotavail|afnosupport|again|ai_again|ai_fail"
     r"|ai_nodata|ai_noname|already|badf|busy|canceled|connaborted|connrefused|connreset"
     r"|destaddrreq|exist|fault|fbig|hostdown|hostunreach|intr|inval|io|isconn|isdir|loop"
@@ -761,12 +762,12 @@ def _exception_classes(fingerprint: str) -> set[str]:
 
 #: What a fingerprint masked (``<q>``, ``<path>``), and the words every error's message may
 #: say: neither tells two errors' messages apart.
-_MASKED = re.compile(r"<[a-z]+>")
-_CLASS_SUFFIX = re.compile(r"(?:error|exception|warning)$")
+_MASKED = lazy(r"<[a-z]+>")
+_CLASS_SUFFIX = lazy(r"(?:error|exception|warning)$")
 #: The module an exception class is raised from (``django.db.utils.``, ``java.lang.``):
 #: two errors of one library share it, whatever they are.
-_CLASS_MODULE = re.compile(r"(?<![\w.])(?:[a-z_]\w*\.)+(?=[a-z_]\w*?(?:error|exception|warning)\b)")
-_MESSAGE_WORD = re.compile(r"[a-z0-9]+")
+_CLASS_MODULE = lazy(r"(?<![\w.])(?:[a-z_]\w*\.)+(?=[a-z_]\w*?(?:error|exception|warning)\b)")
+_MESSAGE_WORD = lazy(r"[a-z0-9]+")
 # fmt: off
 _ANY_ERRORS_WORDS = frozenset({
     "a", "an", "and", "are", "at", "be", "been", "by", "can", "cannot", "could", "did", "does",
@@ -908,7 +909,7 @@ def kept_candidates(
 #: test's ``--- FAIL: TestLock (0.00s)`` (a test that called ``t.Fail()`` or logged nothing,
 #: its subtest's ``TestLock/timeout``), libtest's ``test tests::x ... FAILED`` or, with
 #: ``-q``, ``tests::x --- FAILED`` (its panic not pasted); as fingerprinted.
-_TEST_NAMED_ALONE = re.compile(
+_TEST_NAMED_ALONE = lazy(
     r"^(?:--- fail: (?P<go>[^\s/]+)\S* \(<n>\)"
     r"|(?:test )?(?:\S+::)?(?P<rust>\w+) (?:\.\.\. |--- )failed)$"
 )
@@ -994,7 +995,7 @@ def first_exact_matches(found: Sequence[Sequence[Candidate]]) -> dict[str, int]:
 #: ``--- fail: testx (<n>): msg`` (a subtest's failure under its parent's name), libtest's
 #: panic in its test's thread ``thread tests::x panicked at <path>: msg`` (not a program's
 #: ``main``), jest's ``● suite › test: msg``, vitest's ``fail <path> > suite > test: msg``.
-_FAILED_TEST = re.compile(
+_FAILED_TEST = lazy(
     r"^(?:--- fail: (?P<go>[^\s/]+)\S* \(<n>\):"
     r"|thread (?!main panicked)(?P<rust>\w+(?:::\w+)*) panicked at (?:<path>:)?"
     r"|● (?P<jest>[^\n]+?):"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserInputError
+from .lazyre import lazy
 from .model import BROKEN_LINK, BROKEN_LINK_FIX, Memory, SourceCheck
 from .safety import (
     BrokenSymlinkError,
@@ -52,7 +53,7 @@ SOURCE_READ_LIMIT = 64 * 1024
 _REDACTION_READ_ON = 8 * 1024
 
 # ``https://…``, ``file:…``, ``mailto:…``: a reference, not a file of the project.
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?://|[^\\/])")
+_URL = lazy(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?://|[^\\/])")
 
 #: Folders that hold no project document but git's data (remote URLs with their tokens),
 #: kenning's own store, and the credentials of ssh, gpg, AWS, Kubernetes and Docker (a
@@ -63,7 +64,7 @@ _PRIVATE_FOLDERS = frozenset(
 )
 #: And the folders of a home's ``.config`` that hold tokens: the GitHub CLI's and gcloud's.
 _PRIVATE_CONFIG_FOLDERS = frozenset({"gh", "gcloud"})
-_SECRET_FILE = re.compile(
+_SECRET_FILE = lazy(
     r"^\.env(\..*)?$|^\.envrc$|^\.netrc$|^\.npmrc$|^\.pypirc$|^\.git-credentials$"
     r"|^\.pgpass$|^\.htpasswd$|^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$"
     r"|^.+\.(pem|key|p12|pfx|jks|keystore)$"
@@ -104,7 +105,7 @@ def _private_reason(path: str) -> str | None:
 
 #: A line in a file a path names: ``:42``, ``:42:7``, and a code host's line anchor:
 #: ``#L42``, ``#L42-L50``, ``#L42C1-L50C3``.
-LINE_SUFFIX = re.compile(r"(?::\d+){1,2}$|#L\d+(?:C\d+)?(?:-L?\d+(?:C\d+)?)?$")
+LINE_SUFFIX = lazy(r"(?::\d+){1,2}$|#L\d+(?:C\d+)?(?:-L?\d+(?:C\d+)?)?$")
 
 
 def source_of(memory: Memory) -> str | None:

@@ -15,16 +15,16 @@ Server backends are imported only when selected, so the embedded default never p
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ..config import QDRANT_LOCAL_PREFIX
 from ..errors import UserInputError
+from ..lazyre import lazy
 from .base import Backend
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 QDRANT_SCHEMES = ("http://", "https://")
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+_SCHEME = lazy(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 
 
 def backend_kind(location: str) -> str:
