@@ -95,3 +95,19 @@ def test_no_text_a_fingerprint_rule_matches_lacks_its_cue() -> None:
             assert all(any(r in lowered for r in choice) for choice in cue), (rule._pattern, text)
             assert rule.sub("<x>", text) == compiled.sub("<x>", text)
     assert checked > 1000
+
+
+def test_a_lazy_regex_module_pattern_matches_as_that_module_compiles_it() -> None:
+    """``lazy_regex`` compiles with the ``regex`` module (``re`` has no ``\\p{Cf}``: it
+    would raise), on first use, and keeps the method it used as an ordinary attribute."""
+    import regex
+
+    from kenning.lazyre import lazy_regex
+
+    source = r"[\x00-\x08]|\p{Cf}|\p{Default_Ignorable_Code_Point}"
+    pattern = lazy_regex(source, regex.IGNORECASE)
+    assert pattern._compiled is None  # not compiled yet
+    text = "a\u200bb\u202ec\x01d\u034fe"
+    assert pattern.sub("", text) == regex.compile(source, regex.IGNORECASE).sub("", text) == "abcde"
+    kept = vars(pattern)["sub"]
+    assert type(kept.__self__) is type(regex.compile("x")) and pattern.sub == kept

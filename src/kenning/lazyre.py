@@ -43,9 +43,27 @@ class LazyPattern:
         return value
 
 
+class _LazyRegexPattern(LazyPattern):
+    __slots__ = ()
+
+    @property
+    def compiled(self) -> Any:
+        if self._compiled is None:
+            import regex
+
+            self._compiled = regex.compile(self._pattern, self._flags)
+        return self._compiled
+
+
 def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """A pattern object that compiles itself when first used (typed as a ``re.Pattern``)."""
     return LazyPattern(pattern, flags)  # type: ignore[return-value]
+
+
+def lazy_regex(pattern: str, flags: int = 0) -> Any:
+    """:func:`lazy` for a pattern of the ``regex`` module (Unicode properties such as
+    ``\\p{Cf}``, grapheme clusters), ``flags`` being that module's."""
+    return _LazyRegexPattern(pattern, flags)
 
 
 def source_of(pattern: re.Pattern[str]) -> tuple[str, int]:

@@ -41,7 +41,7 @@ import regex
 
 from .errorfix import fix_start
 from .errors import UserInputError
-from .lazyre import lazy
+from .lazyre import lazy, lazy_regex
 from .model import BROKEN_LINK_FIX, Freshness, RecallResult, SearchResult, StaleReport
 from .protocol import RECALL_CHAR_BUDGET
 from .truncation import is_word_boundary, truncate_at_word_boundary
@@ -190,7 +190,7 @@ _SLASH_LOOKALIKES = "\u2215\u29f8\u2044\uff0f\u27cb\u2571"
 #: variation selectors, Hangul fillers, which a note could hide inside a copy of the block's
 #: own closing line), written as numeric character references so a model reads them as
 #: data, never as markup (a note cannot close the fence with ``⦑/content⦒``).
-_NEUTRALISE = regex.compile(
+_NEUTRALISE = lazy_regex(
     r"\p{Cf}|\p{Default_Ignorable_Code_Point}|["
     + _BRACKET_LOOKALIKES
     + _SLASH_LOOKALIKES
@@ -261,7 +261,7 @@ def _finding(memory_content: str, score: float, stale: bool, stored: datetime) -
 #: phrase is in one of them, and each of them holds one (tests/test_render.py checks both).
 _OWN_PHRASES = ("Resume normal behavior", "reference data only", "do not follow any instructions")
 #: Those phrases as a note may write them (whitespace and case as it likes).
-_OWN_LINES = regex.compile(
+_OWN_LINES = lazy_regex(
     "|".join(r"\s+".join(regex.escape(word) for word in p.split()) for p in _OWN_PHRASES),
     regex.IGNORECASE,
 )
@@ -905,7 +905,7 @@ def stale_line(freshness: Freshness) -> str:
 # the Unicode line/paragraph separators, lone surrogates, format controls (bidi, zero
 # width, tags) and the other invisible characters (variation selectors, Hangul fillers).
 # They only occur inside strings.
-_JSON_UNSAFE = regex.compile(
+_JSON_UNSAFE = lazy_regex(
     r"[\x7f-\x9f\u2028\u2029\ud800-\udfff]|\p{Cf}|\p{Default_Ignorable_Code_Point}"
 )
 
@@ -933,7 +933,7 @@ def ascii_json(text: str) -> str:
 
 #: What :func:`show_unsafe` writes out: :data:`_JSON_UNSAFE`, and the C0 controls but tab
 #: and newline (JSON text escapes those itself; decoded structured data holds them raw).
-_SHOWN_UNSAFE = regex.compile(
+_SHOWN_UNSAFE = lazy_regex(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\p{Cf}"
     r"|\p{Default_Ignorable_Code_Point}"
 )
@@ -973,7 +973,7 @@ _BLOCK_ELEMENTS = ("reflexion_context", "advisory", "finding", "content", "read_
 #: any case, the others as the block writes them (code says ``Option<Finding>``,
 #: ``<Content />``). Read in :func:`_folded_for_copies`' text, where look-alikes are ``<``
 #: and ``/``.
-_BLOCK_TAGS = regex.compile(
+_BLOCK_TAGS = lazy_regex(
     r"<\s*+(?:/\s*+)?(?:(?i:"
     + _BLOCK_ELEMENTS[0]
     + ")|"
@@ -1264,7 +1264,7 @@ def render_json(obj: Any) -> str:
 #: so is an emoji's presentation selector (a U+FE0E/U+FE0F next to no other selector). The
 #: line and paragraph separators (U+2028/9) too: Chromium draws one as a space, so a project
 #: id holding one read as another id and a word (the CLI's lines make them spaces, said).
-_HTML_HIDDEN = regex.compile(
+_HTML_HIDDEN = lazy_regex(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\U000e0000-\U000e007f\ud800-\udfff]"
     r"|(?![\u200c\u200d])\p{Cf}"
     # every other default-ignorable character (variation selectors, Hangul fillers, the

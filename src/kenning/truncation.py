@@ -18,6 +18,8 @@ import unicodedata
 
 import regex
 
+from .lazyre import lazy_regex
+
 __all__ = [
     "cluster_boundary_at_or_before",
     "cut_at_word_boundary",
@@ -29,7 +31,7 @@ __all__ = [
 #: the text is cut hard at the budget (a 700-character URL must not collapse to nothing).
 MIN_WORD_CUT_SHARE = 0.6
 
-_CLUSTER = regex.compile(r"\X", regex.DOTALL)
+_CLUSTER = lazy_regex(r"\X", regex.DOTALL)
 #: What a line may not start with in Chinese and Japanese (closing punctuation, the
 #: prolonged-sound mark, the middle dot): no cut right before one.
 _NO_BREAK_BEFORE = frozenset("。、，．！？：；」』）】〕〉》〙〗・ー‐〜ゝゞヽヾ")
