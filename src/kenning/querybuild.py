@@ -50,7 +50,6 @@ from .signatures import (
     names_error,
     written_below_error,
 )
-from .solution_docs import markdown_heading
 from .truncation import cut_at_word_boundary
 
 __all__ = [
@@ -361,6 +360,9 @@ _OVERVIEW = lazy(r"^overview\s*:?$", re.IGNORECASE)
 
 def _overview(text: str) -> str:
     """The text under the first ``Overview`` heading (any level), up to the next heading."""
+    # (here: a recall, every hook, imports this module, and needs none of solution_docs)
+    from .solution_docs import markdown_heading
+
     captured: list[str] | None = None
     in_fence = False
     for line in text.splitlines():
