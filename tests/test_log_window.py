@@ -93,6 +93,21 @@ def test_a_20_mb_line_is_read_to_its_line_limit() -> None:
     assert extract_error_signature(line) == queries[0][0]
 
 
+def test_a_long_line_of_a_log_read_in_part_is_read_to_its_line_limit() -> None:
+    """A line longer than LINE_MAX_CHARS in a part read of a log under RAW_MAX_CHARS (not
+    cut before its reports are read) is read to its LINE_MAX_CHARS-th character, in the
+    head and in the tail, and counted as cut; the lines around it are read as they are."""
+    long_head = "WARNING setup: " + "y" * 9_000
+    long_tail = "Error: Cannot find module 'semver' " + "x" * 50_000
+    lines = [long_head, *info_lines(4_000), long_tail, *info_lines(10, 4_000)]
+    window = log_window("\n".join(lines))
+    read = window.text.split("\n")
+    assert read[0] == long_head[:LINE_MAX_CHARS] and long_tail[:LINE_MAX_CHARS] in read
+    assert read[1:200] == info_lines(199) and read[-10:] == info_lines(10, 4_000)
+    assert window.cut_lines == 2 and "only to their 4,000th character" in window.notice()
+    bounded(window.text)
+
+
 def test_a_5_mb_log_whose_error_is_at_its_end_is_read_by_its_end() -> None:
     """Its head, its errors and its tail are read; a line between them is not (read, a
     line that tells an error in a sentence is a query of its own)."""
