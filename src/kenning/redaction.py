@@ -890,6 +890,45 @@ _MAX_INDENT = 256
 _AMP_PARTS = lazy(
     r"(?:&(?![ \t]{0,64}\$?[A-Za-z_][\w.\-\[\]]{0,64}[ \t]{0,64}:?=)[^\s\"'`,;&]{0,1024})*"
 )
+#: One of those parts: a match at a '&' is the part that starts there, None where the next
+#: parameter's name starts instead.
+_AMP_PART = lazy(r"&(?![ \t]{0,64}\$?[A-Za-z_][\w.\-\[\]]{0,64}[ \t]{0,64}:?=)[^\s\"'`,;&]{0,1024}")
+
+
+class _AmpParts(threading.local):
+    """The parts that the values of one text read on over (:func:`_value_end`), kept from
+    one value to the next: in ``&(password=a&(password=a…`` each value read the ~2,000
+    characters of parts after it that the one before it had read (a fifth of redacting the
+    hostile inputs that hold them). A part holds no '&' but its first, so the parts read on
+    from a '&' start at the text's '&'s one after another, up to where no part follows:
+    ``starts`` are such a run's '&'s, in order, and ``end`` where it ends (None: not read
+    that far yet). A run is kept only from a '&' that the value before read on over
+    (``read``: where that value's parts started and ended); any other value's parts are
+    read by one match of :data:`_AMP_PARTS`, as cheap as it gets where nothing is read
+    again. One for each thread, as each redacts its own texts."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.starts: list[int] = []
+        self.end: int | None = None
+        self.read = (0, 0)
+
+    def read_on(self, until: int) -> None:
+        """Read parts on from the last start until one starts at ``until`` or later, or the
+        run ends (each part is read once while the values come in order)."""
+        starts, text = self.starts, self.text
+        while self.end is None and starts[-1] < until:
+            last = starts[-1]
+            part = _AMP_PART.match(text, last)
+            if part is None:
+                self.end = last  # the next parameter's name follows this '&'
+            elif text.startswith("&", part.end()):
+                starts.append(part.end())
+            else:
+                self.end = part.end()
+
+
+_amp_parts = _AmpParts()
 
 
 def _value_end(text: str, end: int, name_start: int) -> int:
@@ -902,9 +941,28 @@ def _value_end(text: str, end: int, name_start: int) -> int:
     # each match of a secret's word then reads a bounded stretch, so a long run of them
     # stays linear. One match reads every part that can start there (a part is at most 1025
     # characters, its lookahead 66); the first part that starts later is cut where it starts
-    # (a loop over the parts in Python cost 0.1 ms a value in "&(password=a&(password=a…").
+    # (a loop over the parts in Python cost 0.1 ms a value in "&(password=a&(password=a…",
+    # where the parts kept from the value before are read on instead).
     limit = end + 1024
+    kept = _amp_parts
+    if kept.text is text:
+        starts: list[int] | None = kept.starts
+        if not (starts and starts[0] <= end <= starts[-1]):  # (then one of them: in order)
+            if not kept.read[0] < end < kept.read[1]:
+                starts = None
+            else:  # read by the value before: read its parts once, for this and the next
+                starts = kept.starts = [end]
+                kept.end = None
+        if starts is not None:
+            # what the match below finds: the first part that starts at the limit or
+            # later, or where the parts end before one does (a part that starts before
+            # the limit reads no further than 1,025 characters past it, nor does its
+            # lookahead, so the match's end cuts none of them)
+            kept.read_on(limit)
+            later = bisect.bisect_left(starts, limit)
+            return starts[later] if later < len(starts) else kept.end  # type: ignore[return-value]
     parts_end = _AMP_PARTS.match(text, end, limit + 1025).end()  # type: ignore[union-attr]
+    kept.text, kept.starts, kept.read = text, [], (end, parts_end)
     if parts_end <= limit:
         return parts_end
     later = text.find("&", limit, parts_end)
