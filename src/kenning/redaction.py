@@ -1163,10 +1163,15 @@ _LOGIN_WORDS = (
 )
 
 
-def _find_said_credentials(text: str, lower: str) -> Iterator[_Hit]:
+def _find_said_credentials(text: str, lower: str, stem: bool) -> Iterator[_Hit]:
+    """The credentials said in a sentence: "use … as the password", "log in with user /
+    …", "… is the password"; ``stem`` is whether ``text`` holds a stem of a secret's word
+    (:data:`_SECRET_STEM`), without which no secret's word is in it (_SECRET_KEYWORD holds
+    one in any case), so neither of the sentences that name one (most notes name none, and
+    " is " is in most: a scan of _IS_THE was a twelfth of redacting the eval corpora)."""
     # (match, its value's group, the secret's word, whether the value ends its clause)
     found: list[tuple[re.Match[str], str, str, bool]] = []
-    if "use" in lower and " as " in lower:
+    if stem and "use" in lower and " as " in lower:
         for m in _USED_AS.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
             found.append((m, group, m.group("key"), False))
@@ -1175,7 +1180,7 @@ def _find_said_credentials(text: str, lower: str) -> Iterator[_Hit]:
         not text.isascii() or any(word in lower for word in _LOGIN_WORDS)
     ):
         found.extend((m, "val", "password", False) for m in _LOGIN_PAIR.finditer(text))
-    if " is " in lower or " was " in lower:
+    if stem and (" is " in lower or " was " in lower):
         for m in _IS_THE.finditer(text):
             group = next(g for g in ("dq", "sq", "val") if m.group(g) is not None)
             said = m.group(group)
@@ -2403,8 +2408,9 @@ def _find_assignments(text: str) -> Iterator[_Hit]:
         yield from _find_basic_auth_pairs(text)
     if "auth" in lower or "dsn" in lower:
         yield from _find_auth_keys(text)
-    yield from _find_said_credentials(text, lower)  # (a login's pair names none either)
     stem = _SECRET_STEM_LOWER.search(lower) if text.isascii() else _SECRET_STEM.search(text)
+    # (a login's pair names none either)
+    yield from _find_said_credentials(text, lower, stem is not None)
     if stem is None and not _HOLDS_RARE_STEM(lower):
         return
     yield from _find_assignment_rule(text, lower)
