@@ -2695,7 +2695,6 @@ def test_postgres_index_built_by_two_sessions_at_once_is_no_error(pg_url: str) -
     at their end: the second's `CREATE INDEX IF NOT EXISTS` met the first's index committed
     meanwhile and died with a traceback (UniqueViolation on pg_class_relname_nsp_index),
     its report lost. The index another session built is the one wanted."""
-    import time
 
     import psycopg
 
@@ -2724,11 +2723,7 @@ def test_postgres_index_built_by_two_sessions_at_once_is_no_error(pg_url: str) -
             # the concurrent build waits for the table (the other build's lock), not for a
             # transaction: a wait for 'transactionid' was never seen, the loop ran 10 s to
             # its deadline
-            waiting = "SELECT 1 FROM pg_locks WHERE locktype = 'relation' AND NOT granted"
-            with psycopg.connect(pg_url) as watch:
-                deadline = time.monotonic() + 10
-                while watch.execute(waiting).fetchone() is None and time.monotonic() < deadline:
-                    time.sleep(0.02)
+            _a_lock_is_waited_for(pg_url, "relation")
         builder.join(30)
         assert "error" not in outcome, outcome.get("error")
         with psycopg.connect(pg_url) as conn:
@@ -2737,6 +2732,23 @@ def test_postgres_index_built_by_two_sessions_at_once_is_no_error(pg_url: str) -
         if builder.is_alive():
             builder.join(30)
         b.close()
+
+
+def _a_lock_is_waited_for(pg_url: str, locktype: str, seconds: float = 10) -> bool:
+    """Whether a session of ``pg_url``'s server comes to wait for a lock of ``locktype``
+    (pg_locks: one not granted) within ``seconds``, looked at every 20 ms."""
+    import time
+
+    import psycopg
+
+    waiting = "SELECT 1 FROM pg_locks WHERE locktype = %s AND NOT granted"
+    with psycopg.connect(pg_url, autocommit=True) as watch:
+        deadline = time.monotonic() + seconds
+        while watch.execute(waiting, (locktype,)).fetchone() is None:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+    return True
 
 
 def test_postgres_index_a_migration_builds_at_its_end_while_another_commits_it_is_no_error(
@@ -2749,7 +2761,6 @@ def test_postgres_index_a_migration_builds_at_its_end_while_another_commits_it_i
     pg_class_relname_nsp_index), after it has waited for that session. The index the other
     session built is the one wanted: the load ends without an error, and the store has one
     valid index (an error with another constraint is still raised)."""
-    import time
 
     import psycopg
 
@@ -2782,13 +2793,7 @@ def test_postgres_index_a_migration_builds_at_its_end_while_another_commits_it_i
             other_built.set()
             # this load's build waits for the other session's transaction (the index's
             # name), then fails on its commit
-            waiting = "SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted"
-            with psycopg.connect(pg_url) as watch:
-                deadline = time.monotonic() + 10
-                while watch.execute(waiting).fetchone() is None and time.monotonic() < deadline:
-                    time.sleep(0.02)
-                    watch.rollback()
-                assert time.monotonic() < deadline, "the load's build never waited"
+            assert _a_lock_is_waited_for(pg_url, "transactionid"), "the load's build never waited"
         migration.join(30)
         assert not migration.is_alive()
         assert "error" not in outcome, outcome.get("error")

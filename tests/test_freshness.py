@@ -1306,35 +1306,33 @@ def test_a_note_from_a_crlf_checkout_is_fresh_on_an_lf_checkout_of_the_same_comm
     assert check(memory.metadata[FILES_KEY], linux).stale
 
 
+def _calls_counted(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int]:
+    """A counter (``[n]``) of the calls of ``owner.name`` from now on."""
+    calls = [0]
+    real = getattr(owner, name)
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counting)
+    return calls
+
+
 def _source_checks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """A counter of the source-path checks (``[n]``) from now on: the first step of looking
     at a file a memory recorded (:func:`kenning.freshness.check`)."""
     from kenning import sources
 
-    checked = [0]
-    real = sources.check_source
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        checked[0] += 1
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(sources, "check_source", counting)
-    return checked
+    return _calls_counted(monkeypatch, sources, "check_source")
 
 
 def _git_calls_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """A counter of the git processes freshness runs from now on (``[n]``)."""
     from kenning import freshness
 
-    asked = [0]
-    real = freshness._ask_git  # (not _git: within git_read_once, an answer kept runs none)
-
-    def counting(*args: object, **kwargs: object) -> str | None:
-        asked[0] += 1
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(freshness, "_ask_git", counting)
-    return asked
+    # (not _git: within git_read_once, an answer kept runs none)
+    return _calls_counted(monkeypatch, freshness, "_ask_git")
 
 
 def test_stale_for_every_project_outside_a_checkout_says_where_to_run_it(
@@ -1608,13 +1606,6 @@ def test_repository_id_is_the_shared_git_folder_discovery_found_and_asks_git_onc
     time.sleep(0.05)  # past the 30 ms within which discovery keeps no answer (files racy)
     docs = main / "docs" / "solutions"
     assert freshness.repository_id(docs) == ids["its docs"]  # kept now
-    runs = [0]
-    run = subprocess.run
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        runs[0] += 1
-        return run(*args, **kwargs)
-
-    monkeypatch.setattr(subprocess, "run", counted)
+    runs = _calls_counted(monkeypatch, subprocess, "run")
     assert [freshness.repository_id(docs) for _ in range(3)] == [ids["its docs"]] * 3
     assert runs[0] == 0
