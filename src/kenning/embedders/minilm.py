@@ -995,16 +995,17 @@ def cache_status() -> CacheStatus:
     )
 
 
-def _cache_parts() -> tuple[ModelFiles, Any, Any, str, _CachePaths, _CacheProblems]:
-    """What a load and a build both start from: the model's files, its tokenizer, the
-    runtime, the weights' hash, the cache's paths for them and the problems met so far."""
-    files = locate_model()
+def _cache_parts(
+    files: ModelFiles, cache: Path
+) -> tuple[Any, Any, str, _CachePaths, _CacheProblems]:
+    """What a load and a build both start from, for the model's ``files`` and the cache
+    folder ``cache``: its tokenizer, the runtime, the weights' hash, the cache's paths for
+    them and the problems met so far."""
     ort, tokenizer_cls = _import_runtime()
     tokenizer = load_tokenizer(tokenizer_cls, files)
-    cache = cache_dir()
     problems = _CacheProblems()
     sha = weights_sha256(files.weights, cache, problems)
-    return files, tokenizer, ort, sha, _CachePaths.for_weights(cache, sha), problems
+    return tokenizer, ort, sha, _CachePaths.for_weights(cache, sha), problems
 
 
 def _cached_or_built(
@@ -1058,8 +1059,8 @@ def build_cache() -> None:
     cache = cache_dir()
     marker = _failure_path(files, cache)
     try:
-        _files, tokenizer, ort, _sha, paths, problems = _cache_parts()
-        _cached_or_built(ort, _files, tokenizer, paths, problems, open_built=False)
+        tokenizer, ort, _sha, paths, problems = _cache_parts(files, cache)
+        _cached_or_built(ort, files, tokenizer, paths, problems, open_built=False)
         problems.report()
         if not cache_is_warm(cache):
             raise KenningError(f"the MiniLM graph was built but could not be cached in {cache}")
@@ -1156,7 +1157,8 @@ class MiniLMEmbedder:
     @classmethod
     def load(cls) -> MiniLMEmbedder:
         """Locate the model, reuse (or build once) the cached graph, open a session."""
-        files, tokenizer, ort, sha, paths, problems = _cache_parts()
+        files = locate_model()
+        tokenizer, ort, sha, paths, problems = _cache_parts(files, cache_dir())
         session = _cached_or_built(ort, files, tokenizer, paths, problems, open_built=True)
         problems.report()
         return cls(files, tokenizer, session, _provenance(files, sha))
